@@ -1,0 +1,164 @@
+"""The one registry of systems under test ("models"), created by name.
+
+A model is a class with a `name`, built from a `ModelContext`. Two kinds:
+
+- ``joins = "pipeline"``: floorbench joins it to the room through a pipecat
+  chain ``LiveKitTransport.input() → model.processors() → LiveKitTransport.output()``,
+  in a child process of its own (so that a crashing model loses one scenario);
+- ``joins = "external"``: the system joins the room by itself (a LiveKit Agents
+  worker, a browser, a product); floorbench only waits for it.
+
+Built-ins are listed here by import path and imported only when asked for, so
+that an optional backend (OpenAI, Gemini, Moshi …) costs nothing until used.
+A user's own model registers with `register_model`, or is named in a config as
+``class: "package.module:ClassName"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from pipecat.processors.frame_processor import FrameProcessor
+
+    from floorbench.scenarios.schema import Scenario, Suite
+
+
+class ModelError(ValueError):
+    """A model cannot be created: unknown name, missing extra, missing key, bad config."""
+
+
+@dataclass
+class ModelContext:
+    """Everything a model may know before the room starts.
+
+    `scenario` is given to every model, but only reference agents that are
+    *meant* to know the script (``oracle``) may read it; real systems learn
+    everything from the room's audio.
+    """
+
+    name: str
+    config: dict[str, Any] = field(default_factory=dict)
+    scenario: Scenario | None = None
+    suite: Suite | None = None
+    suite_root: Path | None = None
+    in_sample_rate: int = 16000
+    """rate at which the model receives room audio"""
+    out_sample_rate: int = 24000
+    """rate at which the model publishes its speech"""
+    room: str = ""
+    identity: str = "model"
+
+
+class Model:
+    """Base of every system under test; subclasses set `name` and build processors."""
+
+    name: ClassVar[str] = ""
+    joins: ClassVar[Literal["pipeline", "external"]] = "pipeline"
+    secret_keys: ClassVar[tuple[str, ...]] = ("api_key", "key", "secret", "token", "password")
+
+    def __init__(self, ctx: ModelContext) -> None:
+        self.ctx = ctx
+        self.config = dict(ctx.config)
+
+    def processors(self) -> list[FrameProcessor]:
+        """The pipecat processors between the transport's input and output."""
+        raise NotImplementedError
+
+    def card(self) -> dict[str, Any]:
+        """The model card stored in meta.json: adapter, id/version, config — no secrets."""
+        return {
+            "name": self.name,
+            "adapter": type(self).__module__ + ":" + type(self).__qualname__,
+            "joins": self.joins,
+            "config": redact(self.config, self.secret_keys),
+        }
+
+
+def redact(config: Any, secret_keys: tuple[str, ...] = Model.secret_keys) -> Any:
+    """Copy a config with every secret-looking value replaced by '<redacted>'.
+
+    Env-var *names* (``api_key_env: OPENAI_API_KEY``) are kept: they are not secrets
+    and say where the key came from.
+    """
+    if isinstance(config, dict):
+        out: dict[str, Any] = {}
+        for k, v in config.items():
+            lk = str(k).lower()
+            if lk.endswith("_env"):
+                out[k] = v
+            elif any(s in lk for s in secret_keys) and isinstance(v, str | bytes) and v:
+                out[k] = "<redacted>"
+            else:
+                out[k] = redact(v, secret_keys)
+        return out
+    if isinstance(config, list):
+        return [redact(v, secret_keys) for v in config]
+    return config
+
+
+BUILTIN_MODELS: dict[str, str] = {
+    "silent": "floorbench.processors.reference:SilentAgent",
+    "eager": "floorbench.processors.reference:EagerAgent",
+    "oracle": "floorbench.processors.reference:OracleAgent",
+    "echo": "floorbench.processors.reference:EchoAgent",
+    "external": "floorbench.processors.external:ExternalParticipant",
+    "pipecat-service": "floorbench.processors.service:PipecatServiceModel",
+    "websocket": "floorbench.processors.duplex_ws:WebSocketDuplexModel",
+    "moshi": "floorbench.processors.moshi:MoshiModel",
+    "cascade": "floorbench.processors.cascade:CascadeModel",
+}
+
+_registered: dict[str, type[Model]] = {}
+
+
+def register_model(cls: type[Model]) -> type[Model]:
+    """Class decorator for a user's own model: ``@register_model class Mine(Model): name = "mine"``."""
+    if not cls.name:
+        raise ModelError(f"{cls.__qualname__}: set a `name` before registering the model")
+    _registered[cls.name] = cls
+    return cls
+
+
+def _import_path(path: str) -> type[Model]:
+    mod_name, _, attr = path.partition(":")
+    try:
+        mod = importlib.import_module(mod_name)
+    except ModuleNotFoundError as e:
+        raise ModelError(
+            f"model {path}: cannot import {e.name!r}; install the extra it needs "
+            "(see README, 'Systems under test')"
+        ) from None
+    try:
+        cls = getattr(mod, attr)
+    except AttributeError:
+        raise ModelError(f"model {path}: {mod_name} has no {attr!r}; check the class name") from None
+    if not (isinstance(cls, type) and issubclass(cls, Model)):
+        raise ModelError(f"model {path}: {attr} is not a floorbench Model subclass")
+    return cls
+
+
+def model_names() -> list[str]:
+    """Every model name that `create_model` accepts."""
+    return sorted(set(BUILTIN_MODELS) | set(_registered))
+
+
+def model_class(name: str, config: dict[str, Any] | None = None) -> type[Model]:
+    """Resolve a model name (or a config's ``class: module:Class``) to its class."""
+    config = config or {}
+    if config.get("class"):
+        return _import_path(str(config["class"]))
+    if name in _registered:
+        return _registered[name]
+    if name in BUILTIN_MODELS:
+        return _import_path(BUILTIN_MODELS[name])
+    raise ModelError(f"unknown model {name!r}; choose one of {', '.join(model_names())}")
+
+
+def create_model(ctx: ModelContext) -> Model:
+    """Create the model named in `ctx` (config errors surface here, before any room)."""
+    cls = model_class(ctx.name, ctx.config)
+    return cls(ctx)

@@ -1,0 +1,217 @@
+"""Versioned records written to a run directory; imports nothing heavy.
+
+One scenario run leaves a folder:
+
+    meta.json          RunMeta: versions, clock anchors, model card, outcome
+    timeline.jsonl     TimelineEvent per line: every schedule decision, live VAD
+                       edge, participant event, transport stat
+    turns.json         DialogueTurns: the human turns on the recorder's clock,
+                       t = 0 at the first sample of model.wav — the same format
+                       as a plain recordings folder, so scoring reads one format
+    model.wav          the model's track as the recorder heard it
+    humans.wav         the humans' track as the recorder heard it
+    tracks/*.frames.tsv  per received frame: cumulative sample index, arrival ns
+
+All times are integers: milliseconds (``*_ms``) or nanoseconds (``*_ns``) on
+the session clock, or sample indexes. No float seconds are stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RECORD_VERSION = 1
+
+
+class EventKind(StrEnum):
+    """What a timeline line records."""
+
+    session_start = "session_start"
+    """Clock anchors of a participant process."""
+    participant = "participant"
+    """A participant joined, left, published or unpublished a track."""
+    preamble_start = "preamble_start"
+    preamble_end = "preamble_end"
+    turn_start = "turn_start"
+    """A human turn's first sample leaves the playback participant."""
+    turn_end = "turn_end"
+    wait = "wait"
+    """The schedule waits: why, until when, and how the wait ended."""
+    model_vad = "model_vad"
+    """Live VAD edge on the model's audio as the playback participant heard it."""
+    marker = "marker"
+    """A data-channel marker from a participant (carries the sender's clock)."""
+    transport = "transport"
+    """Transport statistics of a track (jitter buffer, concealment)."""
+    failure = "failure"
+    """The scenario failed: a reason and a machine-readable kind."""
+    end = "end"
+
+
+class TimelineEvent(BaseModel):
+    """One line of timeline.jsonl."""
+
+    model_config = ConfigDict(extra="allow")
+
+    t_ms: int = Field(description="session clock, ms since the run's anchor")
+    kind: EventKind
+    source: str = Field(description="who decided or observed it: playback, recorder, runner, model")
+    turn_id: int | None = None
+    sample: int | None = Field(default=None, description="sample index on the source's track")
+    reason: str | None = None
+
+
+class Outcome(StrEnum):
+    """How a scenario run ended."""
+
+    completed = "completed"
+    failed = "failed"
+    not_run = "not_run"
+    in_progress = "in_progress"
+    """Written at start; left so by a crash, which marks the scenario as lost in flight."""
+
+
+class FailureKind(StrEnum):
+    """Why a scenario run failed (machine-readable beside the reason text)."""
+
+    model_never_joined = "model_never_joined"
+    model_left = "model_left"
+    model_crashed = "model_crashed"
+    server_died = "server_died"
+    timeout = "timeout"
+    bad_input = "bad_input"
+    internal = "internal"
+
+
+class ClockAnchor(BaseModel):
+    """One process's pairing of the monotonic and the wall clock."""
+
+    monotonic_ns: int
+    wall_ns: int
+
+
+class TrackInfo(BaseModel):
+    """How one recorded track maps onto the session clock."""
+
+    name: str
+    participant: str
+    file: str
+    sample_rate: int
+    samples: int
+    start_ms: int = Field(description="session time of sample 0 (low-percentile fit)")
+    start_ns: int
+    fit_residual_p50_us: int = Field(description="median arrival lateness vs the fit, µs")
+    fit_residual_p99_us: int
+    gaps_filled: int = Field(default=0, description="samples of silence inserted for gaps")
+
+
+class RunMeta(BaseModel):
+    """meta.json of one scenario run."""
+
+    model_config = ConfigDict(extra="allow")
+
+    record_version: int = RECORD_VERSION
+    floorbench_version: str
+    scenario_id: str
+    pair_id: str
+    condition: str
+    suite: str
+    room: str
+    created_wall_ns: int
+    anchor: ClockAnchor
+    outcome: Outcome = Outcome.in_progress
+    failure_kind: FailureKind | None = None
+    failure_reason: str | None = None
+    model: dict[str, Any] = Field(default_factory=dict, description="model card, secrets removed")
+    schedule: dict[str, Any] = Field(default_factory=dict)
+    tracks: dict[str, TrackInfo] = Field(default_factory=dict)
+    transport_latency_ms: dict[str, Any] = Field(default_factory=dict)
+    versions: dict[str, str] = Field(default_factory=dict)
+    duration_ms: int | None = None
+
+
+class DialogueTurn(BaseModel):
+    """A human turn on the recorder's clock (t = 0 at model.wav's first sample)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    turn_id: int
+    speaker: str
+    label: str
+    start_ms: int
+    end_ms: int
+    text: str = ""
+    gold: str | None = None
+
+
+class DialogueTurns(BaseModel):
+    """turns.json: what scoring needs besides model.wav."""
+
+    model_config = ConfigDict(extra="allow")
+
+    scenario_id: str
+    pair_id: str
+    condition: str
+    turns: list[DialogueTurn]
+
+
+def write_json_atomic(path: Path, data: BaseModel | dict[str, Any] | list[Any]) -> None:
+    """Write JSON via a temporary file and rename, so readers never see half a file."""
+    if isinstance(data, BaseModel):
+        text = data.model_dump_json(indent=2)
+    else:
+        text = json.dumps(data, indent=2, ensure_ascii=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class TimelineWriter:
+    """Appends TimelineEvents to timeline.jsonl, flushed line by line."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._f = path.open("a", encoding="utf-8")
+
+    def write(self, event: TimelineEvent) -> None:
+        if self._f.closed:
+            return
+        self._f.write(event.model_dump_json(exclude_none=True))
+        self._f.write("\n")
+        self._f.flush()
+
+    def close(self) -> None:
+        if not self._f.closed:
+            self._f.close()
+
+
+def read_timeline(path: Path) -> list[TimelineEvent]:
+    """Read timeline.jsonl, skipping a torn last line left by a crash."""
+    events: list[TimelineEvent] = []
+    if not path.exists():
+        return events
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            events.append(TimelineEvent.model_validate_json(line))
+        except ValueError:
+            continue
+    return events

@@ -1,0 +1,1 @@
+"""floorbench.report"""

@@ -1,0 +1,149 @@
+"""Scenario records for the `mpe` suite (Duplex-MPE), as stored on disk in YAML.
+
+A *suite* is a folder:
+
+    suite.yaml              suite-level facts: name, assistant name, duty preamble, voices
+    scenarios/*.yaml        one file per scenario (one condition of one pair)
+    audio/...               rendered turn and preamble audio (paths are relative to the suite)
+
+These are plain versioned pydantic models that import nothing heavy, so the CLI
+and the scoring package can read them without pulling in LiveKit or pipecat.
+The constraints of benchmarks.md §1 are *not* enforced here but in
+`floorbench.scenarios.validate`, so that one bad file yields one clear error
+naming the file, scenario and turn instead of a pydantic trace.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+class Label(StrEnum):
+    """What a human turn asks of Aria (benchmarks.md §1)."""
+
+    T = "T"
+    """A direct, unresolved request to Aria: she must answer correctly."""
+    N1 = "N1"
+    """Mentions Aria but asks nothing of her: stay silent."""
+    N2 = "N2"
+    """Addressed to another human or another device: stay silent."""
+    N3 = "N3"
+    """Self-talk, no addressee: stay silent."""
+    N4Q = "N4Q"
+    """A question to Aria that a human will resolve: start answering."""
+    N4R = "N4R"
+    """The resolution of the preceding N4Q: yield and stay silent."""
+
+
+SILENT_LABELS = frozenset({Label.N1, Label.N2, Label.N3})
+
+
+class Condition(StrEnum):
+    """How the `T` request addresses Aria."""
+
+    explicit = "explicit"
+    """The request names Aria."""
+    implicit = "implicit"
+    """Context makes clear Aria should answer; her name is not said."""
+
+
+class Attributes(BaseModel):
+    """The five scenario attributes, each drawn from a fixed vocabulary."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    location: str
+    activity: str
+    relationship: str
+    device_context: str
+    register: str
+
+
+class Speaker(BaseModel):
+    """A simulated human: a display name and a fixed voice."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    voice: str = Field(description="voice id, e.g. 'piper:joe' or 'flite:rms'")
+
+
+class Turn(BaseModel):
+    """One human turn; exactly one label."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: int = Field(description="1-based position of the turn in the scenario")
+    speaker: str = Field(description="speaker id, one of the scenario's speakers (A-D)")
+    label: Label
+    text: str
+    audio: str | None = Field(
+        default=None, description="path of the rendered audio, relative to the suite folder"
+    )
+    gold: str | None = Field(default=None, description="gold answer; required on T")
+    gold_aliases: list[str] = Field(
+        default_factory=list, description="other phrasings that also count as the gold answer"
+    )
+    attempt: str | None = Field(
+        default=None,
+        description="for N4Q: what an eager assistant would start to say (oracle uses it)",
+    )
+
+
+class Scenario(BaseModel):
+    """One scenario = one condition of one scenario pair."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    suite: str = "mpe"
+    scenario_id: str
+    pair_id: str
+    condition: Condition
+    attributes: Attributes
+    speakers: dict[str, Speaker]
+    turns: list[Turn]
+    differs: list[int] = Field(
+        default_factory=list,
+        description="ids of the turns whose text differs from the paired scenario",
+    )
+
+    def turn(self, turn_id: int) -> Turn:
+        for t in self.turns:
+            if t.id == turn_id:
+                return t
+        raise KeyError(turn_id)
+
+    @property
+    def request(self) -> Turn:
+        """The single `T` turn (validated scenarios have exactly one)."""
+        return next(t for t in self.turns if t.label is Label.T)
+
+
+class Preamble(BaseModel):
+    """The spoken duty preamble played before the first turn; never scored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    voice: str = "piper:joe"
+    audio: str | None = None
+
+
+class Suite(BaseModel):
+    """Suite-level facts from `suite.yaml`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    name: str
+    suite: str = "mpe"
+    assistant_name: str = "Aria"
+    description: str = ""
+    sample_rate: int = Field(default=16000, description="rate the audio is rendered at")
+    preamble: Preamble
+    scenario_glob: str = "scenarios/*.yaml"

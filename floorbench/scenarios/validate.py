@@ -1,0 +1,296 @@
+"""Loading and validating scenario suites: one clear line per broken constraint.
+
+Every error names the file, the scenario and (where there is one) the turn,
+and says what to fix, so that a user with a hand-written or LLM-written file
+never sees a stack trace. `load_suite` collects all problems of a suite before
+raising, so one run of `floorbench suite info` lists them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from floorbench.scenarios.schema import Label, Scenario, Suite
+
+SUPPORTED_RATES = (16000, 24000, 48000)
+
+
+class ScenarioError(ValueError):
+    """A scenario or suite file breaks a constraint; the message is one line."""
+
+
+@dataclass
+class LoadedSuite:
+    """A validated suite: its folder, its `suite.yaml` and its scenarios in order."""
+
+    root: Path
+    suite: Suite
+    scenarios: list[Scenario]
+    files: dict[str, Path] = field(default_factory=dict)
+    """scenario_id -> the YAML file it came from"""
+
+    def audio_path(self, rel: str) -> Path:
+        return (self.root / rel).resolve()
+
+    def pairs(self) -> dict[str, list[Scenario]]:
+        out: dict[str, list[Scenario]] = {}
+        for s in self.scenarios:
+            out.setdefault(s.pair_id, []).append(s)
+        return out
+
+
+def _where(path: Path, scenario: str | None = None, turn: int | None = None) -> str:
+    parts = [str(path)]
+    if scenario:
+        parts.append(f"scenario {scenario}")
+    if turn is not None:
+        parts.append(f"turn {turn}")
+    return ": ".join(parts)
+
+
+def read_yaml(path: Path) -> object:
+    """Parse one YAML file; syntax errors become a one-line ScenarioError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: file not found; check the path") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"{path}: cannot read ({e}); save it as UTF-8 text") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or type(e).__name__
+        raise ScenarioError(f"{path}: YAML syntax error{at}: {problem}; fix the YAML") from None
+
+
+def _pydantic_line(path: Path, scenario: str | None, data: object, err: ValidationError) -> str:
+    """Turn the first pydantic error into one line that names the turn if it can."""
+    e = err.errors()[0]
+    loc = list(e["loc"])
+    turn_id: int | None = None
+    if len(loc) >= 2 and loc[0] == "turns" and isinstance(loc[1], int):
+        turns = data.get("turns") if isinstance(data, dict) else None
+        if isinstance(turns, list) and loc[1] < len(turns) and isinstance(turns[loc[1]], dict):
+            tid = turns[loc[1]].get("id")
+            turn_id = tid if isinstance(tid, int) else loc[1] + 1
+        else:
+            turn_id = loc[1] + 1
+        loc = loc[2:]
+    field_name = ".".join(str(x) for x in loc) or "(record)"
+    msg = e["msg"]
+    if e["type"] == "enum" and field_name == "label":
+        msg = f"unknown label {e.get('input')!r}; use one of T, N1, N2, N3, N4Q, N4R"
+    elif e["type"] == "missing":
+        msg = f"missing field '{field_name}'; add it"
+    elif e["type"] == "extra_forbidden":
+        msg = f"unknown field '{field_name}'; remove or rename it"
+    else:
+        msg = f"field '{field_name}': {msg}"
+    return f"{_where(path, scenario, turn_id)}: {msg}"
+
+
+def parse_scenario(path: Path, data: object | None = None) -> Scenario:
+    """Parse (not yet check constraints of) one scenario file."""
+    if data is None:
+        data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{path}: expected a mapping with scenario fields; got {type(data).__name__}")
+    sid = data.get("scenario_id")
+    sid = str(sid) if sid is not None else None
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as err:
+        raise ScenarioError(_pydantic_line(path, sid, data, err)) from None
+
+
+def check_scenario(scenario: Scenario, path: Path) -> None:
+    """Enforce benchmarks.md §1 on one scenario; raise on the first broken rule."""
+    sid = scenario.scenario_id
+    turns = scenario.turns
+    if not turns:
+        raise ScenarioError(f"{_where(path, sid)}: no turns; a scenario needs at least 3")
+    n_speakers = len(scenario.speakers)
+    if not 3 <= n_speakers <= 4:
+        raise ScenarioError(
+            f"{_where(path, sid)}: {n_speakers} speakers; the mpe suite needs 3 or 4 humans"
+        )
+    for sp_id in scenario.speakers:
+        if sp_id not in ("A", "B", "C", "D"):
+            raise ScenarioError(f"{_where(path, sid)}: speaker id {sp_id!r}; use A, B, C or D")
+    seen_ids: set[int] = set()
+    for i, t in enumerate(turns):
+        if t.id != i + 1:
+            raise ScenarioError(
+                f"{_where(path, sid, t.id)}: turn ids must run 1, 2, 3 … in order; expected {i + 1}"
+            )
+        seen_ids.add(t.id)
+        if t.speaker not in scenario.speakers:
+            raise ScenarioError(
+                f"{_where(path, sid, t.id)}: unknown speaker {t.speaker!r}; "
+                f"declare it under speakers (have {', '.join(sorted(scenario.speakers))})"
+            )
+        if not t.text.strip():
+            raise ScenarioError(f"{_where(path, sid, t.id)}: empty text; write what is said")
+    requests = [t for t in turns if t.label is Label.T]
+    if len(requests) != 1:
+        ids = ", ".join(str(t.id) for t in requests) or "none"
+        raise ScenarioError(
+            f"{_where(path, sid)}: {len(requests)} T turns (ids {ids}); exactly one T per scenario"
+        )
+    t_req = requests[0]
+    if t_req.id == turns[0].id:
+        raise ScenarioError(
+            f"{_where(path, sid, t_req.id)}: T is the first turn; the evidence must come first"
+        )
+    if t_req.id == turns[-1].id:
+        raise ScenarioError(
+            f"{_where(path, sid, t_req.id)}: T is the last turn; at least one turn must follow it"
+        )
+    if not (t_req.gold and t_req.gold.strip()):
+        raise ScenarioError(f"{_where(path, sid, t_req.id)}: T has no gold answer; add 'gold:'")
+    for i, t in enumerate(turns):
+        nxt = turns[i + 1] if i + 1 < len(turns) else None
+        if t.label is Label.N4Q and (nxt is None or nxt.label is not Label.N4R):
+            raise ScenarioError(
+                f"{_where(path, sid, t.id)}: N4Q is not immediately followed by an N4R; "
+                "add the resolution turn right after it"
+            )
+        if t.label is Label.N4R:
+            prev = turns[i - 1] if i > 0 else None
+            if prev is None or prev.label is not Label.N4Q:
+                raise ScenarioError(
+                    f"{_where(path, sid, t.id)}: N4R without an N4Q right before it; "
+                    "put the question turn before it or relabel"
+                )
+        if t.gold and t.label is not Label.T:
+            raise ScenarioError(
+                f"{_where(path, sid, t.id)}: gold answer on a {t.label} turn; only T carries gold"
+            )
+    for d in scenario.differs:
+        if d not in seen_ids:
+            raise ScenarioError(f"{_where(path, sid)}: differs lists turn {d}, which does not exist")
+
+
+def check_audio(root: Path, rel: str | None, where: str, required: bool) -> None:
+    """The audio file exists, is readable, and is at a supported sample rate."""
+    if rel is None:
+        if required:
+            raise ScenarioError(f"{where}: no audio file; run `floorbench render` on the suite")
+        return
+    import soundfile as sf  # local: keeps `floorbench --help` fast
+
+    p = (root / rel).resolve()
+    if not p.is_file():
+        raise ScenarioError(f"{where}: audio file {rel} is missing; run `floorbench render` on the suite")
+    try:
+        info = sf.info(str(p))
+    except Exception as e:  # soundfile raises RuntimeError/LibsndfileError on broken files
+        raise ScenarioError(f"{where}: audio file {rel} is unreadable ({e}); re-render it") from None
+    if info.samplerate not in SUPPORTED_RATES:
+        raise ScenarioError(
+            f"{where}: audio file {rel} is {info.samplerate} Hz; use 16000, 24000 or 48000 Hz"
+        )
+    if info.frames == 0:
+        raise ScenarioError(f"{where}: audio file {rel} is empty; re-render it")
+
+
+def check_pair(a: Scenario, b: Scenario, path: Path) -> None:
+    """The two conditions of a pair share task, gold, turn count and labels."""
+    where = f"{path}: pair {a.pair_id}"
+    if {a.condition, b.condition} != {"explicit", "implicit"}:
+        raise ScenarioError(f"{where}: conditions {a.condition}/{b.condition}; need one explicit and one implicit")
+    if len(a.turns) != len(b.turns):
+        raise ScenarioError(f"{where}: {len(a.turns)} vs {len(b.turns)} turns; paired scenarios have equal turn counts")
+    if [t.label for t in a.turns] != [t.label for t in b.turns]:
+        raise ScenarioError(f"{where}: label sequences differ; paired scenarios share one label sequence")
+    if a.request.gold != b.request.gold:
+        raise ScenarioError(f"{where}: gold answers differ; paired scenarios share one gold answer")
+    diff = sorted(ta.id for ta, tb in zip(a.turns, b.turns, strict=True) if ta.text != tb.text)
+    allowed = {a.request.id, a.request.id - 1}
+    extra = [d for d in diff if d not in allowed]
+    if extra:
+        raise ScenarioError(
+            f"{where}: turns {extra} differ; only the request and the turn before it may differ"
+        )
+    for s in (a, b):
+        if sorted(s.differs) != diff:
+            raise ScenarioError(
+                f"{path}: scenario {s.scenario_id}: differs={sorted(s.differs)} but the texts differ at {diff}; fix 'differs'"
+            )
+
+
+def load_scenario_file(path: Path, root: Path | None = None, audio: bool = False) -> Scenario:
+    """Parse and check one scenario file (and, with `audio`, its audio files)."""
+    s = parse_scenario(path)
+    check_scenario(s, path)
+    if audio:
+        base = root or path.parent
+        for t in s.turns:
+            check_audio(base, t.audio, _where(path, s.scenario_id, t.id), required=True)
+    return s
+
+
+def load_suite(root: Path | str, audio: bool = True, pairs: bool = True) -> LoadedSuite:
+    """Load a suite folder; raise a ScenarioError listing every problem found.
+
+    `audio=False` skips the audio checks (for suites not rendered yet).
+    """
+    root = Path(root)
+    suite_file = root / "suite.yaml"
+    if not root.is_dir():
+        raise ScenarioError(f"{root}: not a folder; pass a suite folder holding suite.yaml")
+    data = read_yaml(suite_file)
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{suite_file}: expected a mapping with suite fields")
+    try:
+        suite = Suite.model_validate(data)
+    except ValidationError as err:
+        raise ScenarioError(_pydantic_line(suite_file, None, data, err)) from None
+    problems: list[str] = []
+    if audio:
+        try:
+            check_audio(root, suite.preamble.audio, f"{suite_file}: preamble", required=True)
+        except ScenarioError as e:
+            problems.append(str(e))
+    scenarios: list[Scenario] = []
+    files: dict[str, Path] = {}
+    paths = sorted(root.glob(suite.scenario_glob))
+    if not paths:
+        raise ScenarioError(f"{root}: no scenario files match {suite.scenario_glob!r}")
+    for p in paths:
+        try:
+            s = load_scenario_file(p, root=root, audio=audio)
+        except ScenarioError as e:
+            problems.append(str(e))
+            continue
+        if s.scenario_id in files:
+            problems.append(f"{p}: scenario {s.scenario_id}: id already used by {files[s.scenario_id]}; ids must be unique")
+            continue
+        files[s.scenario_id] = p
+        scenarios.append(s)
+    if pairs:
+        by_pair: dict[str, list[Scenario]] = {}
+        for s in scenarios:
+            by_pair.setdefault(s.pair_id, []).append(s)
+        for pid, group in by_pair.items():
+            if len(group) != 2:
+                problems.append(
+                    f"{files[group[0].scenario_id]}: pair {pid}: {len(group)} scenario(s); each pair needs an explicit and an implicit one"
+                )
+                continue
+            try:
+                check_pair(group[0], group[1], files[group[0].scenario_id])
+            except ScenarioError as e:
+                problems.append(str(e))
+    if problems:
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        err = ScenarioError(problems[0] + more)
+        err.problems = problems  # type: ignore[attr-defined]
+        raise err
+    return LoadedSuite(root=root, suite=suite, scenarios=scenarios, files=files)
