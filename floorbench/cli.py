@@ -1,0 +1,42 @@
+"""The `floorbench` command.
+
+Each area registers its own commands (`register(app)` in its `commands`
+module) and imports its heavy dependencies inside the command functions, so
+`floorbench --help` starts fast and a broken optional backend never breaks
+unrelated commands.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(
+    name="floorbench",
+    help="Live, real-time evaluation of full-duplex spoken dialogue systems over WebRTC.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+COMMAND_MODULES = (
+    "floorbench.pipelines.commands",  # server, run, models
+    "floorbench.scenarios.commands",  # generate, render, suite info/import
+    "floorbench.scoring.commands",  # score, report, judge-agreement
+)
+
+for _mod in COMMAND_MODULES:
+    try:
+        importlib.import_module(_mod).register(app)
+    except ModuleNotFoundError as _e:  # an area not built yet must not break the others
+        if _e.name != _mod:
+            raise
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
