@@ -1,0 +1,230 @@
+"""A pipecat processor that bridges the room to a full-duplex model server over a WebSocket.
+
+Room audio (``InputAudioRawFrame``, 16 kHz from the transport) is resampled to
+the server's input rate and handed to a sender task, so a slow server never
+holds the pipeline; whatever the server sends back is decoded and pushed
+downstream as ``OutputAudioRawFrame`` at the server's output rate (the output
+transport resamples it). A server's "stop now" message becomes an
+``InterruptionFrame`` pushed downstream, which clears the output queue.
+
+Subclasses say how audio is framed on the wire (`encode_audio`,
+`handle_message`): `duplex_ws.PcmSocketProcessor` (raw PCM, JSON control) and
+`moshi.MoshiSocketProcessor` (kyutai's kind byte + Ogg/Opus).
+
+Failures never raise out of the pipeline: an unreachable server or a dropped
+connection becomes one ``ErrorFrame`` with a one-line reason, and the model
+then stays silent for the rest of the scenario (which the recording shows).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from loguru import logger
+from pipecat.frames.frames import (
+    CancelFrame,
+    EndFrame,
+    Frame,
+    InputAudioRawFrame,
+    InterruptionFrame,
+    OutputAudioRawFrame,
+    StartFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+
+@dataclass
+class SocketStats:
+    """What crossed the socket; logged at the end of a session."""
+
+    connected_ms: int | None = None
+    """ms from StartFrame to a usable connection (handshake included)"""
+    sent_bytes: int = 0
+    received_bytes: int = 0
+    received_audio_samples: int = 0
+    text: list[str] = field(default_factory=list)
+    dropped_input_ms: int = 0
+    """input audio dropped before the server was ready"""
+    interruptions: int = 0
+
+
+class DuplexSocketProcessor(FrameProcessor):
+    """Base of the WebSocket model bridges; see the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        send_sample_rate: int,
+        recv_sample_rate: int,
+        headers: dict[str, str] | None = None,
+        connect_timeout_s: float = 10.0,
+        frame_ms: int = 20,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(name=name)
+        self.url = url
+        self.send_sample_rate = send_sample_rate
+        self.recv_sample_rate = recv_sample_rate
+        self.headers = dict(headers or {})
+        self.connect_timeout_s = connect_timeout_s
+        self.frame_ms = frame_ms
+        self.stats = SocketStats()
+        self._ws: Any = None
+        self._ready = asyncio.Event()
+        self._closing = False
+        self._send_queue: asyncio.Queue[bytes | str | None] = asyncio.Queue()
+        self._tasks: list[asyncio.Task] = []
+        self._resampler: Any = None
+        self._resampler_rate = 0
+        self._pending = np.zeros(0, dtype=np.int16)
+
+    # --- what a protocol defines -------------------------------------------------
+
+    def encode_audio(self, pcm: np.ndarray) -> list[bytes | str]:
+        """Wire messages for one chunk of int16 PCM at `send_sample_rate`."""
+        raise NotImplementedError
+
+    async def handle_message(self, message: bytes | str) -> None:
+        """Act on one message from the server (push audio, interrupt, note text)."""
+        raise NotImplementedError
+
+    async def on_connected(self) -> None:
+        """Called after connecting and before audio flows; waits for a handshake if any."""
+        self._ready.set()
+
+    # --- helpers for subclasses --------------------------------------------------
+
+    async def push_model_audio(self, pcm: np.ndarray) -> None:
+        if len(pcm) == 0:
+            return
+        self.stats.received_audio_samples += len(pcm)
+        await self.push_frame(
+            OutputAudioRawFrame(
+                audio=pcm.astype(np.int16, copy=False).tobytes(),
+                sample_rate=self.recv_sample_rate,
+                num_channels=1,
+            )
+        )
+
+    async def interrupt_output(self, reason: str) -> None:
+        """The server asked to stop talking now: drop what is queued for playout."""
+        self.stats.interruptions += 1
+        logger.debug(f"{self}: interruption from server ({reason})")
+        await self.push_frame(InterruptionFrame())
+
+    # --- pipecat plumbing --------------------------------------------------------
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, StartFrame):
+            await self.push_frame(frame, direction)
+            self._t0 = time.monotonic()
+            self._tasks.append(self.create_task(self._run(), name=f"{self.name}-socket"))
+        elif isinstance(frame, InputAudioRawFrame):
+            self._send_input(frame)  # consumed: the room's audio is not played back
+        elif isinstance(frame, EndFrame | CancelFrame):
+            await self._close()
+            await self.push_frame(frame, direction)
+        else:
+            await self.push_frame(frame, direction)
+
+    def _send_input(self, frame: InputAudioRawFrame) -> None:
+        pcm = np.frombuffer(frame.audio, dtype=np.int16)
+        if frame.num_channels > 1:
+            pcm = pcm.reshape(-1, frame.num_channels).mean(axis=1).astype(np.int16)
+        if frame.sample_rate != self.send_sample_rate:
+            if self._resampler is None or self._resampler_rate != frame.sample_rate:
+                import soxr
+
+                self._resampler = soxr.ResampleStream(
+                    frame.sample_rate, self.send_sample_rate, 1, dtype="int16", quality="HQ"
+                )
+                self._resampler_rate = frame.sample_rate
+            pcm = self._resampler.resample_chunk(pcm)
+        if not self._ready.is_set():
+            self.stats.dropped_input_ms += len(pcm) * 1000 // self.send_sample_rate
+            return
+        self._pending = np.concatenate([self._pending, pcm])
+        step = self.send_sample_rate * self.frame_ms // 1000
+        while len(self._pending) >= step:
+            chunk, self._pending = self._pending[:step], self._pending[step:]
+            for msg in self.encode_audio(chunk):
+                self._send_queue.put_nowait(msg)
+
+    async def _run(self) -> None:
+        from websockets.asyncio.client import connect
+
+        try:
+            self._ws = await asyncio.wait_for(
+                connect(self.url, additional_headers=self.headers or None, max_size=None),
+                timeout=self.connect_timeout_s,
+            )
+        except Exception as e:
+            await self.push_error(
+                f"{self.name}: cannot connect to {self.url} ({type(e).__name__}: {e}); "
+                "start the model server or fix `url` in the model config"
+            )
+            return
+        receiver = self.create_task(self._receive(), name=f"{self.name}-recv")
+        self._tasks.append(receiver)
+        try:
+            await asyncio.wait_for(self.on_connected(), timeout=self.connect_timeout_s)
+        except TimeoutError:
+            await self.push_error(
+                f"{self.name}: {self.url} accepted the connection but sent no handshake within "
+                f"{self.connect_timeout_s:.0f} s; check that it speaks this protocol"
+            )
+            return
+        self.stats.connected_ms = int((time.monotonic() - self._t0) * 1000)
+        logger.info(f"{self}: connected to {self.url} in {self.stats.connected_ms} ms")
+        await self._sender()
+
+    async def _sender(self) -> None:
+        while True:
+            msg = await self._send_queue.get()
+            if msg is None or self._ws is None:
+                return
+            try:
+                await self._ws.send(msg)
+            except Exception as e:
+                if not self._closing:
+                    await self.push_error(f"{self.name}: connection to {self.url} lost while sending ({e})")
+                return
+            self.stats.sent_bytes += len(msg)
+
+    async def _receive(self) -> None:
+        try:
+            async for message in self._ws:
+                self.stats.received_bytes += len(message)
+                await self.handle_message(message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            if not self._closing:
+                await self.push_error(f"{self.name}: connection to {self.url} lost ({type(e).__name__}: {e})")
+        finally:
+            self._ready.clear()
+
+    async def _close(self) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        self._send_queue.put_nowait(None)
+        if self._ws is not None:
+            try:
+                await asyncio.wait_for(self._ws.close(), timeout=2.0)
+            except Exception:
+                pass
+        for task in self._tasks:
+            await self.cancel_task(task)
+        s = self.stats
+        logger.info(
+            f"{self}: closed; sent {s.sent_bytes} B, received {s.received_bytes} B "
+            f"({s.received_audio_samples * 1000 // max(1, self.recv_sample_rate)} ms audio), "
+            f"{s.interruptions} interruptions, {s.dropped_input_ms} ms input dropped before ready"
+        )

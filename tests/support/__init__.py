@@ -1,0 +1,1 @@
+"""Test support: reference model servers and helpers shared by floorbench's tests."""
