@@ -232,6 +232,15 @@ def _piper_voice(spec: VoiceSpec):
 
             try:
                 v = PiperVoice.load(str(path))
+                threads = int(os.environ.get("FLOORBENCH_TTS_THREADS", "0") or 0)
+                if threads > 0:
+                    # The render pool runs one process per core; one ORT thread each avoids oversubscription.
+                    import onnxruntime as ort
+
+                    opts = ort.SessionOptions()
+                    opts.intra_op_num_threads = threads
+                    opts.inter_op_num_threads = 1
+                    v.session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
             except Exception as e:
                 raise TTSError(f"voice {spec.id!r}: cannot load Piper model {path} ({e}); reinstall it") from None
             _piper_cache[key] = v
