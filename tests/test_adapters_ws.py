@@ -53,7 +53,9 @@ async def test_websocket_barge_in_clears_output():
     pcm = np.concatenate([tone(600), silence(800), tone(400), silence(200)])
     with ReferenceServer("pcm", Behaviour("reply", clip_ms=3000)) as server:
         (proc,) = _model("websocket", url=server.url).processors()
-        down, _ = await run_test(proc, frames_to_send=[SleepFrame(sleep=0.4), *input_frames(pcm), SleepFrame(0.5)])
+        down, _ = await run_test(
+            proc, frames_to_send=[SleepFrame(sleep=0.4), *input_frames(pcm), SleepFrame(0.5)]
+        )
     events = [e["event"] for e in server.behaviour.events]
     assert events == ["connected", "reply_start", "reply_stop"]
     assert any(isinstance(f, InterruptionFrame) for f in down)
@@ -67,7 +69,9 @@ async def test_websocket_echo_with_delay_at_other_rates():
             "websocket", url=server.url, input_sample_rate=24000, output_sample_rate=16000, hello=None
         ).processors()
         pcm = np.concatenate([silence(200), tone(500), silence(600)])
-        down, _ = await run_test(proc, frames_to_send=[SleepFrame(sleep=0.4), *input_frames(pcm), SleepFrame(0.5)])
+        down, _ = await run_test(
+            proc, frames_to_send=[SleepFrame(sleep=0.4), *input_frames(pcm), SleepFrame(0.5)]
+        )
     audio, rate = output_audio(list(down))
     assert rate == 16000 and server.hellos == []
     voiced = voiced_ms(audio, rate)
@@ -113,7 +117,9 @@ def test_config_errors_name_the_item():
 
 def test_cards_carry_endpoint_without_secrets(monkeypatch):
     monkeypatch.setenv("FB_TEST_KEY", "sk-secret-value")
-    m = _model("websocket", url="wss://user:pw@host:9000/chat?token=abc", api_key_env="FB_TEST_KEY", model_id="m1")
+    m = _model(
+        "websocket", url="wss://user:pw@host:9000/chat?token=abc", api_key_env="FB_TEST_KEY", model_id="m1"
+    )
     card = m.card()
     assert card["endpoint"] == "wss://host:9000/chat" and card["model_id"] == "m1"
     assert "sk-secret-value" not in repr(card) and "abc" not in card["endpoint"]
@@ -130,7 +136,13 @@ def test_ogg_opus_roundtrip_cut_anywhere():
     out = np.concatenate([r.append_bytes(data[i : i + 97]) for i in range(0, len(data), 97)])
     assert len(out) == 24000 and r.bad_pages == 0
     # Opus is lossy, but a clean tone keeps its level.
-    assert abs(np.sqrt(np.mean(out[2400:].astype(float) ** 2)) / np.sqrt(np.mean(x[2400:].astype(float) ** 2)) - 1) < 0.2
+    assert (
+        abs(
+            np.sqrt(np.mean(out[2400:].astype(float) ** 2)) / np.sqrt(np.mean(x[2400:].astype(float) ** 2))
+            - 1
+        )
+        < 0.2
+    )
     # A corrupted page is skipped and the stream resynchronises.
     bad = bytearray(data)
     bad[200] ^= 0xFF

@@ -39,7 +39,9 @@ def get_float(config: dict[str, Any], key: str, model: str, default: float, mini
     return float(value)
 
 
-def secret_from_env(config: dict[str, Any], model: str, key: str = "api_key_env", required: bool = True) -> str | None:
+def secret_from_env(
+    config: dict[str, Any], model: str, key: str = "api_key_env", required: bool = True
+) -> str | None:
     """The secret named by ``config[key]`` (an env-var *name*), read from the environment.
 
     A literal key in the config (``api_key: sk-…``) is refused: configs get
@@ -54,7 +56,9 @@ def secret_from_env(config: dict[str, Any], model: str, key: str = "api_key_env"
     var = config.get(key)
     if not var:
         if required:
-            raise ModelError(f"model {model}: config needs `{key}` (the environment variable holding the key)")
+            raise ModelError(
+                f"model {model}: config needs `{key}` (the environment variable holding the key)"
+            )
         return None
     value = os.environ.get(str(var), "")
     if not value:

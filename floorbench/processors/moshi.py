@@ -96,7 +96,9 @@ class MoshiModel(Model):
     def card(self) -> dict[str, Any]:
         card = super().card()
         card.update(
-            model_id=self.config.get("model_id", "unknown (set `model_id`, e.g. kyutai/moshiko-pytorch-bf16)"),
+            model_id=self.config.get(
+                "model_id", "unknown (set `model_id`, e.g. kyutai/moshiko-pytorch-bf16)"
+            ),
             endpoint=public_url(self.url),
             protocol="moshi (0x00 handshake, 0x01 Ogg/Opus 24 kHz, 0x02 text)",
         )

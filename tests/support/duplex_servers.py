@@ -35,7 +35,9 @@ from floorbench.processors.ogg_opus import OggOpusReader, OggOpusWriter
 FRAME_MS = 20
 
 
-def tone_clip(ms: int, rate: int, freqs: tuple[float, ...] = (440.0, 660.0), level: float = 0.25) -> np.ndarray:
+def tone_clip(
+    ms: int, rate: int, freqs: tuple[float, ...] = (440.0, 660.0), level: float = 0.25
+) -> np.ndarray:
     t = np.arange(rate * ms // 1000) / rate
     x = sum(np.sin(2 * np.pi * f * t) for f in freqs) / len(freqs)
     ramp = min(len(t) // 2, rate // 100)
@@ -290,7 +292,9 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=8765)
     ap.add_argument("--delay-ms", type=int, default=300)
     args = ap.parse_args()
-    server = ReferenceServer(args.protocol, Behaviour(args.behaviour, delay_ms=args.delay_ms), args.port).start()
+    server = ReferenceServer(
+        args.protocol, Behaviour(args.behaviour, delay_ms=args.delay_ms), args.port
+    ).start()
     print(f"serving {args.protocol}/{args.behaviour} at {server.url}", flush=True)
     try:
         while True:

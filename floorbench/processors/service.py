@@ -1,0 +1,238 @@
+"""`pipecat-service`: any pipecat speech-to-speech (realtime) service as the system under test.
+
+The service is chosen and configured by YAML; nothing is special-cased per
+provider beyond the alias table below (import path, extra, key parameter, and
+whether the service needs a context to start listening):
+
+    adapter: pipecat-service
+    service: openai-realtime            # an alias below, or "package.module:ClassName"
+    api_key_env: OPENAI_API_KEY         # the env var holding the key (never the key)
+    settings:                           # → ServiceClass.Settings.from_mapping(...)
+      model: gpt-realtime
+    params: {}                          # other constructor keyword arguments
+    system_prompt: null                 # optional text prompt, recorded in meta.json
+
+Like every model, the service hears the spoken duty preamble as room audio: it
+gets no scenario text. `system_prompt` is an optional *extra* text prompt (off
+by default); when set it is passed as the service's system instruction and
+written to the model card, so a run says exactly what the model was told.
+
+Two small processors sit around the service:
+- ``_ContextPrimer`` (before it, only when ``prime_context`` is true) pushes one
+  empty ``LLMContext`` after the StartFrame: Gemini Live ignores audio until it
+  has a context; OpenAI Realtime would instead start a response at once, so it
+  is off there.
+- ``_ServerTurnInterrupter`` (after it, ``interrupt_on_user_speech``, default on)
+  turns the service's own "user started speaking" proposal into an
+  ``InterruptionFrame`` downstream, which is what pipecat's user-turn strategy
+  does in a deployed app: the audio already queued for playout is dropped when
+  the provider's VAD hears the user. Without it, audio a provider streamed
+  faster than real time would keep playing after the provider itself stopped.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from pipecat.frames.frames import (
+    Frame,
+    InterruptionFrame,
+    ProposedUserStartedSpeakingFrame,
+    StartFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from floorbench.processors.adapter_config import public_url, secret_from_env
+from floorbench.processors.registry import Model, ModelContext, ModelError
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    path: str
+    """``module:Class`` of the pipecat service"""
+    extra: str
+    """floorbench extra that installs what the service imports"""
+    api_key_param: str | None = "api_key"
+    """constructor argument that takes the key (dotted: inside a params dict)"""
+    prime_context: bool = False
+    params_types: tuple[tuple[str, str], ...] = ()
+    """constructor arguments that must be pydantic objects: (argument, ``module:Class``)"""
+
+
+SERVICES: dict[str, ServiceSpec] = {
+    "openai-realtime": ServiceSpec("pipecat.services.openai.realtime.llm:OpenAIRealtimeLLMService", "openai"),
+    "openai-live": ServiceSpec("pipecat.services.openai.live.llm:OpenAILiveLLMService", "openai"),
+    "azure-realtime": ServiceSpec("pipecat.services.azure.realtime.llm:AzureRealtimeLLMService", "openai"),
+    "azure-voice-live": ServiceSpec(
+        "pipecat.services.azure.voice_live.llm:AzureVoiceLiveLLMService", "openai"
+    ),
+    "gemini-live": ServiceSpec(
+        "pipecat.services.google.gemini_live.llm:GeminiLiveLLMService", "google", prime_context=True
+    ),
+    "gemini-live-vertex": ServiceSpec(
+        "pipecat.services.google.gemini_live.vertex.llm:GeminiLiveVertexLLMService",
+        "google",
+        api_key_param=None,
+        prime_context=True,
+    ),
+    "grok-realtime": ServiceSpec("pipecat.services.xai.realtime.llm:GrokRealtimeLLMService", "openai"),
+    "inworld-realtime": ServiceSpec(
+        "pipecat.services.inworld.realtime.llm:InworldRealtimeLLMService", "openai"
+    ),
+    "ultravox": ServiceSpec(
+        "pipecat.services.ultravox.llm:UltravoxRealtimeLLMService",
+        "openai",
+        api_key_param="params.api_key",
+        params_types=(("params", "pipecat.services.ultravox.llm:OneShotInputParams"),),
+    ),
+}
+
+
+def _import(path: str, extra: str, what: str) -> Any:
+    mod_name, _, attr = path.partition(":")
+    try:
+        mod = importlib.import_module(mod_name)
+    except Exception as e:  # pipecat services raise plain Exception for a missing SDK
+        missing = getattr(e, "name", None) or str(e).removeprefix("Missing module: ")
+        raise ModelError(
+            f"model pipecat-service: {what} needs the '{extra}' extra ({missing}); "
+            f"pip install 'floorbench[{extra}]'"
+        ) from None
+    try:
+        return getattr(mod, attr)
+    except AttributeError:
+        raise ModelError(f"model pipecat-service: {mod_name} has no {attr!r}; check `service`") from None
+
+
+class _ContextPrimer(FrameProcessor):
+    """Pushes one empty LLMContext after the StartFrame (see the module docstring)."""
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        await self.push_frame(frame, direction)
+        if isinstance(frame, StartFrame):
+            from pipecat.frames.frames import LLMContextFrame
+            from pipecat.processors.aggregators.llm_context import LLMContext
+
+            await self.push_frame(LLMContextFrame(context=LLMContext()))
+
+
+class _ServerTurnInterrupter(FrameProcessor):
+    """The provider heard the user start speaking → drop the model audio queued for playout."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.interruptions = 0
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        await self.push_frame(frame, direction)
+        if isinstance(frame, ProposedUserStartedSpeakingFrame) and direction == FrameDirection.DOWNSTREAM:
+            self.interruptions += 1
+            await self.push_frame(InterruptionFrame())
+
+
+class PipecatServiceModel(Model):
+    """A pipecat realtime service, built from config (module docstring)."""
+
+    name: ClassVar[str] = "pipecat-service"
+    joins = "pipeline"
+
+    def __init__(self, ctx: ModelContext) -> None:
+        super().__init__(ctx)
+        c = self.config
+        service = c.get("service")
+        if not service or not isinstance(service, str):
+            raise ModelError(
+                f"model {self.name}: config needs `service`: one of {', '.join(SERVICES)} "
+                "or 'package.module:ClassName'"
+            )
+        if service in SERVICES:
+            self.spec = SERVICES[service]
+        elif ":" in service:
+            self.spec = ServiceSpec(
+                service,
+                str(c.get("extra", "the provider's")),
+                api_key_param=c.get("api_key_param", "api_key"),
+            )
+        else:
+            raise ModelError(
+                f"model {self.name}: unknown service {service!r}; use one of {', '.join(SERVICES)} "
+                "or 'package.module:ClassName'"
+            )
+        self.service_alias = service
+        for key in ("settings", "params"):
+            if not isinstance(c.get(key, {}) or {}, dict):
+                raise ModelError(f"model {self.name}: `{key}` must be a mapping")
+        self.system_prompt = c.get("system_prompt")
+        if self.system_prompt is not None and not isinstance(self.system_prompt, str):
+            raise ModelError(f"model {self.name}: `system_prompt` must be text or null")
+        self.prime_context = bool(c.get("prime_context", self.spec.prime_context))
+        self.interrupt_on_user_speech = bool(c.get("interrupt_on_user_speech", True))
+        # Import first: a missing extra is reported before a missing key.
+        self.service_class = _import(self.spec.path, self.spec.extra, f"service {service!r}")
+        key_param = c.get("api_key_param", self.spec.api_key_param)
+        self._api_key = secret_from_env(c, self.name, required=key_param is not None)
+        self._key_param = key_param
+
+    def build_service(self) -> FrameProcessor:
+        """The service instance, configured; connects only when the pipeline starts."""
+        c = self.config
+        kwargs: dict[str, Any] = dict(c.get("params") or {})
+        if self._key_param and self._api_key:
+            head, _, tail = self._key_param.partition(".")
+            if tail:
+                kwargs[head] = {**dict(kwargs.get(head) or {}), tail: self._api_key}
+            else:
+                kwargs[head] = self._api_key
+        for arg, type_path in self.spec.params_types:
+            if isinstance(kwargs.get(arg), dict):
+                kwargs[arg] = _import(type_path, self.spec.extra, arg)(**kwargs[arg])
+        settings = dict(c.get("settings") or {})
+        if self.system_prompt:
+            settings["system_instruction"] = self.system_prompt
+        if settings:
+            settings_cls = getattr(self.service_class, "Settings", None)
+            if settings_cls is None:
+                raise ModelError(f"model {self.name}: {self.spec.path} takes no `settings`; use `params`")
+            kwargs["settings"] = settings_cls.from_mapping(settings)
+        try:
+            return self.service_class(**kwargs)
+        except TypeError as e:
+            raise ModelError(
+                f"model {self.name}: {self.spec.path} rejected the config ({e}); fix `params`"
+            ) from None
+
+    def processors(self) -> list[FrameProcessor]:
+        chain: list[FrameProcessor] = []
+        if self.prime_context:
+            chain.append(_ContextPrimer())
+        chain.append(self.build_service())
+        if self.interrupt_on_user_speech:
+            chain.append(_ServerTurnInterrupter())
+        return chain
+
+    def card(self) -> dict[str, Any]:
+        card = super().card()
+        settings = dict(self.config.get("settings") or {})
+        params = dict(self.config.get("params") or {})
+        endpoint = params.get("base_url") or params.get("endpoint")
+        try:
+            import pipecat
+
+            pipecat_version = getattr(pipecat, "__version__", None)
+        except Exception:  # pragma: no cover
+            pipecat_version = None
+        card.update(
+            service=self.service_alias,
+            service_class=self.spec.path,
+            model_id=settings.get("model") or params.get("model") or "service default",
+            endpoint=public_url(endpoint) if isinstance(endpoint, str) else "service default",
+            system_prompt=self.system_prompt,
+            prime_context=self.prime_context,
+            interrupt_on_user_speech=self.interrupt_on_user_speech,
+            pipecat_version=pipecat_version,
+        )
+        return card
