@@ -176,6 +176,7 @@ def write_json_atomic(path: Path, data: BaseModel | dict[str, Any] | list[Any]) 
             f.write("\n")
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

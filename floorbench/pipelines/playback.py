@@ -1,0 +1,393 @@
+"""The playback participant: publishes the simulated humans, listens to the model.
+
+Two halves:
+
+- `TrackWriter` — the single writer task of one published track. It writes
+  10 ms frames without a break (silence when nothing is scheduled), so the
+  track's sample index *is* its clock: a clip scheduled at sample S plays at
+  ``P0 + S / sr``, where P0 is when the source started draining. Clips are
+  placed at exact sample positions (a 500 ms gap is exactly 8 000 samples at
+  16 kHz), and everything sent is also written to ``NAME.sent.wav`` so the
+  recording can be cross-correlated with what left.
+- `ModelSpeechMonitor` — Silero VAD on the model's audio as received here,
+  which is what the schedule's "the model is speaking" means (never the
+  model's own events). Edges go to the timeline.
+
+The schedule itself (what to play when) is a replaceable policy:
+`floorbench.pipelines.schedules`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from livekit import rtc
+
+from floorbench.clock import SessionClock, TrackFit, fit_track
+from floorbench.pipelines.audio_files import PcmAppender
+from floorbench.records import EventKind, TimelineEvent, TimelineWriter
+from floorbench.transports.rooms import PLAYBACK_IDENTITY, playback_token
+from floorbench.transports.server import LiveKitConnection
+from floorbench.vad import VAD_RATE, WINDOW, SileroStream, VadRules
+
+log = logging.getLogger(__name__)
+
+FRAME_MS = 10
+
+
+@dataclass
+class Clip:
+    """Audio scheduled on a track; `start`/`end` are sample indexes on that track."""
+
+    audio: np.ndarray
+    start: int
+    label: str = ""
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+    written: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.audio)
+
+
+class TrackWriter:
+    """One writer task per published track; keeps the source `queue_ms` ahead of playout."""
+
+    def __init__(
+        self,
+        source: rtc.AudioSource,
+        sample_rate: int,
+        clock: SessionClock,
+        sent_path: Path,
+        queue_ms: int,
+    ) -> None:
+        self.source = source
+        self.sample_rate = sample_rate
+        self.clock = clock
+        self.queue_ms = queue_ms
+        self.frame = sample_rate * FRAME_MS // 1000
+        self.cursor = 0
+        """index of the next sample to write"""
+        self.pending: deque[Clip] = deque()
+        self.sent = PcmAppender(sent_path, sample_rate)
+        self.first_write_ns: int | None = None
+        self.returns_ns: list[int] = []
+        self.sample_ends: list[int] = []
+        self.underruns = 0
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._wake = asyncio.Event()
+
+    # -- scheduling -----------------------------------------------------------
+    def schedule(self, audio: np.ndarray, at: int | None = None, label: str = "") -> Clip:
+        """Queue `audio` to start at sample `at` (or as soon as possible).
+
+        A start in the past (the writer already passed it) starts at the cursor:
+        the caller sees the real start in `clip.start` and records it.
+        """
+        last_end = self.pending[-1].end if self.pending else self.cursor
+        start = max(at if at is not None else 0, self.cursor, last_end)
+        clip = Clip(np.asarray(audio, dtype=np.int16), start, label)
+        self.pending.append(clip)
+        return clip
+
+    def playout_ns(self, sample: int) -> int:
+        """Online estimate of when `sample` leaves the source (session clock)."""
+        if self.first_write_ns is None:
+            return self.clock.now_ns() + self.queue_ms * 1_000_000
+        return self.first_write_ns + sample * 1_000_000_000 // self.sample_rate
+
+    def fit(self) -> TrackFit:
+        """Post-hoc fit of P0 from capture returns: sample ``n_end - Q`` drains at return time."""
+        lead = self.queue_ms * self.sample_rate // 1000
+        ends = np.array(self.sample_ends, dtype=np.int64)
+        rets = np.array(self.returns_ns, dtype=np.int64)
+        # the first returns come at once while the queue fills; use only the held ones
+        held = ends > lead + self.frame
+        if held.sum() < 10:
+            return fit_track(ends, rets, self.sample_rate)
+        return fit_track(ends[held] - lead, rets[held], self.sample_rate)
+
+    # -- the writer task ------------------------------------------------------
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="playback-writer")
+
+    async def _run(self) -> None:
+        sr = self.sample_rate
+        buf = np.zeros(self.frame, dtype=np.int16)
+        while not self._stop.is_set():
+            buf[:] = 0
+            lo, hi = self.cursor, self.cursor + self.frame
+            while self.pending and self.pending[0].end <= lo:
+                done = self.pending.popleft()
+                done.written.set()
+            for clip in self.pending:
+                if clip.start >= hi:
+                    break
+                a, b = max(lo, clip.start), min(hi, clip.end)
+                if a < b:
+                    buf[a - lo : b - lo] = clip.audio[a - clip.start : b - clip.start]
+                    if a == clip.start:
+                        clip.started.set()
+            frame = rtc.AudioFrame(buf.tobytes(), sr, 1, self.frame)
+            call_ns = self.clock.now_ns()
+            if self.first_write_ns is None:
+                self.first_write_ns = call_ns
+            elif call_ns > self.playout_ns(self.cursor) + 20_000_000:
+                # the source ran dry and sent its own silence: our sample clock slipped
+                slip = call_ns - self.playout_ns(self.cursor)
+                self.first_write_ns += slip
+                self.underruns += 1
+                log.warning("playback underrun: %.1f ms", slip / 1e6)
+            await self.source.capture_frame(frame)
+            self.sent.write(buf)
+            self.cursor = hi
+            self.returns_ns.append(self.clock.now_ns())
+            self.sample_ends.append(hi)
+            while self.pending and self.pending[0].end <= self.cursor:
+                self.pending.popleft().written.set()
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(self._task, 2.0)
+        for clip in self.pending:
+            clip.written.set()
+        self.sent.finalize()
+
+
+class ModelSpeechMonitor:
+    """Live Silero VAD on the model's received audio; the schedule's notion of "speaking".
+
+    Times are on the session clock at reception: ``recv_start + n / 16 kHz`` with
+    `recv_start` the running minimum of arrival − nominal time (arrivals are
+    late, never early). A segment counts once it has lasted `min_speech_ms`
+    (its onset time is its first speech window); it ends after `merge_gap_ms`
+    without speech, at its last speech window — the same rules as scoring.
+    """
+
+    def __init__(
+        self, clock: SessionClock, timeline: TimelineWriter, rules: VadRules = VadRules()
+    ) -> None:
+        self.clock = clock
+        self.timeline = timeline
+        self.rules = rules
+        self.vad = SileroStream(1)
+        self.samples = 0
+        self.recv_start_ns: int | None = None
+        self._carry = np.zeros(0, dtype=np.float32)
+        self._window_index = 0
+        self.in_speech = False
+        """raw hysteresis state of the last window"""
+        self._run_start: int | None = None
+        self.segment_open = False
+        self.segment_start_ns: int | None = None
+        self.last_speech_end_ns: int | None = None
+        self.onsets_ns: list[int] = []
+        self.segments: list[tuple[int, int | None]] = []
+        self.changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._stream: rtc.AudioStream | None = None
+
+    @property
+    def received_until_ns(self) -> int:
+        if self.recv_start_ns is None:
+            return -1
+        return self.recv_start_ns + self.samples * 1_000_000_000 // VAD_RATE
+
+    def _t(self, window_index: int) -> int:
+        assert self.recv_start_ns is not None
+        return self.recv_start_ns + window_index * WINDOW * 1_000_000_000 // VAD_RATE
+
+    def attach(self, track: rtc.RemoteAudioTrack) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        self._stream = rtc.AudioStream(track, sample_rate=VAD_RATE, num_channels=1)
+        self._task = asyncio.create_task(self._consume(self._stream), name="model-vad")
+
+    async def _consume(self, stream: rtc.AudioStream) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            async for ev in stream:
+                self.feed(np.frombuffer(ev.frame.data, dtype=np.int16), self.clock.now_ns())
+
+    def feed(self, pcm: np.ndarray, arrival_ns: int) -> None:
+        self.samples += len(pcm)
+        nominal = self.samples * 1_000_000_000 // VAD_RATE
+        off = arrival_ns - nominal
+        if self.recv_start_ns is None or off < self.recv_start_ns:
+            self.recv_start_ns = off
+        x = np.concatenate([self._carry, pcm.astype(np.float32) / 32768.0])
+        n = len(x) // WINDOW
+        for i in range(n):
+            p = float(self.vad(x[i * WINDOW : (i + 1) * WINDOW])[0])
+            self._step(p, self._window_index)
+            self._window_index += 1
+        self._carry = x[n * WINDOW :]
+
+    def _step(self, p: float, w: int) -> None:
+        r = self.rules
+        if not self.in_speech and p >= r.threshold:
+            self.in_speech = True
+            self._run_start = w
+        elif self.in_speech and p < r.neg_threshold:
+            self.in_speech = False
+        t_end = self._t(w + 1)
+        if self.in_speech:
+            assert self._run_start is not None
+            self.last_speech_end_ns = t_end
+            if not self.segment_open and (w + 1 - self._run_start) * WINDOW * 1000 // VAD_RATE >= r.min_speech_ms:
+                self.segment_open = True
+                self.segment_start_ns = self._t(self._run_start)
+                self.onsets_ns.append(self.segment_start_ns)
+                self.segments.append((self.segment_start_ns, None))
+                self._event("onset", self.segment_start_ns)
+        elif self.segment_open and self.last_speech_end_ns is not None:
+            if t_end - self.last_speech_end_ns >= r.merge_gap_ms * 1_000_000:
+                self.segment_open = False
+                start = self.segments[-1][0]
+                self.segments[-1] = (start, self.last_speech_end_ns)
+                self._event("offset", self.last_speech_end_ns)
+        self.changed.set()
+
+    def _event(self, edge: str, t_ns: int) -> None:
+        self.timeline.write(
+            TimelineEvent(
+                t_ms=t_ns // 1_000_000,
+                kind=EventKind.model_vad,
+                source="playback",
+                reason=edge,
+                decided_ms=self.clock.now_ms(),  # type: ignore[call-arg]
+            )
+        )
+
+    def speaking_at(self, t_ns: int) -> bool:
+        """Was a (counted) segment, or a raw speech run, covering `t_ns`?"""
+        for s, e in self.segments:
+            if s <= t_ns and (e is None or t_ns <= e):
+                return True
+        return False
+
+    def onset_between(self, lo_ns: int, hi_ns: int) -> int | None:
+        for t in self.onsets_ns:
+            if lo_ns < t <= hi_ns:
+                return t
+        return None
+
+    def silent_for_ns(self, now_ns: int) -> int:
+        """How long no speech has been heard, as of the received audio."""
+        if self.in_speech:
+            return 0
+        if self.last_speech_end_ns is None:
+            return now_ns - (self.recv_start_ns or now_ns)
+        return max(0, self.received_until_ns - self.last_speech_end_ns)
+
+    async def wait_change(self, timeout_s: float) -> None:
+        self.changed.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.changed.wait(), timeout_s)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self._stream is not None:
+            with contextlib.suppress(Exception):
+                await self._stream.aclose()
+
+
+class PlaybackParticipant:
+    """Publishes the humans' track and hears the model; the schedule drives it."""
+
+    def __init__(
+        self,
+        conn: LiveKitConnection,
+        room_name: str,
+        out_dir: Path,
+        clock: SessionClock,
+        timeline: TimelineWriter,
+        sample_rate: int,
+        model_identity: str,
+        queue_ms: int = 200,
+        track_name: str = "humans",
+    ) -> None:
+        if queue_ms % 10:
+            raise ValueError("queue_ms must be a multiple of 10 (LiveKit aborts otherwise)")
+        self.conn = conn
+        self.room_name = room_name
+        self.out_dir = out_dir
+        self.clock = clock
+        self.timeline = timeline
+        self.sample_rate = sample_rate
+        self.model_identity = model_identity
+        self.queue_ms = queue_ms
+        self.track_name = track_name
+        self.room = rtc.Room()
+        self.source = rtc.AudioSource(sample_rate, 1, queue_size_ms=queue_ms)
+        self.writer = TrackWriter(self.source, sample_rate, clock, out_dir / f"{track_name}.sent.wav", queue_ms)
+        self.monitor = ModelSpeechMonitor(clock, timeline)
+        self.model_audio = asyncio.Event()
+        self.subscribed_by: set[str] = set()
+        self._sub_event = asyncio.Event()
+
+    async def start(self, timeout_s: float = 10.0) -> None:
+        room = self.room
+
+        @room.on("track_subscribed")
+        def _sub(track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant) -> None:
+            if p.identity == self.model_identity and isinstance(track, rtc.RemoteAudioTrack):
+                self.monitor.attach(track)
+                self.model_audio.set()
+
+        @room.on("local_track_subscribed")
+        def _local_sub(track: rtc.Track) -> None:
+            self._sub_event.set()
+
+        await asyncio.wait_for(
+            room.connect(
+                self.conn.url,
+                playback_token(self.conn, self.room_name),
+                options=rtc.RoomOptions(auto_subscribe=True),
+            ),
+            timeout_s,
+        )
+        track = rtc.LocalAudioTrack.create_audio_track(self.track_name, self.source)
+        opts = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE, dtx=False, red=False)
+        await asyncio.wait_for(room.local_participant.publish_track(track, opts), timeout_s)
+        self.writer.start()
+        for p in room.remote_participants.values():
+            if p.identity == self.model_identity:
+                for pub in p.track_publications.values():
+                    if isinstance(pub.track, rtc.RemoteAudioTrack):
+                        self.monitor.attach(pub.track)
+                        self.model_audio.set()
+
+    async def wait_subscribed(self, timeout_s: float) -> bool:
+        try:
+            await asyncio.wait_for(self._sub_event.wait(), timeout_s)
+            return True
+        except TimeoutError:
+            return False
+
+    async def stop(self) -> None:
+        await self.writer.stop()
+        await self.monitor.stop()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.room.disconnect(), 5.0)
+        with contextlib.suppress(Exception):
+            await self.source.aclose()
+
+    def log(self, kind: EventKind, **fields: object) -> None:
+        """A schedule decision; `t_ms` defaults to now, `decided_ms` is always now."""
+        now = self.clock.now_ms()
+        fields.setdefault("t_ms", now)
+        self.timeline.write(
+            TimelineEvent(kind=kind, source=PLAYBACK_IDENTITY, decided_ms=now, **fields)  # type: ignore[arg-type]
+        )

@@ -1,0 +1,297 @@
+"""The recorder participant: hidden, subscribe-only, one file per track, sample-accurate times.
+
+For every audio track in the room it keeps the cumulative sample index and the
+arrival time of each frame (``tracks/NAME.frames.tsv``), appends the PCM to a
+part file, and at the end writes ``NAME.wav`` atomically with a `TrackInfo`
+whose start time is the low-percentile fit of those arrivals (floorbench.clock).
+`AudioStream` is paced by a synthetic playout device and fills loss with
+concealment, so a stream is continuous; only a re-published track leaves a
+gap, which is filled with silence from the arrival times — never collapsed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from livekit import rtc
+
+from floorbench.clock import SessionClock, TrackFit, fit_track
+from floorbench.pipelines.audio_files import PcmAppender
+from floorbench.records import EventKind, TimelineEvent, TimelineWriter, TrackInfo
+from floorbench.transports.rooms import recorder_token
+from floorbench.transports.server import LiveKitConnection
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class TrackRecording:
+    """One recorded track: PCM appender plus the frame log used for the time fit."""
+
+    name: str
+    participant: str
+    sample_rate: int
+    out_dir: Path
+    appender: PcmAppender = field(init=False)
+    sample_ends: list[int] = field(default_factory=list)
+    arrivals_ns: list[int] = field(default_factory=list)
+    gaps_filled: int = 0
+
+    def __post_init__(self) -> None:
+        self.appender = PcmAppender(self.out_dir / f"{self.name}.wav", self.sample_rate)
+        (self.out_dir / "tracks").mkdir(parents=True, exist_ok=True)
+        self._frames_f = (self.out_dir / "tracks" / f"{self.name}.frames.tsv").open("a")
+
+    @property
+    def samples(self) -> int:
+        return self.appender.samples
+
+    def add(self, pcm: np.ndarray, arrival_ns: int) -> None:
+        self.appender.write(pcm)
+        n = self.appender.samples
+        self.sample_ends.append(n)
+        self.arrivals_ns.append(arrival_ns)
+        self._frames_f.write(f"{n}\t{arrival_ns}\n")
+
+    def fill_gap_until(self, arrival_ns: int, frame_samples: int) -> None:
+        """Before the first frame of a re-subscribed stream: silence for the time that passed."""
+        if not self.arrivals_ns:
+            return
+        fit = self.fit()
+        expected_start = fit.sample_at(arrival_ns) - frame_samples
+        missing = expected_start - self.samples
+        if missing > 0:
+            self.appender.write_silence(missing)
+            self.gaps_filled += missing
+
+    def fit(self) -> TrackFit:
+        return fit_track(np.array(self.sample_ends), np.array(self.arrivals_ns), self.sample_rate)
+
+    def finalize(self, clock: SessionClock) -> TrackInfo:
+        self._frames_f.close()
+        path = self.appender.finalize()
+        if self.sample_ends:
+            fit = self.fit()
+            start_ns, p50, p99 = fit.start_ns, fit.residual_p50_us, fit.residual_p99_us
+        else:
+            start_ns, p50, p99 = 0, 0, 0
+        return TrackInfo(
+            name=self.name,
+            participant=self.participant,
+            file=path.name,
+            sample_rate=self.sample_rate,
+            samples=self.samples,
+            start_ms=start_ns // 1_000_000,
+            start_ns=start_ns,
+            fit_residual_p50_us=p50,
+            fit_residual_p99_us=p99,
+            gaps_filled=self.gaps_filled,
+        )
+
+
+class Recorder:
+    """Joins the room hidden, records every audio track, reports participant events."""
+
+    def __init__(
+        self,
+        conn: LiveKitConnection,
+        room_name: str,
+        out_dir: Path,
+        clock: SessionClock,
+        timeline: TimelineWriter,
+        sample_rate: int = 16000,
+        track_names: dict[str, str] | None = None,
+    ) -> None:
+        self.conn = conn
+        self.room_name = room_name
+        self.out_dir = out_dir
+        self.clock = clock
+        self.timeline = timeline
+        self.sample_rate = sample_rate
+        self.track_names = track_names or {}
+        self.room = rtc.Room()
+        self.tracks: dict[str, TrackRecording] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._streams: dict[str, rtc.AudioStream] = {}
+        self._subscribed: dict[str, rtc.RemoteAudioTrack] = {}
+        self.listeners: list[Callable[[str, str], None]] = []
+        """called with (event, identity): joined, left, audio_subscribed, audio_unsubscribed"""
+        self.present: set[str] = set()
+        self.audio_from: set[str] = set()
+
+    def _emit(self, event: str, identity: str, **extra: object) -> None:
+        self.timeline.write(
+            TimelineEvent(
+                t_ms=self.clock.now_ms(),
+                kind=EventKind.participant,
+                source="recorder",
+                reason=f"{event}:{identity}",
+                **extra,  # type: ignore[arg-type]
+            )
+        )
+        for fn in list(self.listeners):
+            try:
+                fn(event, identity)
+            except Exception:
+                log.exception("recorder listener failed")
+
+    async def start(self, timeout_s: float = 10.0) -> None:
+        room = self.room
+
+        @room.on("participant_connected")
+        def _joined(p: rtc.RemoteParticipant) -> None:
+            self.present.add(p.identity)
+            self._emit("joined", p.identity)
+
+        @room.on("participant_disconnected")
+        def _left(p: rtc.RemoteParticipant) -> None:
+            self.present.discard(p.identity)
+            self._emit("left", p.identity)
+
+        @room.on("track_subscribed")
+        def _subscribed(
+            track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant
+        ) -> None:
+            if track.kind != rtc.TrackKind.KIND_AUDIO:
+                return
+            assert isinstance(track, rtc.RemoteAudioTrack)
+            self._start_track(track, p.identity)
+
+        @room.on("track_unsubscribed")
+        def _unsubscribed(
+            track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant
+        ) -> None:
+            if track.kind == rtc.TrackKind.KIND_AUDIO:
+                self.audio_from.discard(p.identity)
+                self._emit("audio_unsubscribed", p.identity)
+
+        @room.on("data_received")
+        def _data(packet: rtc.DataPacket) -> None:
+            who = packet.participant.identity if packet.participant else "server"
+            try:
+                text = packet.data.decode("utf-8")[:2000]
+            except UnicodeDecodeError:
+                text = f"<{len(packet.data)} bytes>"
+            self.timeline.write(
+                TimelineEvent(
+                    t_ms=self.clock.now_ms(),
+                    kind=EventKind.marker,
+                    source=who,
+                    reason=packet.topic or "data",
+                    payload=text,  # type: ignore[call-arg]
+                )
+            )
+
+        await asyncio.wait_for(
+            room.connect(
+                self.conn.url,
+                recorder_token(self.conn, self.room_name),
+                options=rtc.RoomOptions(auto_subscribe=True),
+            ),
+            timeout_s,
+        )
+        for p in room.remote_participants.values():
+            self.present.add(p.identity)
+            self._emit("joined", p.identity)
+
+    def track_name(self, identity: str) -> str:
+        return self.track_names.get(identity) or "".join(
+            c if c.isalnum() or c in "-_" else "_" for c in identity
+        )
+
+    def _start_track(self, track: rtc.RemoteAudioTrack, identity: str) -> None:
+        name = self.track_name(identity)
+        old = self._tasks.pop(name, None)
+        if old is not None:
+            old.cancel()
+        rec = self.tracks.get(name)
+        if rec is None:
+            rec = TrackRecording(name, identity, self.sample_rate, self.out_dir)
+            self.tracks[name] = rec
+        stream = rtc.AudioStream(track, sample_rate=self.sample_rate, num_channels=1)
+        self._streams[name] = stream
+        self._subscribed[name] = track
+        self._tasks[name] = asyncio.create_task(self._consume(stream, rec), name=f"record-{name}")
+        self.audio_from.add(identity)
+        self._emit("audio_subscribed", identity, track=name)  # type: ignore[arg-type]
+
+    async def _consume(self, stream: rtc.AudioStream, rec: TrackRecording) -> None:
+        first = True
+        try:
+            async for ev in stream:
+                arrival = self.clock.now_ns()
+                frame = ev.frame
+                pcm = np.frombuffer(frame.data, dtype=np.int16)
+                if first:
+                    rec.fill_gap_until(arrival, len(pcm))
+                    first = False
+                rec.add(pcm, arrival)
+        except asyncio.CancelledError:
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                await stream.aclose()
+
+    async def transport_stats(self) -> None:
+        """One `transport` timeline event per track with the inbound RTP stats we can read."""
+        for name, track in self._subscribed.items():
+            try:
+                stats = await asyncio.wait_for(track.get_stats(), 2.0)
+            except Exception as e:
+                self.timeline.write(
+                    TimelineEvent(
+                        t_ms=self.clock.now_ms(),
+                        kind=EventKind.transport,
+                        source="recorder",
+                        reason=f"stats unavailable for {name}: {type(e).__name__}",
+                    )
+                )
+                continue
+            summary: dict[str, object] = {}
+            for s in stats:
+                if s.HasField("inbound_rtp"):
+                    inbound = s.inbound_rtp.inbound
+                    summary = {
+                        "jitter_buffer_delay_s": getattr(inbound, "jitter_buffer_delay", None),
+                        "jitter_buffer_emitted_count": getattr(inbound, "jitter_buffer_emitted_count", None),
+                        "concealed_samples": getattr(inbound, "concealed_samples", None),
+                        "inserted_samples_for_deceleration": getattr(
+                            inbound, "inserted_samples_for_deceleration", None
+                        ),
+                        "removed_samples_for_acceleration": getattr(
+                            inbound, "removed_samples_for_acceleration", None
+                        ),
+                        "packets_lost": getattr(s.inbound_rtp.received, "packets_lost", None),
+                        "jitter_s": getattr(s.inbound_rtp.received, "jitter", None),
+                    }
+            self.timeline.write(
+                TimelineEvent(
+                    t_ms=self.clock.now_ms(),
+                    kind=EventKind.transport,
+                    source="recorder",
+                    reason=f"inbound_rtp:{name}",
+                    stats=summary,  # type: ignore[call-arg]
+                )
+            )
+
+    async def stop(self) -> dict[str, TrackInfo]:
+        """Stop recording and finalise every track file; safe to call after a failure."""
+        with contextlib.suppress(Exception):
+            await self.transport_stats()
+        for task in self._tasks.values():
+            task.cancel()
+        for task in self._tasks.values():
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.room.disconnect(), 5.0)
+        infos: dict[str, TrackInfo] = {}
+        for name, rec in self.tracks.items():
+            infos[name] = rec.finalize(self.clock)
+        return infos

@@ -1,0 +1,325 @@
+"""Reference agents: known-good and known-bad systems that bound every real one.
+
+- `silent` — never speaks (silence keeping 1, everything else 0);
+- `eager` — answers every human turn end after a short pause, whoever was
+  addressed (the chatty failure mode);
+- `oracle` — reads the scenario from its config (never from the room), finds
+  each turn in the room audio, speaks the gold answer after `T` and an attempt
+  after `N4Q` with real TTS, and stops as soon as the `N4R` starts;
+- `echo` — plays back what it hears after a fixed delay (latency checks).
+
+All of them listen with Silero on the room audio they receive and count time
+in *received samples*, not wall-clock time: the input stream is continuous,
+so "turn k ends 2.41 s after its first speech window" is exact in samples and
+immune to event-loop jitter.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Any
+
+import numpy as np
+from pipecat.frames.frames import (
+    Frame,
+    InputAudioRawFrame,
+    InterruptionFrame,
+    OutputAudioRawFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from floorbench.processors.registry import Model, ModelContext, ModelError
+from floorbench.vad import VAD_RATE, WINDOW, SileroStream, speech_probabilities
+
+DEFAULT_VOICE = "piper:joe"
+DEFAULT_ATTEMPT = (
+    "Let me think about that for a moment. I believe it depends on a few things, "
+    "so let me go through them one by one before I answer."
+)
+DEFAULT_REPLIES = (
+    "Sure, I can help with that. Let me know if you need anything else.",
+    "Okay, that sounds good to me. I am happy to help with that.",
+    "Great question! I think that should work out fine for everyone.",
+)
+
+
+def _tts(text: str, voice: str, sample_rate: int) -> np.ndarray:
+    from floorbench.scenarios.tts import synthesize
+
+    return synthesize(text, voice, sample_rate)
+
+
+class ListeningAgent(FrameProcessor):
+    """Base: consumes room audio at 16 kHz, runs Silero per window, speaks PCM on demand."""
+
+    def __init__(self, out_rate: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.out_rate = out_rate
+        self.vad = SileroStream(1)
+        self.received = 0
+        """room audio samples received so far (the agent's clock)"""
+        self._carry = np.zeros(0, dtype=np.float32)
+        self.speaking_until = 0
+        """received-sample index until which our current utterance lasts"""
+        self.log: list[dict[str, Any]] = []
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, InputAudioRawFrame):
+            if frame.sample_rate != VAD_RATE:
+                raise ModelError(f"reference agents need 16 kHz input, got {frame.sample_rate} Hz")
+            pcm = np.frombuffer(frame.audio, dtype=np.int16)
+            x = np.concatenate([self._carry, pcm.astype(np.float32) / 32768.0])
+            n = len(x) // WINDOW
+            base = self.received - len(self._carry)
+            for i in range(n):
+                p = float(self.vad(x[i * WINDOW : (i + 1) * WINDOW])[0])
+                await self.on_window(p, base + i * WINDOW)
+            self._carry = x[n * WINDOW :]
+            self.received += len(pcm)
+            await self.on_samples(self.received)
+            return
+        await self.push_frame(frame, direction)
+
+    async def on_window(self, p: float, start: int) -> None:
+        """One 32 ms Silero window starting at received-sample `start`."""
+
+    async def on_samples(self, received: int) -> None:
+        """Called after every input frame with the received-sample count."""
+
+    @property
+    def speaking(self) -> bool:
+        return self.received < self.speaking_until
+
+    async def speak(self, pcm: np.ndarray, what: str) -> None:
+        self.speaking_until = self.received + len(pcm) * VAD_RATE // self.out_rate
+        self.log.append({"t_ns": time.monotonic_ns(), "event": "speak", "what": what})
+        await self.push_frame(
+            OutputAudioRawFrame(audio=pcm.astype(np.int16).tobytes(), sample_rate=self.out_rate, num_channels=1)
+        )
+
+    async def stop_speaking(self, why: str) -> None:
+        self.speaking_until = self.received
+        self.log.append({"t_ns": time.monotonic_ns(), "event": "stop", "why": why})
+        await self.push_frame(InterruptionFrame())
+
+
+class SilentProcessor(FrameProcessor):
+    """Swallows room audio; passes everything else."""
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if not isinstance(frame, InputAudioRawFrame):
+            await self.push_frame(frame, direction)
+
+
+class EchoProcessor(FrameProcessor):
+    """Re-emits the room audio `delay_ms` later, counted in received samples."""
+
+    def __init__(self, delay_ms: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.delay_ms = delay_ms
+        self.received = 0
+        self.queue: deque[tuple[int, InputAudioRawFrame]] = deque()
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if not isinstance(frame, InputAudioRawFrame):
+            await self.push_frame(frame, direction)
+            return
+        self.queue.append((self.received, frame))
+        self.received += len(frame.audio) // 2
+        delay = self.delay_ms * frame.sample_rate // 1000
+        while self.queue and self.queue[0][0] + delay <= self.received:
+            _, f = self.queue.popleft()
+            await self.push_frame(
+                OutputAudioRawFrame(audio=f.audio, sample_rate=f.sample_rate, num_channels=f.num_channels)
+            )
+
+
+class EagerProcessor(ListeningAgent):
+    """Answers every end of human speech (after `end_silence_ms`) with a canned reply."""
+
+    def __init__(self, replies: list[np.ndarray], end_silence_ms: int, pause_ms: int, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.replies = replies
+        self.end_silence = end_silence_ms * VAD_RATE // 1000
+        self.pause = pause_ms * VAD_RATE // 1000
+        self.min_speech = 200 * VAD_RATE // 1000
+        self.run_start: int | None = None
+        self.last_speech_end = 0
+        self.pending_at: int | None = None
+        self.count = 0
+
+    async def on_window(self, p: float, start: int) -> None:
+        if p >= 0.5:
+            if self.run_start is None:
+                self.run_start = start
+            self.last_speech_end = start + WINDOW
+            self.pending_at = None
+        elif self.run_start is not None and p < 0.35:
+            if start + WINDOW - self.last_speech_end >= self.end_silence:
+                if self.last_speech_end - self.run_start >= self.min_speech:
+                    self.pending_at = self.last_speech_end + self.end_silence + self.pause
+                self.run_start = None
+
+    async def on_samples(self, received: int) -> None:
+        if self.pending_at is not None and received >= self.pending_at:
+            self.pending_at = None
+            if not self.speaking:
+                reply = self.replies[self.count % len(self.replies)]
+                self.count += 1
+                await self.speak(reply, f"reply {self.count}")
+
+
+class OracleProcessor(ListeningAgent):
+    """Knows the script; segments the room audio by the known clip lengths."""
+
+    def __init__(
+        self,
+        segments: list[dict[str, Any]],
+        response_delay_ms: int,
+        **kw: Any,
+    ) -> None:
+        super().__init__(**kw)
+        self.segments = segments
+        """per expected clip: label, lead (samples to first speech), length (samples), speech (PCM or None)"""
+        self.k = 0
+        self.in_segment = False
+        self.segment_end = 0
+        self.earliest_onset = 0
+        self.delay = response_delay_ms * VAD_RATE // 1000
+        self.speak_at: tuple[int, np.ndarray, str] | None = None
+
+    async def on_window(self, p: float, start: int) -> None:
+        if self.k >= len(self.segments) or self.in_segment:
+            return
+        if p >= 0.5 and start >= self.earliest_onset:
+            seg = self.segments[self.k]
+            self.in_segment = True
+            self.segment_end = start - seg["lead"] + seg["length"]
+            if seg["label"] == "N4R" and self.speaking:
+                await self.stop_speaking("N4R started")
+            if seg["label"] == "N4R":
+                self.speak_at = None
+
+    async def on_samples(self, received: int) -> None:
+        if self.in_segment and received >= self.segment_end:
+            seg = self.segments[self.k]
+            self.in_segment = False
+            self.k += 1
+            self.earliest_onset = self.segment_end + 100 * VAD_RATE // 1000
+            if seg.get("speech") is not None:
+                self.speak_at = (self.segment_end + self.delay, seg["speech"], f"after {seg['label']}")
+        if self.speak_at is not None and received >= self.speak_at[0]:
+            _, pcm, what = self.speak_at
+            self.speak_at = None
+            await self.speak(pcm, what)
+
+
+class SilentAgent(Model):
+    """Never speaks; publishes a silent track."""
+
+    name = "silent"
+
+    def processors(self) -> list[FrameProcessor]:
+        return [SilentProcessor()]
+
+
+class EchoAgent(Model):
+    """Plays back the room audio after `delay_ms` (default 500)."""
+
+    name = "echo"
+
+    def __init__(self, ctx: ModelContext) -> None:
+        super().__init__(ctx)
+        self.delay_ms = int(self.config.get("delay_ms", 500))
+        if self.delay_ms < 0:
+            raise ModelError(f"echo: delay_ms={self.delay_ms}; use a delay >= 0")
+
+    def processors(self) -> list[FrameProcessor]:
+        return [EchoProcessor(self.delay_ms)]
+
+
+class EagerAgent(Model):
+    """Replies to every end of human speech, addressed or not."""
+
+    name = "eager"
+
+    def __init__(self, ctx: ModelContext) -> None:
+        super().__init__(ctx)
+        self.voice = str(self.config.get("voice", DEFAULT_VOICE))
+        self.replies = [str(r) for r in self.config.get("replies", DEFAULT_REPLIES)]
+        self.end_silence_ms = int(self.config.get("end_silence_ms", 300))
+        self.pause_ms = int(self.config.get("pause_ms", 200))
+        if not self.replies:
+            raise ModelError("eager: 'replies' is empty; give at least one reply text")
+
+    def processors(self) -> list[FrameProcessor]:
+        rate = self.ctx.out_sample_rate
+        pcm = [_tts(r, self.voice, rate) for r in self.replies]
+        return [
+            EagerProcessor(
+                pcm, self.end_silence_ms, self.pause_ms, out_rate=rate
+            )
+        ]
+
+
+class OracleAgent(Model):
+    """Speaks the gold answer after T and an attempt after N4Q; yields at N4R."""
+
+    name = "oracle"
+
+    def __init__(self, ctx: ModelContext) -> None:
+        super().__init__(ctx)
+        if ctx.scenario is None:
+            raise ModelError("oracle: needs the scenario (run it through `floorbench run`)")
+        self.voice = str(self.config.get("voice", DEFAULT_VOICE))
+        self.template = str(self.config.get("answer_template", "{gold}."))
+        self.response_delay_ms = int(self.config.get("response_delay_ms", 400))
+
+    def _segments(self) -> list[dict[str, Any]]:
+        import soundfile as sf
+        import soxr
+
+        ctx = self.ctx
+        assert ctx.scenario is not None
+        root = ctx.suite_root or __import__("pathlib").Path(".")
+        clips: list[tuple[str, str | None, str | None]] = []
+        if ctx.suite is not None and ctx.suite.preamble.audio:
+            clips.append(("preamble", ctx.suite.preamble.audio, None))
+        for t in ctx.scenario.turns:
+            text = None
+            if t.label == "T":
+                text = self.template.format(gold=t.gold)
+            elif t.label == "N4Q":
+                text = t.attempt or DEFAULT_ATTEMPT
+            clips.append((str(t.label), t.audio, text))
+        out = []
+        rate = ctx.out_sample_rate
+        for label, audio, text in clips:
+            if audio is None:
+                raise ModelError(f"oracle: {label} turn has no audio; render the suite first")
+            x, sr = sf.read(str(root / audio), dtype="float32", always_2d=True)
+            x = x.mean(axis=1)
+            x16 = soxr.resample(x, sr, VAD_RATE) if sr != VAD_RATE else x
+            probs = speech_probabilities(x16)
+            hit = np.nonzero(probs >= 0.5)[0]
+            lead = int(hit[0]) * WINDOW if len(hit) else 0
+            out.append(
+                {
+                    "label": label,
+                    "lead": lead,
+                    "length": len(x16),
+                    "speech": _tts(text, self.voice, rate) if text else None,
+                }
+            )
+        return out
+
+    def processors(self) -> list[FrameProcessor]:
+        return [
+            OracleProcessor(
+                self._segments(), self.response_delay_ms, out_rate=self.ctx.out_sample_rate
+            )
+        ]

@@ -1,0 +1,265 @@
+"""A managed LiveKit server bound to 127.0.0.1 only, and the connection settings for any server.
+
+floorbench starts its own pinned LiveKit server for a run unless the user points
+it at an existing one (``--livekit-url`` or ``LIVEKIT_URL`` with
+``LIVEKIT_API_KEY``/``LIVEKIT_API_SECRET``). The generated config keeps every
+socket on loopback: `--dev` would advertise the first non-loopback address and
+listen for ICE-TCP on all interfaces (see livekit-pipecat-notes.md).
+
+Every failure is a `ServerError` with one line naming the cause and the fix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LIVEKIT_VERSION = "v1.13.5"
+LIVEKIT_MODULE = "github.com/livekit/livekit-server/cmd/server"
+BIN_NAME = "livekit-server"
+
+
+class ServerError(RuntimeError):
+    """The LiveKit server cannot be found, started, reached or kept alive."""
+
+
+@dataclass(frozen=True)
+class LiveKitConnection:
+    """Where a LiveKit server is and the credentials to mint tokens for it.
+
+    `repr` never shows the secret, so a connection can be logged safely.
+    """
+
+    url: str
+    api_key: str
+    api_secret: str = field(repr=False)
+
+    @property
+    def http_url(self) -> str:
+        return self.url.replace("ws://", "http://", 1).replace("wss://", "https://", 1)
+
+    @classmethod
+    def from_env(cls, url: str | None = None) -> LiveKitConnection | None:
+        """An existing server from `url`/LIVEKIT_URL plus LIVEKIT_API_KEY/SECRET, or None."""
+        url = url or os.environ.get("LIVEKIT_URL")
+        if not url:
+            return None
+        key = os.environ.get("LIVEKIT_API_KEY")
+        secret = os.environ.get("LIVEKIT_API_SECRET")
+        if not key or not secret:
+            raise ServerError(
+                f"LiveKit URL {url} given but LIVEKIT_API_KEY/LIVEKIT_API_SECRET are not set; "
+                "export both for that server"
+            )
+        if not url.startswith(("ws://", "wss://")):
+            raise ServerError(f"LiveKit URL {url!r} must start with ws:// or wss://")
+        return cls(url=url, api_key=key, api_secret=secret)
+
+
+def project_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def find_binary() -> Path:
+    """The LiveKit server binary: $FLOORBENCH_LIVEKIT_BIN, the project's .bin/, or PATH."""
+    env = os.environ.get("FLOORBENCH_LIVEKIT_BIN")
+    if env:
+        p = Path(env)
+        if not (p.is_file() and os.access(p, os.X_OK)):
+            raise ServerError(f"FLOORBENCH_LIVEKIT_BIN={env} is not an executable file; fix the path")
+        return p
+    local = project_root() / ".bin" / BIN_NAME
+    if local.is_file():
+        return local
+    on_path = shutil.which(BIN_NAME)
+    if on_path:
+        return Path(on_path)
+    raise ServerError(
+        f"LiveKit server binary not found (looked in {local} and PATH); "
+        "run `floorbench server --install` (needs Go) or scripts/setup.sh"
+    )
+
+
+def install_binary(dest_dir: Path | None = None) -> Path:
+    """`go install` the pinned LiveKit server into the project's .bin/ (idempotent)."""
+    dest_dir = dest_dir or project_root() / ".bin"
+    dest = dest_dir / BIN_NAME
+    if dest.is_file():
+        return dest
+    go = shutil.which("go")
+    if not go:
+        raise ServerError("Go not found on PATH; install Go >= 1.22 to build the LiveKit server")
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as gobin:
+        env = dict(os.environ, GOBIN=gobin)
+        proc = subprocess.run(
+            [go, "install", f"{LIVEKIT_MODULE}@{LIVEKIT_VERSION}"],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            raise ServerError(f"go install of LiveKit server {LIVEKIT_VERSION} failed: {last}")
+        shutil.move(str(Path(gobin) / "server"), dest)
+    return dest
+
+
+def port_is_free(port: int, kind: int = socket.SOCK_STREAM) -> bool:
+    with socket.socket(socket.AF_INET, kind) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def free_port(kind: int = socket.SOCK_STREAM) -> int:
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_config(port: int, udp_port: int, api_key: str, api_secret: str) -> str:
+    """The generated YAML config: loopback only, no TURN, ICE-TCP off."""
+    return f"""\
+port: {port}
+bind_addresses:
+  - 127.0.0.1
+keys:
+  {api_key}: {api_secret}
+rtc:
+  udp_port: {udp_port}
+  tcp_port: 0
+  node_ip: 127.0.0.1
+  use_external_ip: false
+  enable_loopback_candidate: true
+turn:
+  enabled: false
+logging:
+  level: warn
+"""
+
+
+class LiveKitServer:
+    """A LiveKit server child process on 127.0.0.1; use as a (sync or async) context manager."""
+
+    def __init__(
+        self,
+        port: int | None = None,
+        udp_port: int | None = None,
+        binary: Path | None = None,
+        log_path: Path | None = None,
+        api_key: str = "floorbench",
+        api_secret: str | None = None,
+    ) -> None:
+        self.port = port
+        self.udp_port = udp_port
+        self.binary = binary
+        self.log_path = log_path
+        self.api_key = api_key
+        self.api_secret = api_secret or secrets.token_hex(24)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+
+    @property
+    def connection(self) -> LiveKitConnection:
+        if self.port is None:
+            raise ServerError("LiveKit server not started")
+        return LiveKitConnection(f"ws://127.0.0.1:{self.port}", self.api_key, self.api_secret)
+
+    def start(self, timeout_s: float = 20.0) -> LiveKitConnection:
+        binary = self.binary or find_binary()
+        if self.port is None:
+            self.port = free_port()
+        elif not port_is_free(self.port):
+            raise ServerError(
+                f"port {self.port} on 127.0.0.1 is in use; stop what holds it or choose another --port"
+            )
+        if self.udp_port is None:
+            self.udp_port = free_port(socket.SOCK_DGRAM)
+        elif not port_is_free(self.udp_port, socket.SOCK_DGRAM):
+            raise ServerError(f"UDP port {self.udp_port} on 127.0.0.1 is in use; choose another --udp-port")
+        self._tmp = tempfile.TemporaryDirectory(prefix="floorbench-livekit-")
+        cfg = Path(self._tmp.name) / "livekit.yaml"
+        cfg.write_text(server_config(self.port, self.udp_port, self.api_key, self.api_secret))
+        cfg.chmod(0o600)
+        log = self.log_path or Path(self._tmp.name) / "livekit.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        self.log_path = log
+        with log.open("ab") as logf:
+            self.proc = subprocess.Popen(
+                [str(binary), "--config", str(cfg)],
+                stdout=logf,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        self.wait_healthy(timeout_s)
+        return self.connection
+
+    def wait_healthy(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        url = f"http://127.0.0.1:{self.port}/"
+        while time.monotonic() < deadline:
+            self.check_alive()
+            try:
+                with urllib.request.urlopen(url, timeout=1.0) as r:
+                    if r.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise ServerError(
+            f"LiveKit server on 127.0.0.1:{self.port} not healthy after {timeout_s:.0f} s; see {self.log_path}"
+        )
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def check_alive(self) -> None:
+        if self.proc is None:
+            raise ServerError("LiveKit server not started")
+        code = self.proc.poll()
+        if code is not None:
+            tail = self._log_tail()
+            raise ServerError(f"LiveKit server exited with code {code}{': ' + tail if tail else ''}")
+
+    def _log_tail(self) -> str:
+        if not self.log_path or not self.log_path.exists():
+            return ""
+        lines = self.log_path.read_text(errors="replace").strip().splitlines()
+        return lines[-1][:300] if lines else ""
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout_s)
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def __enter__(self) -> LiveKitServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
