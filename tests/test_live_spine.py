@@ -1,0 +1,169 @@
+"""Live tests of the spine: real LiveKit server, real rooms, real pipecat model processes.
+
+What is checked comes from the recordings alone (model.wav, humans.wav,
+turns.json, timeline.jsonl, meta.json), the way scoring will read them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.records import DialogueTurns, EventKind, FailureKind, Outcome, read_timeline
+from floorbench.transports.server import LiveKitConnection
+from floorbench.vad import probabilities_to_segments, speech_probabilities
+
+pytestmark = [pytest.mark.live, pytest.mark.slow]
+
+
+def run(suite: Path, model: str, out: Path, conn: LiveKitConnection, ids: list[str], **kw: object):
+    opts = RunOptions(suite=suite, model=model, out=out, connection=conn, scenarios=ids, progress=False, **kw)  # type: ignore[arg-type]
+    return asyncio.run(run_suite(opts))
+
+
+def model_segments(folder: Path) -> list[tuple[int, int]]:
+    audio, sr = sf.read(str(folder / "model.wav"), dtype="int16")
+    assert sr == 16000
+    return probabilities_to_segments(speech_probabilities(audio))
+
+
+def turns(folder: Path) -> DialogueTurns:
+    return DialogueTurns.model_validate_json((folder / "turns.json").read_text())
+
+
+def test_oracle_answers_after_every_request_and_yields(tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection) -> None:
+    ids = ["tiny01-explicit", "tiny02-implicit"]
+    summary = run(tiny_suite, "oracle", tmp_path, livekit, ids)
+    assert [m.outcome for m in summary.metas] == [Outcome.completed, Outcome.completed]
+    for sid in ids:
+        folder = tmp_path / sid
+        meta = json.loads((folder / "meta.json").read_text())
+        dialogue = turns(folder)
+        # the recorded human track matches the schedule: every turn found, onset
+        # within 20 ms of its timeline entry once the measured latency is removed
+        errors = meta["playback"]["turn_onset_error_ms"]
+        assert len(errors) == len(dialogue.turns)
+        assert all(abs(e["error_ms"]) <= 20 for e in errors), errors
+        lat = meta["transport_latency_ms"]["humans"]
+        assert 0 < lat["p50"] < 500 and not lat["not_found"]
+        segs = model_segments(folder)
+        ts = dialogue.turns
+        for i, t in enumerate(ts):
+            nxt = ts[i + 1].start_ms if i + 1 < len(ts) else 10**9
+            if t.label == "T":
+                onsets = [s for s, _ in segs if t.end_ms < s <= t.end_ms + 5000]
+                assert onsets, f"{sid}: no oracle speech within 5 s after T (turn {t.turn_id}); segments {segs}"
+            if t.label == "N4R":
+                # speech overlapping the resolution has ended within 2.3 s of its onset ...
+                for s, e in segs:
+                    if s < t.start_ms < e:
+                        assert e - t.start_ms <= 2300, f"{sid}: oracle still speaking {e - t.start_ms} ms after N4R"
+                # ... and nothing restarts before the next turn
+                assert not [s for s, _ in segs if t.start_ms < s < nxt], f"{sid}: oracle restarted after N4R"
+            if t.label in ("N1", "N2", "N3"):
+                assert not [s for s, _ in segs if t.start_ms <= s < nxt], f"{sid}: oracle spoke in {t.label} window"
+
+
+def test_silent_model_leaves_a_silent_track(tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection) -> None:
+    summary = run(tiny_suite, "silent", tmp_path, livekit, ["tiny01-implicit"])
+    assert summary.metas[0].outcome == Outcome.completed
+    folder = tmp_path / "tiny01-implicit"
+    audio, sr = sf.read(str(folder / "model.wav"), dtype="int16")
+    dialogue = turns(folder)
+    # the track covers the whole dialogue, and holds no speech and almost no energy
+    assert len(audio) * 1000 // sr >= dialogue.turns[-1].end_ms
+    assert model_segments(folder) == []
+    assert np.abs(audio.astype(np.int32)).max() < 200
+    # the schedule saw no onset after the request and moved on after 5 s
+    waits = [e for e in read_timeline(folder / "timeline.jsonl") if e.kind == EventKind.wait]
+    assert any(e.reason == "no_onset" for e in waits)
+
+
+def test_eager_speaks_where_it_should_stay_silent(tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection) -> None:
+    summary = run(tiny_suite, "eager", tmp_path, livekit, ["tiny02-explicit"])
+    assert summary.metas[0].outcome == Outcome.completed
+    folder = tmp_path / "tiny02-explicit"
+    segs = model_segments(folder)
+    ts = turns(folder).turns
+    intrusions = 0
+    for i, t in enumerate(ts):
+        nxt = ts[i + 1].start_ms if i + 1 < len(ts) else 10**9
+        if t.label in ("N1", "N2", "N3") and any(t.start_ms <= s < nxt for s, _ in segs):
+            intrusions += 1
+    assert intrusions >= 1, segs
+
+
+def test_killed_model_fails_its_scenario_and_the_next_one_runs(
+    tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection
+) -> None:
+    ids = ["tiny01-explicit", "tiny02-explicit"]
+    first = tmp_path / ids[0]
+
+    async def killer() -> None:
+        # kill the model process once the first turn has started playing
+        while True:
+            await asyncio.sleep(0.1)
+            pid_file = first / "model.pid"
+            tl = first / "timeline.jsonl"
+            if pid_file.exists() and tl.exists() and '"turn_start"' in tl.read_text():
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+                return
+
+    async def main():
+        opts = RunOptions(
+            suite=tiny_suite, model="oracle", out=tmp_path, connection=livekit, scenarios=ids, progress=False
+        )
+        k = asyncio.create_task(killer())
+        summary = await run_suite(opts)
+        k.cancel()
+        return summary
+
+    summary = asyncio.run(main())
+    m1, m2 = summary.metas
+    assert m1.outcome == Outcome.failed
+    assert m1.failure_kind in (FailureKind.model_crashed, FailureKind.model_left)
+    assert m1.failure_reason
+    # what was recorded before the kill is kept, finalised
+    meta1 = json.loads((first / "meta.json").read_text())
+    assert meta1["outcome"] == "failed"
+    humans, sr = sf.read(str(first / "humans.wav"), dtype="int16")
+    assert len(humans) > sr  # more than a second of the room was recorded
+    assert not list(first.glob("*.part.pcm"))
+    assert any(e.kind == EventKind.failure for e in read_timeline(first / "timeline.jsonl"))
+    assert m2.outcome == Outcome.completed
+    run_json = json.loads((tmp_path / "run.json").read_text())
+    assert [s["outcome"] for s in run_json["scenarios"]] == ["failed", "completed"]
+
+
+def test_echo_model_repeats_the_room_after_its_delay(tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection) -> None:
+    summary = run(tiny_suite, "echo", tmp_path, livekit, ["tiny02-implicit"], config={"delay_ms": 500})
+    assert summary.metas[0].outcome == Outcome.completed
+    folder = tmp_path / "tiny02-implicit"
+    meta = json.loads((folder / "meta.json").read_text())
+    humans, _ = sf.read(str(folder / "humans.wav"), dtype="float32")
+    model, _ = sf.read(str(folder / "model.wav"), dtype="float32")
+    offset_ms = (meta["tracks"]["humans"]["start_ns"] - meta["tracks"]["model"]["start_ns"]) // 1_000_000
+    # the model track, on the recorder clock, repeats the humans' track ~500 ms later
+    # plus the round trip through the model process; search 0.3–1.5 s
+    t = turns(folder).turns[0]
+    sr = 16000
+    probe = humans[(t.start_ms - offset_ms) * sr // 1000 :][: 2 * sr]
+    best, best_lag = -1.0, 0
+    for lag_ms in range(300, 1500, 5):
+        s = (t.start_ms + lag_ms) * sr // 1000
+        seg = model[s : s + len(probe)]
+        if len(seg) < len(probe):
+            break
+        c = float(np.dot(seg, probe) / (np.linalg.norm(seg) * np.linalg.norm(probe) + 1e-9))
+        if c > best:
+            best, best_lag = c, lag_ms
+    assert best > 0.5, best
+    assert 500 <= best_lag <= 1000, best_lag
