@@ -1,0 +1,144 @@
+"""`external`: the system under test joins the room by itself.
+
+Anything that speaks WebRTC to LiveKit can be measured: a LiveKit Agents
+worker, a browser tab, a SIP bridge, a product. floorbench only creates the
+room, plays the humans and records; the runner waits for this participant and
+records its first audio track as the model track.
+
+Config (YAML or ``floorbench run --model external --identity NAME [--dispatch AGENT]``):
+
+    adapter: external
+    identity: my-agent        # the participant identity to wait for
+    dispatch: my-agent-name   # optional: ask LiveKit's agent dispatch to send a worker
+    join_timeout_s: 60        # how long to wait for it, per scenario
+    dispatch_metadata: {}     # optional: JSON handed to the dispatched job
+
+With ``dispatch`` the worker picks its own identity (LiveKit Agents uses
+``agent-<job id>``); set ``identity`` to what your worker uses, or leave it out
+to accept the first participant that is not one of floorbench's own
+(`matches`). For a person or a product joining by hand, `join_instructions`
+gives the room URL and a join token (printed by the runner).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from floorbench.processors.adapter_config import get_float
+from floorbench.processors.registry import Model, ModelContext, ModelError
+
+FLOORBENCH_IDENTITIES = frozenset({"playback", "recorder", "humans"})
+"""identities floorbench's own participants use; never taken for the model"""
+
+
+class ExternalParticipant(Model):
+    """A model that joins the room by itself; floorbench waits for it and records it."""
+
+    name: ClassVar[str] = "external"
+    joins = "external"
+
+    def __init__(self, ctx: ModelContext) -> None:
+        super().__init__(ctx)
+        c, n = self.config, self.name
+        identity = c.get("identity")
+        dispatch = c.get("dispatch")
+        for key, value in (("identity", identity), ("dispatch", dispatch)):
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ModelError(f"model {n}: `{key}` must be a non-empty string")
+        if not identity and not dispatch:
+            raise ModelError(
+                f"model {n}: say who joins: --identity NAME (a participant that joins by itself) "
+                "and/or --dispatch AGENT_NAME (a LiveKit Agents worker)"
+            )
+        if identity in FLOORBENCH_IDENTITIES:
+            raise ModelError(f"model {n}: identity {identity!r} is floorbench's own; choose another")
+        self.identity: str | None = identity
+        self.dispatch: str | None = dispatch
+        self.join_timeout_s = get_float(c, "join_timeout_s", n, 60.0, minimum=1.0)
+        meta = c.get("dispatch_metadata", {})
+        if not isinstance(meta, dict | str):
+            raise ModelError(f"model {n}: `dispatch_metadata` must be a mapping or a string")
+        self.dispatch_metadata = meta
+
+    def processors(self) -> list:
+        raise ModelError(
+            f"model {self.name}: an external participant joins the room by itself; "
+            "it has no pipecat processors (the runner waits for it instead)"
+        )
+
+    def matches(self, identity: str) -> bool:
+        """Is this participant the model? With no `identity`, any participant not floorbench's own."""
+        if self.identity:
+            return identity == self.identity
+        return identity not in FLOORBENCH_IDENTITIES and not identity.startswith("floorbench-")
+
+    def metadata_json(self, room: str, scenario_id: str | None = None) -> str:
+        """Metadata for the dispatched job: the configured mapping plus room and scenario."""
+        if isinstance(self.dispatch_metadata, str):
+            return self.dispatch_metadata
+        return json.dumps({**self.dispatch_metadata, "room": room, "scenario_id": scenario_id})
+
+    async def dispatch_agent(self, http_url: str, api_key: str, api_secret: str, room: str) -> str | None:
+        """Ask LiveKit's agent dispatch to send the `dispatch` worker into `room`; returns the dispatch id."""
+        if not self.dispatch:
+            return None
+        from livekit import api
+
+        lk = api.LiveKitAPI(http_url, api_key, api_secret)
+        try:
+            d = await lk.agent_dispatch.create_dispatch(
+                api.CreateAgentDispatchRequest(
+                    agent_name=self.dispatch,
+                    room=room,
+                    metadata=self.metadata_json(
+                        room, self.ctx.scenario.scenario_id if self.ctx.scenario else None
+                    ),
+                )
+            )
+            return d.id
+        finally:
+            await lk.aclose()
+
+    def card(self) -> dict[str, Any]:
+        card = super().card()
+        card.update(
+            identity=self.identity,
+            dispatch=self.dispatch,
+            join_timeout_s=self.join_timeout_s,
+            model_id=self.config.get("model_id", "external (whatever joined; set `model_id` to name it)"),
+        )
+        return card
+
+
+def join_token(
+    api_key: str,
+    api_secret: str,
+    room: str,
+    identity: str,
+    ttl_s: int = 3600,
+    name: str | None = None,
+) -> str:
+    """A LiveKit token for `identity` to join `room`, publish and subscribe (livekit-api)."""
+    from datetime import timedelta
+
+    from livekit import api
+
+    return (
+        api.AccessToken(api_key, api_secret)
+        .with_identity(identity)
+        .with_name(name or identity)
+        .with_ttl(timedelta(seconds=ttl_s))
+        .with_grants(api.VideoGrants(room_join=True, room=room, can_publish=True, can_subscribe=True))
+        .to_jwt()
+    )
+
+
+def join_instructions(url: str, api_key: str, api_secret: str, room: str, identity: str) -> str:
+    """What to print so a person or a product can join `room` by hand as `identity`."""
+    token = join_token(api_key, api_secret, room, identity)
+    return (
+        f"room {room!r} at {url}\n"
+        f"join as {identity!r} with this token (valid 1 h):\n{token}\n"
+        f"e.g. python examples/standalone_participant.py --url {url} --token <token>"
+    )
