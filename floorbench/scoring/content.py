@@ -1,0 +1,111 @@
+"""The content stage: transcribe the speech of pending items and judge it.
+
+Items that the timing rules marked ``needs_transcript`` (a T with response
+presence, an N1-3 window with speech) get the model's speech inside their
+window transcribed (all such clips of a run packed together for ASR), then
+one judge call per item, cached. Empty transcripts and unparsable verdicts
+are failures, never exemptions (benchmarks.md §1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from floorbench.records import DialogueTurns
+from floorbench.scoring.asr import Transcriber, clip_audio
+from floorbench.scoring.cache import JsonlCache
+from floorbench.scoring.items import Item, Kind, Metric
+from floorbench.scoring.judges import Judge, JudgeInput, Task, Verdict, judge_cached
+
+
+@dataclass
+class PendingDialogue:
+    """A dialogue whose items need content, with a way to read its model track."""
+
+    turns: DialogueTurns
+    items: list[Item]
+    read_audio: Callable[[], np.ndarray]
+    """16 kHz int16 model track"""
+
+
+def clip_for(item: Item, audio: np.ndarray) -> np.ndarray:
+    ws, we = item.window_start_ms, item.window_end_ms
+    spans = [(max(s, ws), min(e, we)) for s, e in item.speech if s < we and e > ws]
+    return clip_audio(audio, spans, bounds=(ws, we))
+
+
+def _aliases(turns: DialogueTurns, turn_id: int) -> tuple[str, ...]:
+    for t in turns.turns:
+        if t.turn_id == turn_id:
+            extra = getattr(t, "gold_aliases", None) or (t.model_extra or {}).get("gold_aliases") or []
+            return tuple(str(a) for a in extra)
+    return ()
+
+
+def _turn_text(turns: DialogueTurns, turn_id: int) -> str:
+    return next((t.text for t in turns.turns if t.turn_id == turn_id), "")
+
+
+def fill_content(
+    dialogues: Sequence[PendingDialogue],
+    transcriber: Transcriber,
+    judge: Judge,
+    judge_cache: JsonlCache | None,
+    progress: Callable[[str, int], None] | None = None,
+) -> None:
+    """Transcribe and judge every pending item in place."""
+    pending: list[tuple[PendingDialogue, Item]] = []
+    clips: list[np.ndarray] = []
+    for d in dialogues:
+        todo = [it for it in d.items if it.needs_transcript]
+        if not todo:
+            continue
+        audio = d.read_audio()
+        for it in todo:
+            pending.append((d, it))
+            clips.append(clip_for(it, audio))
+    if not pending:
+        return
+    texts = transcriber.transcribe(clips, progress=(lambda n: progress("asr", n)) if progress else None)
+
+    inputs: list[JudgeInput] = []
+    judged: list[Item] = []
+    for (d, it), text in zip(pending, texts, strict=True):
+        it.transcript = text
+        it.needs_transcript = False
+        if not text.strip():
+            it.passed, it.kind = False, Kind.empty_transcript
+            it.reason = (
+                f"speech detected ({it.speech_ms} ms) but the transcript is empty: counted as "
+                + ("wrong" if it.metric is Metric.conditional_accuracy else "an intrusion (no exemption)")
+            )
+            continue
+        if it.metric is Metric.conditional_accuracy:
+            inputs.append(
+                JudgeInput(
+                    Task.answer, text, gold=it.gold, aliases=_aliases(d.turns, it.turn_id),
+                    context=_turn_text(d.turns, it.turn_id),
+                )
+            )
+        else:
+            inputs.append(JudgeInput(Task.intrusion, text, context=_turn_text(d.turns, it.turn_id)))
+        judged.append(it)
+    verdicts = judge_cached(judge, inputs, judge_cache) if inputs else []
+    if progress:
+        progress("judge", len(verdicts))
+    for it, v in zip(judged, verdicts, strict=True):
+        it.verdict, it.judge, it.judge_reason = v.verdict.value, v.judge, v.reason
+        if v.verdict is Verdict.unparsable:
+            it.passed, it.kind = False, Kind.unparsable_verdict
+            it.reason = "the judge's verdict could not be read: counted as a failure"
+        elif it.metric is Metric.conditional_accuracy:
+            it.passed = v.verdict is Verdict.correct
+            it.kind = Kind.correct if it.passed else Kind.wrong
+            it.reason = f"answer judged {v.verdict.value}: {v.reason}"
+        else:
+            it.passed = v.verdict is Verdict.backchannel
+            it.kind = Kind.backchannel if it.passed else Kind.intrusion
+            it.reason = f"{it.speech_ms} ms of speech judged {v.verdict.value}: {v.reason}"

@@ -1,0 +1,208 @@
+"""Find and read the dialogues to score: a run directory or a plain recordings folder.
+
+Both are folders of dialogue folders holding ``model.wav`` + ``turns.json``
+(``meta.json`` optional; a run directory also has ``run.json`` at the top).
+A folder that itself holds ``turns.json`` is scored as a single dialogue.
+Every problem with an input becomes an `InputError` with one line that names
+the file, the item and the fix; the dialogue is skipped, the rest are scored.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from floorbench.records import DialogueTurns, Outcome, RunMeta
+
+ACCEPTED_RATES = (16000, 24000, 48000)
+KNOWN_LABELS = ("T", "N1", "N2", "N3", "N4Q", "N4R")
+SCORING_RATE = 16000
+
+
+class InputError(ValueError):
+    """A bad input file; the message is one line naming the file and the fix."""
+
+
+@dataclass
+class DialogueSource:
+    """One dialogue folder found on disk."""
+
+    folder: Path
+    turns: DialogueTurns | None = None
+    meta: RunMeta | None = None
+    outcome: str = "completed"
+    error: str | None = None
+
+    @property
+    def model_wav(self) -> Path:
+        return self.folder / "model.wav"
+
+
+@dataclass
+class Discovery:
+    """Everything found under a target folder."""
+
+    root: Path
+    kind: str
+    """'run' (has run.json), 'recordings' or 'dialogue'"""
+    run_info: dict[str, Any] = field(default_factory=dict)
+    dialogues: list[DialogueSource] = field(default_factory=list)
+
+    @property
+    def scorable(self) -> list[DialogueSource]:
+        return [d for d in self.dialogues if d.error is None and d.outcome == "completed"]
+
+    def counts(self) -> dict[str, int]:
+        out = {"found": len(self.dialogues), "scored": len(self.scorable), "unreadable": 0}
+        for o in Outcome:
+            out[o.value] = 0
+        for d in self.dialogues:
+            if d.error is not None:
+                out["unreadable"] += 1
+            else:
+                out[d.outcome] = out.get(d.outcome, 0) + 1
+        return out
+
+    @property
+    def errors(self) -> list[str]:
+        return [d.error for d in self.dialogues if d.error]
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: not valid JSON (line {e.lineno}: {e.msg}); fix or re-export the file") from e
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from e
+
+
+def _first_error(e: ValidationError) -> str:
+    err = e.errors()[0]
+    loc = ".".join(str(x) for x in err["loc"])
+    return f"field '{loc}': {err['msg']}"
+
+
+def load_turns(path: Path) -> DialogueTurns:
+    """Read and check a turns.json; raise `InputError` with one line on any problem."""
+    raw = _read_json(path)
+    try:
+        turns = DialogueTurns.model_validate(raw)
+    except ValidationError as e:
+        raise InputError(f"{path}: {_first_error(e)}; see floorbench/scoring/README.md for the format") from e
+    check_turns(turns, path)
+    turns.turns.sort(key=lambda t: (t.start_ms, t.turn_id))
+    return turns
+
+
+def check_turns(turns: DialogueTurns, path: Path) -> None:
+    """The constraints scoring relies on (a subset of the scenario validator's)."""
+    ts = sorted(turns.turns, key=lambda t: (t.start_ms, t.turn_id))
+    if not ts:
+        raise InputError(f"{path}: 'turns' is empty; a dialogue needs its human turns")
+    seen: set[int] = set()
+    for i, t in enumerate(ts):
+        where = f"{path}: turn {t.turn_id}"
+        if t.turn_id in seen:
+            raise InputError(f"{where}: turn_id repeated; give every turn its own id")
+        seen.add(t.turn_id)
+        if t.label not in KNOWN_LABELS:
+            raise InputError(f"{where}: unknown label '{t.label}'; use one of {', '.join(KNOWN_LABELS)}")
+        if t.start_ms < 0 or t.end_ms < t.start_ms:
+            raise InputError(f"{where}: start_ms {t.start_ms} / end_ms {t.end_ms} invalid; need 0 <= start <= end")
+        if i + 1 < len(ts) and ts[i + 1].start_ms < t.end_ms:
+            raise InputError(
+                f"{where}: ends at {t.end_ms} ms after turn {ts[i + 1].turn_id} starts "
+                f"({ts[i + 1].start_ms} ms); human turns must not overlap"
+            )
+        if t.label == "T" and not (t.gold or "").strip():
+            raise InputError(f"{where}: a T turn needs a 'gold' answer")
+        if t.label == "N4Q" and (i + 1 >= len(ts) or ts[i + 1].label != "N4R"):
+            raise InputError(f"{where}: an N4Q must be followed immediately by its N4R")
+        if t.label == "N4R" and (i == 0 or ts[i - 1].label != "N4Q"):
+            raise InputError(f"{where}: an N4R must follow its N4Q immediately")
+
+
+def _dialogue(folder: Path) -> DialogueSource:
+    src = DialogueSource(folder=folder)
+    try:
+        if (folder / "meta.json").is_file():
+            try:
+                src.meta = RunMeta.model_validate(_read_json(folder / "meta.json"))
+            except ValidationError as e:
+                raise InputError(f"{folder / 'meta.json'}: {_first_error(e)}") from e
+            src.outcome = src.meta.outcome.value
+        if src.outcome != "completed":
+            return src
+        if not (folder / "turns.json").is_file():
+            raise InputError(f"{folder}: no turns.json; a dialogue folder needs model.wav and turns.json")
+        if not src.model_wav.is_file():
+            raise InputError(f"{folder}: no model.wav; a dialogue folder needs model.wav and turns.json")
+        src.turns = load_turns(folder / "turns.json")
+    except InputError as e:
+        src.error = str(e)
+    return src
+
+
+def _is_dialogue(folder: Path) -> bool:
+    return any((folder / n).exists() for n in ("turns.json", "meta.json", "model.wav"))
+
+
+def discover(target: Path) -> Discovery:
+    """Find the dialogues under `target` (a run directory, a recordings folder or one dialogue)."""
+    if not target.is_dir():
+        raise InputError(f"{target}: not a folder; give a run directory or a recordings folder")
+    if (target / "turns.json").is_file():
+        return Discovery(root=target, kind="dialogue", dialogues=[_dialogue(target)])
+    run_info: dict[str, Any] = {}
+    kind = "recordings"
+    if (target / "run.json").is_file():
+        kind = "run"
+        info = _read_json(target / "run.json")
+        run_info = info if isinstance(info, dict) else {}
+    subs = sorted(p for p in target.iterdir() if p.is_dir() and _is_dialogue(p))
+    if not subs:
+        raise InputError(
+            f"{target}: no dialogue folders (sub-folders with model.wav and turns.json) found"
+        )
+    return Discovery(root=target, kind=kind, run_info=run_info, dialogues=[_dialogue(p) for p in subs])
+
+
+def read_model_track(path: Path) -> tuple[np.ndarray, int]:
+    """model.wav as int16 at 16 kHz, and the file's own rate. One-line `InputError` on a bad file."""
+    import soundfile as sf
+
+    try:
+        info = sf.info(str(path))
+    except (RuntimeError, sf.LibsndfileError) as e:
+        raise InputError(f"{path}: not a readable audio file ({e}); export mono WAV at 16/24/48 kHz") from e
+    if info.channels != 1:
+        raise InputError(f"{path}: {info.channels} channels; scoring needs the model's track alone, mono")
+    if info.samplerate not in ACCEPTED_RATES:
+        raise InputError(
+            f"{path}: {info.samplerate} Hz; resample to 16000, 24000 or 48000 Hz before scoring"
+        )
+    audio, rate = sf.read(str(path), dtype="int16", always_2d=False)
+    if rate != SCORING_RATE:
+        import soxr
+
+        audio = soxr.resample(audio, rate, SCORING_RATE, quality="HQ")
+    return np.ascontiguousarray(audio, dtype=np.int16), int(rate)
+
+
+def run_label(disc: Discovery) -> str:
+    """A short name for the run in reports: the model card's name, else the folder name."""
+    model = disc.run_info.get("model")
+    if isinstance(model, dict) and model.get("name"):
+        return str(model["name"])
+    if isinstance(model, str) and model:
+        return model
+    for d in disc.dialogues:
+        if d.meta and d.meta.model.get("name"):
+            return str(d.meta.model["name"])
+    return disc.root.name

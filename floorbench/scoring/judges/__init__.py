@@ -1,0 +1,118 @@
+"""Judges: one protocol for the offline default and any LLM endpoint.
+
+Two tasks:
+- ``answer``: does the transcript convey the gold answer? correct / wrong /
+  unparsable (unparsable is counted as wrong by the metric);
+- ``intrusion``: is the speech in a silence window a brief backchannel that
+  does not take the floor, or a substantive intrusion? backchannel /
+  intrusion / unparsable (no exemption).
+
+A judge has a `name` and a `prompt_version` (the version of its prompt files
+or rule set) and judges a batch of `JudgeInput`s. `judge_cached` wraps any
+judge with a verdict cache keyed by a hash of (judge, prompt version, inputs),
+so a re-score or a judge-agreement run never pays twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from floorbench.scoring.cache import JsonlCache, content_key
+
+
+class Task(StrEnum):
+    answer = "answer"
+    """Does the transcript convey the gold answer?"""
+    intrusion = "intrusion"
+    """Brief backchannel, or a substantive intrusion?"""
+
+
+class Verdict(StrEnum):
+    correct = "correct"
+    wrong = "wrong"
+    backchannel = "backchannel"
+    intrusion = "intrusion"
+    unparsable = "unparsable"
+    """the judge's reply could not be read; the metric counts it as a failure"""
+
+
+VERDICTS = {
+    Task.answer: (Verdict.correct, Verdict.wrong),
+    Task.intrusion: (Verdict.backchannel, Verdict.intrusion),
+}
+
+
+@dataclass(frozen=True)
+class JudgeInput:
+    """What a judge sees of one item."""
+
+    task: Task
+    transcript: str
+    gold: str | None = None
+    aliases: tuple[str, ...] = ()
+    context: str = ""
+    """the human turn: the request (answer) or the turn spoken in the window (intrusion)"""
+
+
+@dataclass
+class JudgeVerdict:
+    verdict: Verdict
+    reason: str
+    judge: str = ""
+    """'<name>@<prompt_version>'"""
+    cached: bool = False
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+class JudgeError(RuntimeError):
+    """A judge could not give verdicts at all (endpoint down, no key): one line, no verdicts invented."""
+
+
+class Judge(Protocol):
+    name: str
+    prompt_version: str
+
+    def judge(self, inputs: Sequence[JudgeInput]) -> list[JudgeVerdict]: ...
+
+
+def judge_id(judge: Judge) -> str:
+    return f"{judge.name}@{judge.prompt_version}"
+
+
+def judge_cached(judge: Judge, inputs: Sequence[JudgeInput], cache: JsonlCache | None) -> list[JudgeVerdict]:
+    """Verdicts for `inputs`, from the cache where present, the judge otherwise."""
+    jid = judge_id(judge)
+    keys = [content_key("judge", judge.name, judge.prompt_version, asdict(i)) for i in inputs]
+    out: list[JudgeVerdict | None] = [None] * len(inputs)
+    todo: list[int] = []
+    for n, k in enumerate(keys):
+        hit = cache.get(k) if cache is not None else None
+        if hit is not None:
+            out[n] = JudgeVerdict(Verdict(hit["verdict"]), str(hit["reason"]), jid, cached=True)
+        else:
+            todo.append(n)
+    if todo:
+        fresh = judge.judge([inputs[n] for n in todo])
+        for n, v in zip(todo, fresh, strict=True):
+            v.judge = jid
+            out[n] = v
+            if cache is not None:
+                cache.put(keys[n], {"verdict": v.verdict.value, "reason": v.reason, "judge": jid})
+    return [v for v in out if v is not None]
+
+
+def make_judge(spec: str, **options: object) -> Judge:
+    """A judge by name: 'offline', or 'llm' / 'llm:<model>' (an OpenAI-compatible endpoint)."""
+    if spec == "offline":
+        from floorbench.scoring.judges.offline import OfflineJudge
+
+        return OfflineJudge()
+    if spec == "llm" or spec.startswith("llm:"):
+        from floorbench.scoring.judges.llm import LLMJudge
+
+        model = spec.split(":", 1)[1] if ":" in spec else str(options.pop("model", "") or "")
+        return LLMJudge(model=model, **options)  # type: ignore[arg-type]
+    raise ValueError(f"unknown judge '{spec}'; use 'offline' or 'llm:<model>'")

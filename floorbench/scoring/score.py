@@ -1,0 +1,223 @@
+"""`floorbench score`: a run directory or recordings folder → scores.json, items.jsonl, vad.jsonl.
+
+Stages: discover the dialogues (bad inputs become one-line errors and are
+skipped) → VAD on every model track (batched Silero, worker processes) →
+timing rules → ASR of the speech in response and intrusion windows → judges
+→ per-condition metrics with scenario-bootstrap intervals, McNemar. Failed
+and lost (in-progress) scenarios are counted and reported, never scored.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from floorbench.records import write_json_atomic
+from floorbench.scoring import metrics
+from floorbench.scoring.cache import JsonlCache
+from floorbench.scoring.inputs import Discovery, InputError, discover, read_model_track, run_label
+from floorbench.scoring.items import Item
+from floorbench.scoring.timing import Dialogue, TimingRules, timing_items
+from floorbench.vad import VadRules
+
+SCORES_VERSION = 1
+
+
+@dataclass
+class ScoreOptions:
+    asr: str = "tiny.en"
+    asr_download: bool = False
+    asr_threads: int = 0
+    judge: str = "offline"
+    judge_options: dict[str, Any] = field(default_factory=dict)
+    workers: int = 2
+    vad_batch: int = 32
+    resamples: int = 10_000
+    seed: int = 0
+    out: Path | None = None
+    cache_dir: Path | None = None
+    vad_rules: VadRules = field(default_factory=VadRules)
+    timing_rules: TimingRules = field(default_factory=TimingRules)
+
+
+class ScoresFile(BaseModel):
+    """scores.json."""
+
+    scores_version: int = SCORES_VERSION
+    created: str
+    source: str
+    source_kind: str = Field(description="'run', 'recordings' or 'dialogue'")
+    run: str = Field(description="label of the run (model card name or folder name)")
+    run_info: dict[str, Any] = Field(default_factory=dict, description="run.json as found")
+    scenarios: dict[str, int] = Field(description="found / scored / completed / failed / in_progress / ...")
+    errors: list[str] = Field(default_factory=list, description="one line per unreadable input")
+    settings: dict[str, Any]
+    conditions: dict[str, metrics.ConditionScores]
+    mcnemar: metrics.McNemar | None = None
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
+
+
+@dataclass
+class ScoreResult:
+    scores: ScoresFile
+    items: list[Item]
+    out: Path
+
+
+Progress = Callable[[str, int, int], None]
+"""(stage, done, total)"""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | None = None) -> ScoreResult:
+    """Score everything under `target`; write scores.json, items.jsonl and vad.jsonl."""
+    from floorbench.scoring.asr import Transcriber
+    from floorbench.scoring.content import PendingDialogue, fill_content
+    from floorbench.scoring.judges import judge_id, make_judge
+    from floorbench.scoring.vad_stage import run_vad
+
+    opts = opts or ScoreOptions()
+    out = opts.out or target
+    cache_dir = opts.cache_dir or (out / "scoring-cache")
+    t0 = time.perf_counter()
+    secs: dict[str, float] = {}
+    disc: Discovery = discover(target)
+    sources = disc.scorable
+
+    done = {"n": 0}
+
+    def tick(stage: str, total: int) -> Callable[[int], None]:
+        done["n"] = 0
+
+        def f(n: int) -> None:
+            done["n"] += n
+            if progress:
+                progress(stage, done["n"], total)
+
+        return f
+
+    t = time.perf_counter()
+    vad = run_vad(
+        [s.model_wav for s in sources], workers=opts.workers, batch=opts.vad_batch,
+        progress=tick("vad", len(sources)),
+    )
+    items_by: list[tuple[Any, list[Item]]] = []
+    vad_rows: list[dict[str, Any]] = []
+    for s in sources:
+        res = vad[s.model_wav]
+        if res.error:
+            s.error = res.error
+            continue
+        assert s.turns is not None
+        segs = res.segments(opts.vad_rules)
+        d = Dialogue(
+            scenario_id=s.turns.scenario_id, pair_id=s.turns.pair_id, condition=s.turns.condition,
+            turns=s.turns.turns, duration_ms=res.duration_ms,
+        )
+        items_by.append((s, timing_items(d, segs, opts.timing_rules)))
+        vad_rows.append(
+            {
+                "scenario_id": d.scenario_id, "folder": s.folder.name, "duration_ms": res.duration_ms,
+                "sample_rate": res.rate, "segments": segs,
+            }
+        )
+    secs["vad_timing"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    transcriber = Transcriber(
+        opts.asr, allow_download=opts.asr_download, cpu_threads=opts.asr_threads,
+        cache=JsonlCache(cache_dir / "asr.jsonl"),
+    )
+    judge = make_judge(opts.judge, **dict(opts.judge_options))
+    pending = [
+        PendingDialogue(
+            turns=s.turns, items=its,
+            read_audio=(lambda p=s.model_wav: read_model_track(p)[0]),
+        )
+        for s, its in items_by
+        if any(i.needs_transcript for i in its)
+    ]
+    n_clips = sum(sum(i.needs_transcript for i in p.items) for p in pending)
+    counters: dict[str, int] = {"asr": 0, "judge": 0}
+
+    def content_progress(stage: str, n: int) -> None:
+        counters[stage] += n
+        if progress:
+            progress(stage, counters[stage], n_clips)
+
+    fill_content(
+        pending, transcriber, judge, JsonlCache(cache_dir / "judge.jsonl"), progress=content_progress
+    )
+    secs["asr_judge"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    items = [i for _, its in items_by for i in its]
+    scen_cond = {s.turns.scenario_id: s.turns.condition for s, _ in items_by if s.turns}
+    conds = metrics.by_condition(items, scen_cond, opts.resamples, opts.seed)
+    secs["statistics"] = time.perf_counter() - t
+    secs["total"] = time.perf_counter() - t0
+
+    judge_settings: dict[str, Any] = {"id": judge_id(judge)}
+    if hasattr(judge, "settings"):
+        judge_settings.update(judge.settings())  # type: ignore[attr-defined]
+    scores = ScoresFile(
+        created=_now(),
+        source=str(target),
+        source_kind=disc.kind,
+        run=run_label(disc),
+        run_info=disc.run_info,
+        scenarios=disc.counts() | {"scored": len(items_by)},
+        errors=disc.errors,
+        settings={
+            "vad": asdict(opts.vad_rules) | {"model": "silero_vad.onnx", "window_ms": 32},
+            "timing": asdict(opts.timing_rules),
+            "asr": {"model": transcriber.model_id},
+            "judge": judge_settings,
+            "bootstrap": {"resamples": opts.resamples, "seed": opts.seed, "unit": "scenario",
+                          "interval": "percentile 95%"},
+            "yield_min_n": metrics.YIELD_MIN_N,
+        },
+        conditions=conds,
+        mcnemar=metrics.presence_mcnemar(items),
+        stage_seconds={k: round(v, 3) for k, v in secs.items()},
+    )
+    scores.scenarios["unreadable"] = len(scores.errors)
+    write_outputs(out, scores, items, vad_rows)
+    return ScoreResult(scores=scores, items=items, out=out)
+
+
+def write_outputs(out: Path, scores: ScoresFile, items: list[Item], vad_rows: list[dict[str, Any]]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    _write_lines(out / "items.jsonl", (i.model_dump_json(exclude={"needs_transcript"}) for i in items))
+    _write_lines(out / "vad.jsonl", (json.dumps(r) for r in vad_rows))
+    write_json_atomic(out / "scores.json", scores)
+
+
+def _write_lines(path: Path, lines: Any) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for line in lines:
+            f.write(line)
+            f.write("\n")
+    tmp.replace(path)
+
+
+def read_items(path: Path) -> list[Item]:
+    return [Item.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def read_scores(folder: Path) -> ScoresFile:
+    p = folder / "scores.json" if folder.is_dir() else folder
+    if not p.is_file():
+        raise InputError(f"{folder}: no scores.json; run `floorbench score {folder}` first")
+    return ScoresFile.model_validate_json(p.read_text(encoding="utf-8"))

@@ -1,0 +1,105 @@
+"""The VAD stage of scoring: model.wav files → speech segments, batched over files.
+
+Files are read, resampled to 16 kHz and run through Silero (ONNX) as batches
+of independent streams (`floorbench.vad.speech_probabilities_many`), one
+batch per task, spread over a pool of worker processes. Sorting by length
+keeps the lanes of a batch busy until their common end.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from floorbench.scoring.inputs import SCORING_RATE, InputError, read_model_track
+from floorbench.vad import WINDOW_MS, VadRules, probabilities_to_segments
+
+Segment = tuple[int, int]
+
+
+@dataclass
+class VadResult:
+    """Speech of one model track."""
+
+    path: Path
+    duration_ms: int = 0
+    rate: int = 0
+    probabilities: np.ndarray | None = None
+    """per 32 ms window"""
+    error: str | None = None
+
+    def segments(self, rules: VadRules = VadRules()) -> list[Segment]:
+        if self.probabilities is None:
+            return []
+        return probabilities_to_segments(self.probabilities, rules, WINDOW_MS)
+
+
+_SESSION = None
+
+
+def _worker_init() -> None:
+    global _SESSION
+    from floorbench.vad import _session
+
+    _SESSION = _session()
+
+
+def _vad_task(paths: list[Path], batch: int) -> list[VadResult]:
+    """Read a batch of files and run them as parallel Silero streams."""
+    from floorbench.vad import speech_probabilities_many
+
+    results: list[VadResult] = []
+    audios: list[np.ndarray] = []
+    for p in paths:
+        try:
+            audio, rate = read_model_track(p)
+        except InputError as e:
+            results.append(VadResult(path=p, error=str(e)))
+            continue
+        results.append(VadResult(path=p, duration_ms=len(audio) * 1000 // SCORING_RATE, rate=rate))
+        audios.append(audio)
+    probs = speech_probabilities_many(audios, batch=batch, session=_SESSION)
+    it = iter(probs)
+    for r in results:
+        if r.error is None:
+            r.probabilities = next(it)
+    return results
+
+
+def run_vad(
+    paths: Sequence[Path],
+    workers: int = 2,
+    batch: int = 32,
+    progress: Callable[[int], None] | None = None,
+) -> dict[Path, VadResult]:
+    """VAD probabilities for every file, keyed by path.
+
+    ``workers`` > 1 uses a spawn-started process pool (ONNX sessions are made
+    in the workers, never forked); small jobs run in this process.
+    """
+    order = sorted(paths, key=lambda p: p.stat().st_size if p.exists() else 0, reverse=True)
+    chunks = [order[i : i + batch] for i in range(0, len(order), batch)]
+    out: dict[Path, VadResult] = {}
+    if workers <= 1 or len(chunks) < 2:
+        _worker_init()
+        for chunk in chunks:
+            for r in _vad_task(chunk, batch):
+                out[r.path] = r
+            if progress:
+                progress(len(chunk))
+        return out
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init) as pool:
+        futures = [pool.submit(_vad_task, chunk, batch) for chunk in chunks]
+        for fut in futures:
+            res = fut.result()
+            for r in res:
+                out[r.path] = r
+            if progress:
+                progress(len(res))
+    return out
