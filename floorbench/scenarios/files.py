@@ -49,12 +49,16 @@ def _clean(d: dict[str, Any]) -> dict[str, Any]:
 def scenario_to_dict(s: Scenario) -> dict[str, Any]:
     d = s.model_dump(mode="json")
     d["turns"] = [_clean(t) for t in d["turns"]]
+    if not d.get("meta"):
+        d.pop("meta", None)
     return d
 
 
 def suite_to_dict(s: Suite) -> dict[str, Any]:
     d = s.model_dump(mode="json")
     d["preamble"] = _clean(d["preamble"])
+    if d.get("generator") is None:
+        d.pop("generator", None)
     return d
 
 

@@ -117,6 +117,10 @@ class Scenario(BaseModel):
         default_factory=list,
         description="ids of the turns whose text differs from the paired scenario",
     )
+    meta: dict[str, str | int] = Field(
+        default_factory=dict,
+        description="provenance, e.g. the generator and task family; never read by scoring",
+    )
 
     def turn(self, turn_id: int) -> Turn:
         for t in self.turns:
@@ -153,3 +157,6 @@ class Suite(BaseModel):
     sample_rate: int = Field(default=16000, description="rate the audio is rendered at")
     preamble: Preamble
     scenario_glob: str = "scenarios/*.yaml"
+    generator: dict[str, str | int] | None = Field(
+        default=None, description="how the suite was made (generator, version, seed, pairs); None if hand-written"
+    )

@@ -8,6 +8,7 @@ raising, so one run of `floorbench suite info` lists them all.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -177,6 +178,21 @@ def check_scenario(scenario: Scenario, path: Path) -> None:
             raise ScenarioError(f"{_where(path, sid)}: differs lists turn {d}, which does not exist")
 
 
+def check_vocabulary(scenario: Scenario, path: Path) -> None:
+    """The five attributes come from the generator's fixed vocabularies (scenarios/README.md)."""
+    from floorbench.scenarios.vocab import vocabulary
+
+    vocab = vocabulary()
+    for key, allowed in vocab.items():
+        value = getattr(scenario.attributes, key)
+        if value not in allowed:
+            shown = ", ".join(sorted(allowed)[:6])
+            raise ScenarioError(
+                f"{_where(path, scenario.scenario_id)}: {key} {value!r} is not in the vocabulary; "
+                f"use one of {shown}, … (see floorbench/scenarios/README.md) or drop --strict-vocab"
+            )
+
+
 def check_audio(root: Path, rel: str | None, where: str, required: bool) -> None:
     """The audio file exists, is readable, and is at a supported sample rate."""
     if rel is None:
@@ -200,11 +216,24 @@ def check_audio(root: Path, rel: str | None, where: str, required: bool) -> None
         raise ScenarioError(f"{where}: audio file {rel} is empty; re-render it")
 
 
-def check_pair(a: Scenario, b: Scenario, path: Path) -> None:
-    """The two conditions of a pair share task, gold, turn count and labels."""
+def check_pair(a: Scenario, b: Scenario, path: Path, assistant: str = "Aria") -> None:
+    """The two conditions of a pair share task, gold, turn count and labels; only the explicit request names the assistant."""
     where = f"{path}: pair {a.pair_id}"
     if {a.condition, b.condition} != {"explicit", "implicit"}:
         raise ScenarioError(f"{where}: conditions {a.condition}/{b.condition}; need one explicit and one implicit")
+    name = re.compile(rf"\b{re.escape(assistant)}\b", re.IGNORECASE)
+    for s in (a, b):
+        req = next((t for t in s.turns if t.label is Label.T), None)
+        if req is None:
+            continue
+        if s.condition == "explicit" and not name.search(req.text):
+            raise ScenarioError(
+                f"{path}: scenario {s.scenario_id}: turn {req.id}: the explicit request does not name {assistant}; name her"
+            )
+        if s.condition == "implicit" and name.search(req.text):
+            raise ScenarioError(
+                f"{path}: scenario {s.scenario_id}: turn {req.id}: the implicit request names {assistant}; drop the name"
+            )
     if len(a.turns) != len(b.turns):
         raise ScenarioError(f"{where}: {len(a.turns)} vs {len(b.turns)} turns; paired scenarios have equal turn counts")
     if [t.label for t in a.turns] != [t.label for t in b.turns]:
@@ -225,10 +254,14 @@ def check_pair(a: Scenario, b: Scenario, path: Path) -> None:
             )
 
 
-def load_scenario_file(path: Path, root: Path | None = None, audio: bool = False) -> Scenario:
+def load_scenario_file(
+    path: Path, root: Path | None = None, audio: bool = False, strict_vocab: bool = False
+) -> Scenario:
     """Parse and check one scenario file (and, with `audio`, its audio files)."""
     s = parse_scenario(path)
     check_scenario(s, path)
+    if strict_vocab:
+        check_vocabulary(s, path)
     if audio:
         base = root or path.parent
         for t in s.turns:
@@ -236,10 +269,14 @@ def load_scenario_file(path: Path, root: Path | None = None, audio: bool = False
     return s
 
 
-def load_suite(root: Path | str, audio: bool = True, pairs: bool = True) -> LoadedSuite:
+def load_suite(
+    root: Path | str, audio: bool = True, pairs: bool = True, strict_vocab: bool = False
+) -> LoadedSuite:
     """Load a suite folder; raise a ScenarioError listing every problem found.
 
-    `audio=False` skips the audio checks (for suites not rendered yet).
+    `audio=False` skips the audio checks (for suites not rendered yet);
+    `strict_vocab=True` also requires the five attributes to come from the
+    generator's vocabularies.
     """
     root = Path(root)
     suite_file = root / "suite.yaml"
@@ -265,7 +302,7 @@ def load_suite(root: Path | str, audio: bool = True, pairs: bool = True) -> Load
         raise ScenarioError(f"{root}: no scenario files match {suite.scenario_glob!r}")
     for p in paths:
         try:
-            s = load_scenario_file(p, root=root, audio=audio)
+            s = load_scenario_file(p, root=root, audio=audio, strict_vocab=strict_vocab)
         except ScenarioError as e:
             problems.append(str(e))
             continue
@@ -285,7 +322,7 @@ def load_suite(root: Path | str, audio: bool = True, pairs: bool = True) -> Load
                 )
                 continue
             try:
-                check_pair(group[0], group[1], files[group[0].scenario_id])
+                check_pair(group[0], group[1], files[group[0].scenario_id], assistant=suite.assistant_name)
             except ScenarioError as e:
                 problems.append(str(e))
     if problems:

@@ -1,0 +1,134 @@
+"""Suite summary and audio integrity check (`floorbench suite info DIR`).
+
+Counts by label, attribute and task family; hours of audio; mean dialogue
+length; request positions; which turns differ within pairs; and a check of
+every audio file against the SHA-256 recorded in `audio/manifest.json`.
+All durations are integer milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from floorbench.scenarios.render import MANIFEST, file_sha256
+from floorbench.scenarios.schema import Label
+from floorbench.scenarios.validate import SUPPORTED_RATES, LoadedSuite, load_suite
+
+
+@dataclass
+class SuiteInfo:
+    name: str
+    root: str
+    pairs: int
+    scenarios: int
+    sample_rate: int
+    generator: dict | None
+    labels: dict[str, int]
+    attributes: dict[str, dict[str, int]]
+    tasks: dict[str, int]
+    humans: dict[int, int]
+    turns_mean_x100: int
+    """mean turns per scenario, times 100 (integers only in records)"""
+    turns_min: int
+    turns_max: int
+    request_quintiles: dict[int, int]
+    differs: dict[str, int]
+    """'request only' / 'request and the turn before' -> number of pairs"""
+    rendered: bool
+    audio_unique_ms: int = 0
+    """sum of the distinct audio files"""
+    audio_playback_ms: int = 0
+    """what a full run plays: preamble + every turn of every scenario"""
+    dialogue_mean_ms: int = 0
+    """mean spoken length of a scenario's turns (no gaps, no preamble)"""
+    audio_problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(self.__dict__, indent=1, ensure_ascii=False, default=str)
+
+
+def _durations(suite: LoadedSuite, problems: list[str]) -> dict[str, int]:
+    """Duration in ms of every referenced audio file; checks each against the manifest hash."""
+    import soundfile as sf
+
+    root = suite.root
+    manifest_path = root / MANIFEST
+    clips: dict[str, dict] = {}
+    if manifest_path.is_file():
+        try:
+            clips = json.loads(manifest_path.read_text(encoding="utf-8")).get("clips", {})
+        except (OSError, ValueError) as e:
+            problems.append(f"{manifest_path}: unreadable ({e}); re-run `floorbench render`")
+    else:
+        problems.append(f"{manifest_path}: missing; run `floorbench render` on the suite")
+    refs = {suite.suite.preamble.audio} | {t.audio for s in suite.scenarios for t in s.turns}
+    refs.discard(None)
+    out: dict[str, int] = {}
+    for rel in sorted(r for r in refs if r):
+        p = root / rel
+        if not p.is_file():
+            problems.append(f"{p}: missing; run `floorbench render` on the suite")
+            continue
+        entry = clips.get(rel)
+        if entry is None:
+            problems.append(f"{p}: not in {MANIFEST}; re-run `floorbench render`")
+        elif file_sha256(p) != entry.get("sha256"):
+            problems.append(f"{p}: SHA-256 differs from {MANIFEST}; the file changed, re-run `floorbench render`")
+        try:
+            info = sf.info(str(p))
+        except Exception as e:  # libsndfile raises several types on broken files
+            problems.append(f"{p}: unreadable ({e}); re-run `floorbench render`")
+            continue
+        if info.samplerate not in SUPPORTED_RATES:
+            problems.append(f"{p}: {info.samplerate} Hz; render at 16000, 24000 or 48000 Hz")
+        out[rel] = info.frames * 1000 // info.samplerate
+    return out
+
+
+def suite_info(root: Path | str, check_audio: bool = True) -> SuiteInfo:
+    """Summarise a suite; raises ScenarioError (one line) if it does not validate."""
+    root = Path(root)
+    suite = load_suite(root, audio=False)
+    rendered = bool(suite.suite.preamble.audio) and all(t.audio for s in suite.scenarios for t in s.turns)
+    labels = Counter(t.label.value for s in suite.scenarios for t in s.turns)
+    attrs: dict[str, Counter] = {k: Counter() for k in ("location", "activity", "relationship", "device_context", "register")}
+    for s in suite.scenarios:
+        for k in attrs:
+            attrs[k][getattr(s.attributes, k)] += 1
+    tasks = Counter(str(s.meta.get("task", "(hand-written)")) for s in suite.scenarios)
+    humans = Counter(len(s.speakers) for s in suite.scenarios)
+    lengths = [len(s.turns) for s in suite.scenarios]
+    quint = Counter(min(4, (s.request.id - 1) * 5 // len(s.turns)) for s in suite.scenarios)
+    differs: Counter = Counter()
+    for group in suite.pairs().values():
+        s = group[0]
+        rid = s.request.id
+        key = "request only" if sorted(s.differs) == [rid] else (
+            "request and the turn before" if sorted(s.differs) == [rid - 1, rid] else "other")
+        differs[key] += 1
+    info = SuiteInfo(
+        name=suite.suite.name, root=str(root), pairs=len(suite.pairs()), scenarios=len(suite.scenarios),
+        sample_rate=suite.suite.sample_rate, generator=suite.suite.generator,
+        labels={lab.value: labels.get(lab.value, 0) for lab in Label},
+        attributes={k: dict(sorted(v.items())) for k, v in attrs.items()},
+        tasks=dict(tasks.most_common()), humans=dict(sorted(humans.items())),
+        turns_mean_x100=round(100 * sum(lengths) / len(lengths)), turns_min=min(lengths), turns_max=max(lengths),
+        request_quintiles={q: quint.get(q, 0) for q in range(5)}, differs=dict(differs), rendered=rendered,
+    )
+    if rendered and check_audio:
+        problems: list[str] = []
+        dur = _durations(suite, problems)
+        info.audio_problems = problems
+        info.audio_unique_ms = sum(dur.values())
+        pre = dur.get(suite.suite.preamble.audio or "", 0)
+        per_scen = [sum(dur.get(t.audio or "", 0) for t in s.turns) for s in suite.scenarios]
+        info.audio_playback_ms = sum(per_scen) + pre * len(suite.scenarios)
+        info.dialogue_mean_ms = sum(per_scen) // max(1, len(per_scen))
+    return info
+
+
+def hours(ms: int) -> str:
+    return f"{ms / 3_600_000:.2f} h"
