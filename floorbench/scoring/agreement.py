@@ -1,0 +1,106 @@
+"""`floorbench judge-agreement`: two judges on the same sample of transcribed items.
+
+Samples up to `sample` items per task (answer, intrusion) from a scored run's
+items.jsonl (fixed seed), judges each with both judges (through the verdict
+cache), and reports raw agreement, Cohen's kappa, the confusion table and the
+disagreements with their transcripts.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from floorbench.records import write_json_atomic
+from floorbench.scoring.cache import JsonlCache
+from floorbench.scoring.inputs import InputError, load_turns
+from floorbench.scoring.items import Item, Metric
+from floorbench.scoring.judges import JudgeInput, Task, judge_cached, judge_id, make_judge
+from floorbench.scoring.score import read_items, read_scores
+
+
+def cohen_kappa(a: list[str], b: list[str]) -> float | None:
+    n = len(a)
+    if n == 0:
+        return None
+    po = sum(x == y for x, y in zip(a, b, strict=True)) / n
+    ca, cb = Counter(a), Counter(b)
+    pe = sum(ca[k] * cb[k] for k in set(ca) | set(cb)) / (n * n)
+    if pe == 1.0:
+        return 1.0 if po == 1.0 else None
+    return (po - pe) / (1.0 - pe)
+
+
+def _context(source: Path, scenario_folders: dict[str, str], item: Item) -> tuple[str, tuple[str, ...]]:
+    folder = scenario_folders.get(item.scenario_id)
+    path = (source / folder / "turns.json") if folder else None
+    if path is None or not path.is_file():
+        return "", ()
+    try:
+        turns = load_turns(path)
+    except InputError:
+        return "", ()
+    for t in turns.turns:
+        if t.turn_id == item.turn_id:
+            aliases = (t.model_extra or {}).get("gold_aliases") or []
+            return t.text, tuple(str(x) for x in aliases)
+    return "", ()
+
+
+def agreement(
+    scored: Path,
+    judge_a: str,
+    judge_b: str,
+    sample: int = 100,
+    seed: int = 0,
+    out: Path | None = None,
+    options_a: dict[str, Any] | None = None,
+    options_b: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], Path]:
+    scores = read_scores(scored)
+    items_path = scored / "items.jsonl"
+    if not items_path.is_file():
+        raise InputError(f"{scored}: no items.jsonl; run `floorbench score` first")
+    items = [i for i in read_items(items_path) if (i.transcript or "").strip()]
+    source = Path(scores.source)
+    folders: dict[str, str] = {}
+    vad_path = scored / "vad.jsonl"
+    if vad_path.is_file():
+        for line in vad_path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            folders[row["scenario_id"]] = row.get("folder", row["scenario_id"])
+    rng = random.Random(seed)
+    ja = make_judge(judge_a, **(options_a or {}))
+    jb = make_judge(judge_b, **(options_b or {}))
+    cache = JsonlCache(scored / "scoring-cache" / "judge.jsonl")
+    result: dict[str, Any] = {"judge_a": judge_id(ja), "judge_b": judge_id(jb), "seed": seed, "tasks": {}}
+    for task, metric in ((Task.answer, Metric.conditional_accuracy), (Task.intrusion, Metric.silence_keeping)):
+        pool = [i for i in items if i.metric is metric]
+        chosen = rng.sample(pool, min(sample, len(pool)))
+        inputs = []
+        for it in chosen:
+            ctx, aliases = _context(source, folders, it)
+            inputs.append(JudgeInput(task, it.transcript or "", gold=it.gold, aliases=aliases, context=ctx))
+        va = [v.verdict.value for v in judge_cached(ja, inputs, cache)]
+        vb = [v.verdict.value for v in judge_cached(jb, inputs, cache)]
+        kappa = cohen_kappa(va, vb)
+        result["tasks"][task.value] = {
+            "n": len(inputs),
+            "agreement": round(sum(x == y for x, y in zip(va, vb, strict=True)) / len(va), 4) if va else None,
+            "kappa": round(kappa, 4) if kappa is not None else None,
+            "confusion": {f"{x}|{y}": c for (x, y), c in sorted(Counter(zip(va, vb, strict=True)).items())},
+            "disagreements": [
+                {
+                    "scenario_id": it.scenario_id, "turn_id": it.turn_id, "transcript": it.transcript,
+                    "gold": it.gold, "a": x, "b": y,
+                }
+                for it, x, y in zip(chosen, va, vb, strict=True)
+                if x != y
+            ][:50],
+        }
+    path = (out or scored) / "judge_agreement.json"
+    write_json_atomic(path, result)
+    return result, path
