@@ -69,7 +69,7 @@ def generate(
         _fail(str(e))
     gen_ms = int((time.monotonic() - t0) * 1000)
     console.print(f"wrote {len(loaded.pairs())} pairs ({len(loaded.scenarios)} scenarios) to {out} "
-                  f"in {gen_ms / 1000:.1f} s; all validated. Next: floorbench render {out}")
+                  f"in {gen_ms / 1000:.1f} s; all validated. Next: floorbench render {out}", soft_wrap=True)
 
 
 def render(
@@ -109,7 +109,8 @@ def render(
               "again (finished clips are kept)")
     speed = f", {stats.audio_hours_per_cpu_minute:.3f} h of audio per CPU-minute" if stats.rendered else ""
     console.print(f"{stats.clips} clips ({stats.rendered} rendered, {stats.cached} cached), "
-                  f"{hours(stats.audio_ms_total)} of audio at {rate} Hz in {stats.wall_ms / 1000:.1f} s{speed}")
+                  f"{hours(stats.audio_ms_total)} of audio at {rate} Hz in {stats.wall_ms / 1000:.1f} s{speed}",
+                  soft_wrap=True)
 
 
 @suite_app.command("info")
@@ -139,7 +140,8 @@ def info(
         gen = f", generator {si.generator}" if si.generator else ", hand-written"
         console.print(f"[bold]{si.name}[/bold] ({si.root}{gen})")
         console.print(f"{si.pairs} pairs, {si.scenarios} scenarios; humans per scenario {si.humans}; "
-                      f"turns per scenario mean {si.turns_mean_x100 / 100:.2f} (min {si.turns_min}, max {si.turns_max})")
+                      f"turns per scenario mean {si.turns_mean_x100 / 100:.2f} (min {si.turns_min}, max {si.turns_max})",
+                      soft_wrap=True)
         t = Table("label", "turns", title="labels")
         for k, v in si.labels.items():
             t.add_row(k, str(v))
@@ -149,13 +151,13 @@ def info(
             for k, v in counts.items():
                 t.add_row(k, str(v))
             console.print(t)
-        console.print(f"task families: {si.tasks}")
-        console.print(f"request position by quintile of the dialogue: {si.request_quintiles}")
-        console.print(f"pair differences: {si.differs}")
+        console.print(f"task families: {si.tasks}", soft_wrap=True)
+        console.print(f"request position by quintile of the dialogue: {si.request_quintiles}", soft_wrap=True)
+        console.print(f"pair differences: {si.differs}", soft_wrap=True)
         if si.rendered and check_audio:
             console.print(f"audio: {hours(si.audio_unique_ms)} in distinct files; {hours(si.audio_playback_ms)} played "
                           f"per full run (preambles included); mean dialogue {si.dialogue_mean_ms / 1000:.1f} s of speech "
-                          f"at {si.sample_rate} Hz")
+                          f"at {si.sample_rate} Hz", soft_wrap=True)
         elif not si.rendered:
             console.print("audio: not rendered yet; run `floorbench render`")
     if si.audio_problems:
@@ -189,7 +191,7 @@ def import_(
     for line in result.rejected:
         Console(stderr=True).print(f"[red]rejected:[/red] {line}", highlight=False, soft_wrap=True)
     if result.written:
-        console.print(f"imported {len(result.written)} scenarios into {out}; next: floorbench render {out}")
+        console.print(f"imported {len(result.written)} scenarios into {out}; next: floorbench render {out}", soft_wrap=True)
     if result.rejected:
         _fail(f"{src}: {len(result.rejected)} record(s) or pair(s) rejected (listed above)")
 
