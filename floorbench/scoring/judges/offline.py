@@ -7,8 +7,9 @@ Answer (rule set ``offline-v1``), for the gold answer and each alias:
    fuzzy match ≥ 0.85 for words of 5+ letters, so "tacos"/"taco" and small ASR
    slips pass) → correct;
 4. otherwise meaning: the best MiniLM cosine between the gold and the
-   transcript or one of its sentences ≥ 0.75, or ≥ 0.60 when at least half of
-   the gold's content words are present → correct;
+   transcript or one of its sentences ≥ 0.75; ≥ 0.60 when at least half of
+   the gold's content words are present; ≥ 0.45 when every gold number was
+   said ("$9 per person" / "nine dollars a head") → correct;
 5. else wrong. Pleasantries cost nothing: only the gold must be found.
 Limits: a transcript that lists every option without choosing one, or names
 the gold while negating it ("not the taco place"), is judged correct; meaning
@@ -40,6 +41,8 @@ from floorbench.scoring.judges.normalize import (
 
 SEMANTIC_ALONE = 0.75
 SEMANTIC_WITH_WORDS = 0.60
+SEMANTIC_WITH_NUMBERS = 0.45
+THRESHOLDS = {"none": SEMANTIC_ALONE, "partial": SEMANTIC_WITH_WORDS, "numbers": SEMANTIC_WITH_NUMBERS}
 FUZZY = 0.85
 MAX_BACKCHANNEL_PHRASES = 3
 MAX_BACKCHANNEL_WORDS = 8
@@ -105,7 +108,7 @@ class OfflineJudge:
             best: dict[int, tuple[float, str, float]] = {}
             for n, ref, sents, why in semantic:
                 cos = max(float(vecs[ref] @ vecs[s]) for s in sents)
-                need = SEMANTIC_WITH_WORDS if why == "partial" else SEMANTIC_ALONE
+                need = THRESHOLDS[why]
                 if n not in best or cos - need > best[n][0] - best[n][2]:
                     best[n] = (cos, ref, need)
             for n, (cos, ref, need) in best.items():
@@ -149,7 +152,10 @@ class OfflineJudge:
             present = [w for w in content if _has_word(w, said)]
             if len(present) == len(content):
                 return JudgeVerdict(Verdict.correct, f"'{ref}': all gold words present ({', '.join(content)})"), []
-            pending.append((ref, "partial" if 2 * len(present) >= len(content) else "none"))
+            if any(is_number(t) for t in gold):
+                pending.append((ref, "numbers"))
+            else:
+                pending.append((ref, "partial" if 2 * len(present) >= len(content) else "none"))
         if pending:
             return None, pending
         return JudgeVerdict(Verdict.wrong, "; ".join(reasons) or "no gold answer given"), []

@@ -1,0 +1,185 @@
+"""Judges: the offline default (rules + real MiniLM), the LLM judge protocol, the verdict cache."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from floorbench.scoring.cache import JsonlCache
+from floorbench.scoring.judges import JudgeError, JudgeInput, Task, Verdict, judge_cached, make_judge
+from floorbench.scoring.judges.llm import LLMJudge, parse_reply
+from floorbench.scoring.judges.normalize import normalize_tokens
+from floorbench.scoring.judges.offline import OfflineJudge
+
+
+@pytest.fixture(scope="module")
+def offline() -> OfflineJudge:
+    return OfflineJudge()
+
+
+def answer(j: OfflineJudge, transcript: str, gold: str, *aliases: str) -> Verdict:
+    return j.judge([JudgeInput(Task.answer, transcript, gold=gold, aliases=tuple(aliases))])[0].verdict
+
+
+def test_number_and_entity_normalisation() -> None:
+    assert normalize_tokens("It's $12.00 at the taco place on Fifth") == [
+        "it", "12", "at", "the", "taco", "place", "on", "5"
+    ]
+    assert normalize_tokens("twenty-five dollars, one hundred and twenty people") == ["25", "dollars", "120", "people"]
+    assert normalize_tokens("the cheap one or one dollar") == ["the", "cheap", "one", "or", "1", "dollar"]
+    assert normalize_tokens("two three, 12.50") == ["2", "3", "12.5"]
+
+
+@pytest.mark.parametrize(
+    ("transcript", "gold", "expected"),
+    [
+        ("The cheapest one is the taco of place on 5th, about $9 ahead.", "the taco place", Verdict.correct),
+        ("Sure! Great question. It's the taco place.", "the taco place", Verdict.correct),
+        ("I think the burger joint on Ninth is the cheapest option.", "the taco place", Verdict.wrong),
+        ("It's about nine dollars a head.", "$9 per person", Verdict.correct),
+        ("It's about twelve dollars a head.", "$9 per person", Verdict.wrong),
+        ("Yeah, they take cards.", "yes", Verdict.correct),
+        ("No, they only take cash.", "yes", Verdict.wrong),
+        ("The meeting starts at three thirty.", "3:30", Verdict.correct),
+        ("Hmm, let me think about that.", "the taco place", Verdict.wrong),
+    ],
+)
+def test_offline_answer_rules(offline: OfflineJudge, transcript: str, gold: str, expected: Verdict) -> None:
+    assert answer(offline, transcript, gold) is expected
+
+
+def test_offline_answer_meaning_uses_minilm(offline: OfflineJudge) -> None:
+    v = offline.judge([JudgeInput(Task.answer, "You should take the subway.", gold="take the metro")])[0]
+    assert v.verdict is Verdict.correct and "MiniLM" in v.reason
+    v = offline.judge([JudgeInput(Task.answer, "You should walk there.", gold="take the metro")])[0]
+    assert v.verdict is Verdict.wrong and "MiniLM" in v.reason
+
+
+def test_offline_answer_aliases(offline: OfflineJudge) -> None:
+    assert answer(offline, "Go with Luigi's.", "the Italian place", "Luigi's") is Verdict.correct
+
+
+@pytest.mark.parametrize(
+    ("transcript", "expected"),
+    [
+        ("Got it, thanks.", Verdict.backchannel),
+        ("Mm-hm.", Verdict.backchannel),
+        ("Okay!", Verdict.backchannel),
+        ("$12.", Verdict.intrusion),
+        ("Twelve dollars.", Verdict.intrusion),
+        ("The bus takes about fifteen minutes.", Verdict.intrusion),
+        ("Do you want me to check?", Verdict.intrusion),
+        ("Okay okay okay okay okay.", Verdict.intrusion),
+    ],
+)
+def test_offline_intrusion_lexicon(offline: OfflineJudge, transcript: str, expected: Verdict) -> None:
+    v = offline.judge([JudgeInput(Task.intrusion, transcript)])[0]
+    assert v.verdict is expected, v.reason
+
+
+class CountingJudge:
+    name = "counting"
+    prompt_version = "t1"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def judge(self, inputs):  # type: ignore[no-untyped-def]
+        from floorbench.scoring.judges import JudgeVerdict
+
+        self.calls += len(inputs)
+        return [JudgeVerdict(Verdict.correct, "ok") for _ in inputs]
+
+
+def test_cache_is_keyed_by_judge_prompt_version_and_inputs(tmp_path: Path) -> None:
+    j = CountingJudge()
+    inputs = [JudgeInput(Task.answer, "a", gold="a"), JudgeInput(Task.answer, "b", gold="a")]
+    cache = JsonlCache(tmp_path / "judge.jsonl")
+    first = judge_cached(j, inputs, cache)
+    assert j.calls == 2 and not any(v.cached for v in first)
+    again = judge_cached(j, inputs, JsonlCache(tmp_path / "judge.jsonl"))  # reloaded from disk
+    assert j.calls == 2 and all(v.cached for v in again) and again[0].judge == "counting@t1"
+    j.prompt_version = "t2"
+    judge_cached(j, inputs, JsonlCache(tmp_path / "judge.jsonl"))
+    assert j.calls == 4
+
+
+def test_parse_reply() -> None:
+    assert parse_reply(Task.answer, '{"verdict": "correct", "reason": "x"}').verdict is Verdict.correct
+    assert parse_reply(Task.answer, 'Sure:\n```json\n{"verdict":"wrong"}\n```').verdict is Verdict.wrong
+    assert parse_reply(Task.intrusion, "backchannel").verdict is Verdict.backchannel
+    assert parse_reply(Task.answer, "backchannel").verdict is Verdict.unparsable
+    assert parse_reply(Task.answer, "correct or wrong, hard to say").verdict is Verdict.unparsable
+
+
+class _Endpoint(BaseHTTPRequestHandler):
+    seen: ClassVar[list[dict[str, object]]] = []
+    fail_with: ClassVar[int | None] = None
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+        if type(self).fail_with:
+            self.send_response(type(self).fail_with)
+            self.end_headers()
+            return
+        prompt = body["messages"][0]["content"]
+        verdict = "correct" if "taco" in prompt.split("Aria's transcript:")[-1] else "wrong"
+        if "brief acknowledgement" in prompt:
+            verdict = "backchannel" if "Got it" in prompt else "not-a-verdict"
+        data = json.dumps({"choices": [{"message": {"content": json.dumps({"verdict": verdict})}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def endpoint() -> Iterator[str]:
+    _Endpoint.seen, _Endpoint.fail_with = [], None
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Endpoint)
+    th = threading.Thread(target=server.serve_forever, daemon=True)
+    th.start()
+    yield f"http://127.0.0.1:{server.server_port}/v1"
+    server.shutdown()
+
+
+def test_llm_judge_on_an_openai_compatible_endpoint(endpoint: str, monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    monkeypatch.setenv("FB_TEST_KEY", "sk-test-secret")
+    j = make_judge("llm:test-model", base_url=endpoint, api_key_env="FB_TEST_KEY", concurrency=2)
+    assert isinstance(j, LLMJudge) and j.prompt_version.startswith("v1-")
+    inputs = [
+        JudgeInput(Task.answer, "It's the taco place.", gold="the taco place", context="Which is cheapest?"),
+        JudgeInput(Task.answer, "The burger joint.", gold="the taco place"),
+        JudgeInput(Task.intrusion, "Got it, thanks.", context="Hey Siri, timer."),
+        JudgeInput(Task.intrusion, "Twelve dollars."),
+    ]
+    cache = JsonlCache(tmp_path / "judge.jsonl")
+    verdicts = [v.verdict for v in judge_cached(j, inputs, cache)]
+    assert verdicts == [Verdict.correct, Verdict.wrong, Verdict.backchannel, Verdict.unparsable]
+    assert _Endpoint.seen[0]["path"] == "/v1/chat/completions"
+    assert _Endpoint.seen[0]["auth"] == "Bearer sk-test-secret"
+    assert _Endpoint.seen[0]["body"]["model"] == "test-model" and _Endpoint.seen[0]["body"]["temperature"] == 0
+    assert "sk-test-secret" not in (tmp_path / "judge.jsonl").read_text()
+    assert "sk-test-secret" not in json.dumps(j.settings())
+    n = len(_Endpoint.seen)
+    judge_cached(j, inputs, cache)
+    assert len(_Endpoint.seen) == n  # all cached
+
+
+def test_llm_judge_raises_instead_of_inventing_verdicts(endpoint: str) -> None:
+    _Endpoint.fail_with = 500
+    j = LLMJudge(model="m", base_url=endpoint, retries=1)
+    with pytest.raises(JudgeError, match="failed \\(HTTP 500\\)"):
+        j.judge([JudgeInput(Task.answer, "x", gold="y")])
