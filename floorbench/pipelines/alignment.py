@@ -44,7 +44,9 @@ def _xcorr_best(ref: np.ndarray, rec: np.ndarray, lo: int, hi: int) -> tuple[int
     energy = np.sqrt(np.convolve(seg.astype(np.float64) ** 2, np.ones(len(ref)), "valid"))
     energy = energy[: len(corr)]
     ref_norm = float(np.linalg.norm(ref)) or 1.0
-    norm = corr / np.maximum(energy * ref_norm, 1e-9)
+    denom = energy * ref_norm
+    # digital silence would divide FFT round-off by ~0: floor the denominator
+    norm = corr / np.maximum(denom, 1e-3 * float(denom.max()) + 1e-9)
     i = int(np.argmax(norm))
     return lo + i, float(norm[i])
 
