@@ -173,7 +173,7 @@ def test_every_builtin_resolves_to_a_model_class(name: str) -> None:
 
 
 def test_unknown_model_lists_the_choices() -> None:
-    with pytest.raises(ModelError, match="unknown model 'nope'; choose one of .*oracle"):
+    with pytest.raises(ModelError, match=r"unknown model 'nope'; choose one of .*oracle"):
         create_model(ModelContext(name="nope"))
 
 
