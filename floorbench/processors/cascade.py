@@ -1,0 +1,444 @@
+"""`cascade`: a real, local, weak baseline — Silero VAD → faster-whisper → responder → Piper, interruptible.
+
+What it does with the room audio (16 kHz mono, everything the humans say):
+
+1. **Segmenting** — Silero VAD on 32 ms windows. Speech starts after
+   ``vad.onset_ms`` of speech windows; an utterance ends after
+   ``vad.end_silence_ms`` below the threshold (default 450 ms: just under the
+   benchmark's 500 ms turn gaps, so consecutive turns are heard apart; commas
+   in speech are shorter). The tail of an utterance is kept as the preroll of
+   the next, in case it already holds that turn's first syllable.
+2. **Hearing** — each utterance goes to faster-whisper (tiny.en shipped in a
+   package by default) in a worker thread, prompted with the assistant's name
+   so that Whisper writes "Aria" rather than "area".
+3. **Deciding** — `cascade_text.addressing` (name spotting + context rules) and
+   `cascade_text.answer` (arithmetic over quantities heard, else extractive);
+   or, with ``llm:`` configured, an OpenAI-compatible LLM writes the answer.
+   A request split by a short pause (< ``join_gap_ms``) is judged joined.
+4. **Speaking** — Piper, sentence by sentence in a worker thread, pushed as
+   24 kHz ``OutputAudioRawFrame``s paced in real time with ``output_lead_ms``
+   of lead, so the cascade knows when it is audible.
+5. **Barge-in** — while it speaks (or is about to), a speech onset in the room
+   stops it: the speaking task is cancelled, Piper is told to stop, and an
+   ``InterruptionFrame`` clears the output transport's queue. Measured
+   end-to-end by ``benchmarks/bargein.py``.
+
+Latencies are logged per response and per barge-in (loguru, and as
+data-channel messages with topic ``cascade`` that the recorder writes to the
+timeline as markers): ASR, decision, first TTS audio, and the response latency
+from the end of the human's speech to the first audio pushed.
+
+The cascade never reads the scenario (`ModelContext.scenario`); it knows only
+what it hears and its configured name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from loguru import logger
+from pipecat.frames.frames import (
+    CancelFrame,
+    EndFrame,
+    Frame,
+    InputAudioRawFrame,
+    InterruptionFrame,
+    OutputAudioRawFrame,
+    OutputTransportMessageUrgentFrame,
+    StartFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from floorbench.processors.adapter_config import get_float, get_int
+from floorbench.processors.cascade_llm import LLMResponder
+from floorbench.processors.cascade_speech import Transcriber, Voice, resolve_asr_model, resolve_voice
+from floorbench.processors.cascade_text import Heard, addressing, answer
+from floorbench.processors.registry import Model, ModelContext, ModelError
+
+VAD_RATE, WINDOW = 16000, 512
+WINDOW_MS = WINDOW * 1000 // VAD_RATE
+
+
+@dataclass(frozen=True)
+class CascadeSettings:
+    name: str = "Aria"
+    asr_model: str = ""
+    asr_threads: int = 2
+    voice: str = ""
+    length_scale: float | None = None
+    threshold: float = 0.5
+    neg_threshold: float = 0.35
+    onset_ms: int = 64
+    end_silence_ms: int = 450
+    min_utterance_ms: int = 250
+    max_utterance_ms: int = 20000
+    preroll_ms: int = 300
+    join_gap_ms: int = 1200
+    barge_in: bool = True
+    barge_in_ms: int = 64
+    output_lead_ms: int = 100
+    out_rate: int = 24000
+
+
+def _now_ms(t0: int) -> int:
+    return (time.monotonic_ns() - t0) // 1_000_000
+
+
+class CascadeProcessor(FrameProcessor):
+    """The whole cascade in one processor (see the module docstring)."""
+
+    def __init__(self, settings: CascadeSettings, llm: LLMResponder | None = None) -> None:
+        super().__init__(name="cascade")
+        self.s = settings
+        self.llm = llm
+        self.history: list[Heard] = []
+        self.spoken: list[str] = []
+        self.latencies: list[dict[str, Any]] = []
+        """every response and barge-in record, also sent as markers (for tests and benchmarks)"""
+        self._t0 = time.monotonic_ns()
+        self._asr_pool = ThreadPoolExecutor(1, thread_name_prefix="cascade-asr")
+        self._tts_pool = ThreadPoolExecutor(1, thread_name_prefix="cascade-tts")
+        self._asr: Transcriber | None = None
+        self._voice: Voice | None = None
+        self._loaded: asyncio.Future | None = None
+        self._vad: Any = None
+        self._resampler: Any = None
+        self._buf = np.zeros(0, dtype=np.int16)
+        self._utt: list[np.ndarray] = []
+        self._pre: list[np.ndarray] = []
+        self._speech_run = 0
+        self._silence_run = 0
+        self._in_speech = False
+        self._onset_ms = 0
+        self._onset_sample = 0
+        self._in_samples = 0
+        self._last_speech_ms = 0
+        self._utterances: asyncio.Queue[tuple[np.ndarray, int, int, int]] = asyncio.Queue()
+        self._worker: asyncio.Task | None = None
+        self._speak_task: asyncio.Task | None = None
+        self._tts_cancel = threading.Event()
+        self._audible_until_ns = 0
+        self._pending_answer = False
+        self._closed = False
+
+    # --- lifecycle ------------------------------------------------------------------
+
+    def _load(self) -> None:
+        from floorbench.vad import SileroStream
+
+        t = time.monotonic()
+        self._vad = SileroStream(1)
+        self._asr = Transcriber(self.s.asr_model, threads=self.s.asr_threads)
+        self._voice = Voice(self.s.voice, self.s.out_rate, self.s.length_scale)
+        logger.info(f"cascade: models loaded in {time.monotonic() - t:.2f} s")
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, StartFrame):
+            await self.push_frame(frame, direction)
+            loop = asyncio.get_running_loop()
+            self._loaded = loop.run_in_executor(self._asr_pool, self._load)
+            self._worker = self.create_task(self._utterance_worker(), name="cascade-utterances")
+        elif isinstance(frame, InputAudioRawFrame):
+            await self._on_audio(frame)
+        elif isinstance(frame, EndFrame | CancelFrame):
+            await self._shutdown()
+            await self.push_frame(frame, direction)
+        else:
+            await self.push_frame(frame, direction)
+
+    async def _shutdown(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._tts_cancel.set()
+        for task in (self._speak_task, self._worker):
+            if task is not None and not task.done():
+                await self.cancel_task(task)
+        self._asr_pool.shutdown(wait=False, cancel_futures=True)
+        self._tts_pool.shutdown(wait=False, cancel_futures=True)
+
+    # --- hearing ----------------------------------------------------------------------
+
+    @property
+    def speaking(self) -> bool:
+        """Audio pushed and (by the pacing) not yet played out, or an answer about to start."""
+        return (
+            self._pending_answer
+            or time.monotonic_ns() < self._audible_until_ns
+            or (self._speak_task is not None and not self._speak_task.done())
+        )
+
+    async def _on_audio(self, frame: InputAudioRawFrame) -> None:
+        if self._loaded is None or not self._loaded.done() or self._vad is None:
+            return  # models still loading (well before any scenario turn: the preamble plays first)
+        pcm = np.frombuffer(frame.audio, dtype=np.int16)
+        if frame.num_channels > 1:
+            pcm = pcm.reshape(-1, frame.num_channels).mean(axis=1).astype(np.int16)
+        if frame.sample_rate != VAD_RATE:
+            if self._resampler is None:
+                import soxr
+
+                self._resampler = soxr.ResampleStream(frame.sample_rate, VAD_RATE, 1, dtype="int16")
+            pcm = self._resampler.resample_chunk(pcm)
+        self._buf = np.concatenate([self._buf, pcm])
+        while len(self._buf) >= WINDOW:
+            window, self._buf = self._buf[:WINDOW], self._buf[WINDOW:]
+            self._in_samples += WINDOW
+            prob = float(self._vad(window.astype(np.float32) / 32768.0)[0])
+            await self._on_window(window, prob)
+
+    async def _on_window(self, window: np.ndarray, prob: float) -> None:
+        s = self.s
+        now = _now_ms(self._t0)
+        if not self._in_speech:
+            self._pre = [*self._pre, window][-max(1, s.preroll_ms // WINDOW_MS) :]
+            self._speech_run = self._speech_run + 1 if prob >= s.threshold else 0
+            if self._speech_run == 1:
+                self._onset_ms = now
+                self._onset_sample = self._in_samples - WINDOW
+            if self._speech_run * WINDOW_MS >= s.onset_ms:
+                self._in_speech, self._silence_run = True, 0
+                self._utt = list(self._pre)
+                self._pre = []
+                self._last_speech_ms = now
+                if s.barge_in and self.speaking:
+                    # audio between the first speech window's start and now (VAD needs onset_ms of it)
+                    await self._barge_in(
+                        detect_delay_ms=(self._in_samples - self._onset_sample) * 1000 // VAD_RATE
+                    )
+            return
+        self._utt.append(window)
+        if prob >= s.neg_threshold:
+            self._silence_run = 0
+            self._last_speech_ms = now
+        else:
+            self._silence_run += 1
+        long = len(self._utt) * WINDOW_MS >= s.max_utterance_ms
+        if self._silence_run * WINDOW_MS >= s.end_silence_ms or long:
+            self._in_speech, self._speech_run = False, 0
+            audio = np.concatenate(self._utt)
+            # The tail may already hold the start of the next turn (turn gaps are ~500 ms): keep it as preroll.
+            self._pre = self._utt[-max(1, s.preroll_ms // WINDOW_MS) :]
+            self._utt = []
+            voiced_ms = len(audio) * 1000 // VAD_RATE - self._silence_run * WINDOW_MS
+            if voiced_ms >= s.min_utterance_ms:
+                self._utterances.put_nowait((audio, self._onset_ms, self._last_speech_ms, now))
+
+    async def _utterance_worker(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            audio, start_ms, end_ms, detected_ms = await self._utterances.get()
+            try:
+                await self._handle_utterance(loop, audio, start_ms, end_ms, detected_ms)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # one bad utterance must not end the session
+                logger.exception(f"cascade: utterance failed: {e}")
+
+    async def _handle_utterance(
+        self, loop: Any, audio: np.ndarray, start_ms: int, end_ms: int, detected_ms: int
+    ) -> None:
+        assert self._asr is not None
+        t = time.monotonic()
+        text = await loop.run_in_executor(
+            self._asr_pool, self._asr, audio, f"A conversation with {self.s.name}, the assistant."
+        )
+        asr_ms = int((time.monotonic() - t) * 1000)
+        prev = self.history[-1] if self.history else None
+        heard = Heard(text, start_ms, end_ms)
+        self.history.append(heard)
+        await self._marker(
+            {"event": "heard", "text": text, "start_ms": start_ms, "end_ms": end_ms, "asr_ms": asr_ms}
+        )
+        if not text:
+            return
+        # A request split by a short pause ("Aria, ..." <pause> "... how many?") is judged joined,
+        # but only when the second part alone does not already decide it.
+        joined = text
+        context = self.history[:-1]
+        verdict = addressing(text, self.s.name)
+        if (
+            not verdict.addressed
+            and prev is not None
+            and start_ms - prev.end_ms < self.s.join_gap_ms
+            and not addressing(prev.text, self.s.name).addressed
+        ):
+            both = addressing(f"{prev.text} {text}", self.s.name)
+            if both.addressed and both.reason == "named_request":
+                joined, verdict = f"{prev.text} {text}", both
+        t = time.monotonic()
+        reply: str | None = None
+        rule = verdict.reason
+        if self.llm is not None and (verdict.addressed or self.llm.decides_addressing):
+            try:
+                reply, _ = await self.llm.reply(self.s.name, context, self.spoken, joined)
+                rule = "llm" if reply else "llm_silent"
+            except Exception as e:
+                logger.warning(f"cascade: LLM failed ({e}); falling back to the extractive responder")
+                reply = answer(joined, context, self.s.name)[0] if verdict.addressed else None
+                rule = "llm_failed_fallback"
+        elif verdict.addressed:
+            reply, rule = answer(joined, context, self.s.name)
+        decide_ms = int((time.monotonic() - t) * 1000)
+        record: dict[str, Any] = {
+            "event": "decision",
+            "addressed": verdict.addressed,
+            "reason": verdict.reason,
+            "rule": rule,
+            "text": joined,
+            "reply": reply,
+            "speech_end_ms": end_ms,
+            "eou_wait_ms": detected_ms - end_ms,
+            "asr_ms": asr_ms,
+            "decide_ms": decide_ms,
+        }
+        if reply is None:
+            await self._marker(record)
+            return
+        if self._in_speech and self._onset_ms > end_ms:
+            record["dropped"] = "someone took the floor before the answer was ready"
+            await self._marker(record)
+            return
+        self._pending_answer = True
+        self._tts_cancel = threading.Event()
+        self._speak_task = self.create_task(self._speak(reply, record), name="cascade-speak")
+
+    # --- speaking ---------------------------------------------------------------------
+
+    async def _speak(self, text: str, record: dict[str, Any]) -> None:
+        assert self._voice is not None
+        loop = asyncio.get_running_loop()
+        chunks: asyncio.Queue[np.ndarray | None] = asyncio.Queue()
+        cancel = self._tts_cancel
+        t_req = time.monotonic()
+
+        def produce() -> None:
+            try:
+                for pcm in self._voice.sentences(text, cancel):  # type: ignore[union-attr]
+                    loop.call_soon_threadsafe(chunks.put_nowait, pcm)
+            except Exception as e:  # a TTS failure ends this answer, not the session
+                logger.error(f"cascade: TTS failed: {e}")
+            finally:
+                if not loop.is_closed():
+                    loop.call_soon_threadsafe(chunks.put_nowait, None)
+
+        try:
+            self._tts_pool.submit(produce)
+        except RuntimeError:  # shutting down
+            return
+        rate = self.s.out_rate
+        step = rate // 50  # 20 ms frames
+        lead_ns = self.s.output_lead_ms * 1_000_000
+        start_ns = 0
+        pushed = 0
+        try:
+            while (pcm := await chunks.get()) is not None:
+                if not start_ns:
+                    start_ns = time.monotonic_ns()
+                    record["tts_first_ms"] = int((time.monotonic() - t_req) * 1000)
+                    record["response_latency_ms"] = _now_ms(self._t0) - record["speech_end_ms"]
+                    record["event"] = "response"
+                    self._pending_answer = False
+                    await self._marker(record)
+                    self.spoken.append(text)
+                for i in range(0, len(pcm), step):
+                    due = start_ns + pushed * 1_000_000_000 // rate - lead_ns
+                    wait = due - time.monotonic_ns()
+                    if wait > 0:
+                        await asyncio.sleep(wait / 1e9)
+                    piece = pcm[i : i + step]
+                    await self.push_frame(OutputAudioRawFrame(piece.tobytes(), rate, 1))
+                    pushed += len(piece)
+                    self._audible_until_ns = start_ns + pushed * 1_000_000_000 // rate
+            rest = self._audible_until_ns - time.monotonic_ns()
+            if rest > 0:
+                await asyncio.sleep(rest / 1e9)
+        finally:
+            self._pending_answer = False
+
+    async def _barge_in(self, detect_delay_ms: int) -> None:
+        t = time.monotonic_ns()
+        was_audible = time.monotonic_ns() < self._audible_until_ns or (
+            self._speak_task is not None and not self._speak_task.done()
+        )
+        self._tts_cancel.set()
+        self._pending_answer = False
+        if self._speak_task is not None and not self._speak_task.done():
+            await self.cancel_task(self._speak_task, timeout=0.5)
+        self._audible_until_ns = 0
+        await self.push_frame(InterruptionFrame())
+        record = {
+            "event": "barge_in",
+            "detect_delay_ms": detect_delay_ms,
+            "stop_ms": (time.monotonic_ns() - t) // 1_000_000,
+            "was_audible": was_audible,
+            "t_ms": _now_ms(self._t0),
+        }
+        await self._marker(record)
+
+    async def _marker(self, record: dict[str, Any]) -> None:
+        record = {"source": "cascade", "wall_ns": time.time_ns(), **record}
+        self.latencies.append(record)
+        logger.info(f"cascade: {json.dumps(record)}")
+        await self.push_frame(OutputTransportMessageUrgentFrame(message=json.dumps(record)))
+
+
+class CascadeModel(Model):
+    """Silero VAD → faster-whisper → rules/LLM → Piper, all local (module docstring)."""
+
+    name: ClassVar[str] = "cascade"
+    joins = "pipeline"
+
+    def __init__(self, ctx: ModelContext) -> None:
+        super().__init__(ctx)
+        c, n = self.config, self.name
+        for key in ("asr", "tts", "vad", "llm"):
+            if c.get(key) is not None and not isinstance(c[key], dict):
+                raise ModelError(f"model {n}: `{key}` must be a mapping")
+        asr, tts, vad = c.get("asr") or {}, c.get("tts") or {}, c.get("vad") or {}
+        name = c.get("name", "Aria")
+        if not isinstance(name, str) or not name.strip():
+            raise ModelError(f"model {n}: `name` must be the assistant's name, e.g. Aria")
+        ls = tts.get("length_scale")
+        self.settings = CascadeSettings(
+            name=name,
+            asr_model=resolve_asr_model(asr.get("model"), n),
+            asr_threads=get_int(asr, "threads", n, 2),
+            voice=resolve_voice(tts.get("voice"), n),
+            length_scale=float(ls) if ls else None,
+            threshold=get_float(vad, "threshold", n, 0.5),
+            neg_threshold=get_float(vad, "neg_threshold", n, 0.35),
+            onset_ms=get_int(vad, "onset_ms", n, 64),
+            end_silence_ms=get_int(vad, "end_silence_ms", n, 450),
+            min_utterance_ms=get_int(vad, "min_utterance_ms", n, 250),
+            preroll_ms=get_int(vad, "preroll_ms", n, 300),
+            join_gap_ms=get_int(c, "join_gap_ms", n, 1200),
+            barge_in=bool(c.get("barge_in", True)),
+            output_lead_ms=get_int(c, "output_lead_ms", n, 100),
+            out_rate=ctx.out_sample_rate,
+        )
+        self.llm = LLMResponder.from_config(c["llm"], n) if c.get("llm") else None
+
+    def processors(self) -> list[FrameProcessor]:
+        return [CascadeProcessor(self.settings, self.llm)]
+
+    def card(self) -> dict[str, Any]:
+        card = super().card()
+        s = self.settings
+        card.update(
+            model_id="cascade: silero-vad + faster-whisper + rules/LLM + piper",
+            asr_model=s.asr_model,
+            tts_voice=s.voice,
+            responder=self.llm.card() if self.llm else "rules (floorbench.processors.cascade_text)",
+            vad={"threshold": s.threshold, "onset_ms": s.onset_ms, "end_silence_ms": s.end_silence_ms},
+            barge_in=s.barge_in,
+        )
+        return card

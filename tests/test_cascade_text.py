@@ -1,0 +1,107 @@
+"""The cascade's responder rules (cascade_text): addressing, quantities, answers; and the LLM path."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from aiohttp import web
+
+from floorbench.processors.cascade_llm import LLMResponder
+from floorbench.processors.cascade_text import Heard, addressing, answer, is_question, quantities
+
+
+@pytest.mark.parametrize(
+    ("text", "addressed", "reason"),
+    [
+        ("Aria, which one is the cheapest per person?", True, "named_request"),
+        ("Hold on, Aria. Does the taco place take card?", True, "named_request"),
+        ("Okay Aria, tell us the total.", True, "named_request"),
+        ("Area, how long is the drive?", True, "named_request"),  # Whisper's usual spelling
+        ("Aria booked the table for us.", False, "mention"),
+        ("Aria is great at this.", False, "mention"),
+        ("Hey Siri, set a timer for ten minutes.", False, "wake_word"),
+        ("Alexa, what's the weather?", False, "wake_word"),
+        ("Ben, can you pass the salt?", False, "vocative_other"),
+        ("Where did I leave my phone?", False, "self_talk"),
+        ("The bus takes twenty minutes.", False, "no_request"),
+        ("So how much do we owe altogether?", True, "implicit_request"),
+        ("Could we get the total for the groceries, please?", True, "implicit_request"),
+        ("Did you like the film?", False, "no_request"),
+    ],
+)
+def test_addressing(text, addressed, reason):
+    a = addressing(text)
+    assert (a.addressed, a.reason) == (addressed, reason)
+
+
+def test_question_detection_ignores_vocative_and_fillers():
+    assert is_question("So, Aria, what time is it")
+    assert not is_question("Aria has been helpful")
+
+
+def test_quantities_units_and_kinds():
+    q = quantities("The tickets were 25 dollars each and the taxi was twelve bucks.")
+    assert [(x.value, x.unit) for x in q] == [(25, "dollars"), (12, "dollars")]
+    q = quantities("The show starts at seven, and it's half an hour away.")
+    assert [(x.value, x.unit) for x in q] == [(420, "clock"), (30, "minutes")]
+    q = quantities("Two hundred and fifty kilometres in total.")
+    assert [(x.value, x.unit) for x in q] == [(250, "kilometres")]
+    assert quantities("Four of them cancelled.")[0].negative
+
+
+def h(*texts: str) -> list[Heard]:
+    return [Heard(t, i * 1000, i * 1000 + 900) for i, t in enumerate(texts)]
+
+
+def test_answers_by_rule():
+    said = h("Lunch was 14 dollars.", "And the museum was 11 dollars.")
+    assert answer("Aria, how much did we spend in total?", said) == ("That's 25 dollars in total.", "total")
+    said = h("The hike is 12 miles.", "We've done 5 miles so far.")
+    assert answer("Aria, how many miles are left?", said)[0] == "You have 7 miles still to go."
+    said = h("Dinner is at eight.", "The restaurant is twenty minutes away.")
+    assert answer("Aria, what time should we leave?", said) == (
+        "You should leave at 7:40.",
+        "time_minus_durations",
+    )
+    said = h("Ten people signed up.", "Two of them cancelled this morning.")
+    assert answer("Aria, how many people are coming?", said)[0] == "That's 8 people in total."
+    said = h("The blue jacket fits better than the red one.")
+    text, rule = answer("Aria, which jacket fits better?", said)
+    assert rule == "extractive" and "blue jacket" in text
+    assert answer("Aria, what's the capital of Peru?", said)[1] == "no_evidence"
+
+
+async def test_llm_responder_against_a_local_endpoint(monkeypatch):
+    """A loopback OpenAI-compatible endpoint (a fake for this one component)."""
+    seen: list[dict] = []
+
+    async def completions(request: web.Request) -> web.Response:
+        seen.append({"auth": request.headers.get("Authorization"), "body": await request.json()})
+        latest = seen[-1]["body"]["messages"][-1]["content"]
+        content = "SILENT" if "Ben," in latest.split("Latest utterance:")[1] else "Eighteen dollars."
+        return web.json_response({"choices": [{"message": {"role": "assistant", "content": content}}]})
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", completions)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    monkeypatch.setenv("FB_LLM_KEY", "llm-secret")
+    try:
+        llm = LLMResponder.from_config(
+            {"base_url": f"http://127.0.0.1:{port}/v1", "model": "tiny", "api_key_env": "FB_LLM_KEY"},
+            "cascade",
+        )
+        history = h("Pizza twelve, drinks six.")
+        text, _ = await llm.reply("Aria", history, [], "Aria, what do we owe?")
+        assert text == "Eighteen dollars."
+        assert (await llm.reply("Aria", history, [], "Ben, pass the salt."))[0] is None
+        body = seen[0]["body"]
+        assert seen[0]["auth"] == "Bearer llm-secret" and body["model"] == "tiny"
+        assert "Pizza twelve" in body["messages"][1]["content"] and "Aria" in body["messages"][0]["content"]
+        assert "llm-secret" not in json.dumps(llm.card())
+    finally:
+        await runner.cleanup()
