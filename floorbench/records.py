@@ -67,6 +67,11 @@ class TimelineEvent(BaseModel):
     sample: int | None = Field(default=None, description="sample index on the source's track")
     reason: str | None = None
 
+    @classmethod
+    def of(cls, t_ms: int, kind: EventKind, source: str, **fields: Any) -> TimelineEvent:
+        """An event with fields beyond the common ones (kept flat in the JSON line)."""
+        return cls.model_validate({"t_ms": t_ms, "kind": kind, "source": source, **fields})
+
 
 class Outcome(StrEnum):
     """How a scenario run ended."""
@@ -133,6 +138,9 @@ class RunMeta(BaseModel):
     schedule: dict[str, Any] = Field(default_factory=dict)
     tracks: dict[str, TrackInfo] = Field(default_factory=dict)
     transport_latency_ms: dict[str, Any] = Field(default_factory=dict)
+    playback: dict[str, Any] = Field(
+        default_factory=dict, description="playback clock anchors, underruns, per-turn onset errors"
+    )
     versions: dict[str, str] = Field(default_factory=dict)
     duration_ms: int | None = None
 
@@ -160,6 +168,9 @@ class DialogueTurns(BaseModel):
     pair_id: str
     condition: str
     turns: list[DialogueTurn]
+    model_wav_end_ms: int | None = Field(
+        default=None, description="length of model.wav; the last turn's window ends here"
+    )
 
 
 def write_json_atomic(path: Path, data: BaseModel | dict[str, Any] | list[Any]) -> None:

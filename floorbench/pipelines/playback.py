@@ -258,12 +258,12 @@ class ModelSpeechMonitor:
 
     def _event(self, edge: str, t_ns: int) -> None:
         self.timeline.write(
-            TimelineEvent(
-                t_ms=t_ns // 1_000_000,
-                kind=EventKind.model_vad,
-                source="playback",
+            TimelineEvent.of(
+                t_ns // 1_000_000,
+                EventKind.model_vad,
+                "playback",
                 reason=edge,
-                decided_ms=self.clock.now_ms(),  # type: ignore[call-arg]
+                decided_ms=self.clock.now_ms(),
             )
         )
 
@@ -387,7 +387,5 @@ class PlaybackParticipant:
     def log(self, kind: EventKind, **fields: object) -> None:
         """A schedule decision; `t_ms` defaults to now, `decided_ms` is always now."""
         now = self.clock.now_ms()
-        fields.setdefault("t_ms", now)
-        self.timeline.write(
-            TimelineEvent(kind=kind, source=PLAYBACK_IDENTITY, decided_ms=now, **fields)  # type: ignore[arg-type]
-        )
+        t_ms = int(fields.pop("t_ms", now))  # type: ignore[arg-type]
+        self.timeline.write(TimelineEvent.of(t_ms, kind, PLAYBACK_IDENTITY, decided_ms=now, **fields))

@@ -127,12 +127,8 @@ class Recorder:
 
     def _emit(self, event: str, identity: str, **extra: object) -> None:
         self.timeline.write(
-            TimelineEvent(
-                t_ms=self.clock.now_ms(),
-                kind=EventKind.participant,
-                source="recorder",
-                reason=f"{event}:{identity}",
-                **extra,  # type: ignore[arg-type]
+            TimelineEvent.of(
+                self.clock.now_ms(), EventKind.participant, "recorder", reason=f"{event}:{identity}", **extra
             )
         )
         for fn in list(self.listeners):
@@ -179,12 +175,8 @@ class Recorder:
             except UnicodeDecodeError:
                 text = f"<{len(packet.data)} bytes>"
             self.timeline.write(
-                TimelineEvent(
-                    t_ms=self.clock.now_ms(),
-                    kind=EventKind.marker,
-                    source=who,
-                    reason=packet.topic or "data",
-                    payload=text,  # type: ignore[call-arg]
+                TimelineEvent.of(
+                    self.clock.now_ms(), EventKind.marker, who, reason=packet.topic or "data", payload=text
                 )
             )
 
@@ -219,7 +211,7 @@ class Recorder:
         self._subscribed[name] = track
         self._tasks[name] = asyncio.create_task(self._consume(stream, rec), name=f"record-{name}")
         self.audio_from.add(identity)
-        self._emit("audio_subscribed", identity, track=name)  # type: ignore[arg-type]
+        self._emit("audio_subscribed", identity, track=name)
 
     async def _consume(self, stream: rtc.AudioStream, rec: TrackRecording) -> None:
         first = True
@@ -271,12 +263,8 @@ class Recorder:
                         "jitter_s": getattr(s.inbound_rtp.received, "jitter", None),
                     }
             self.timeline.write(
-                TimelineEvent(
-                    t_ms=self.clock.now_ms(),
-                    kind=EventKind.transport,
-                    source="recorder",
-                    reason=f"inbound_rtp:{name}",
-                    stats=summary,  # type: ignore[call-arg]
+                TimelineEvent.of(
+                    self.clock.now_ms(), EventKind.transport, "recorder", reason=f"inbound_rtp:{name}", stats=summary
                 )
             )
 

@@ -212,12 +212,12 @@ class ScenarioRun:
         self._write_meta()
         timeline = TimelineWriter(self.dir / "timeline.jsonl")
         timeline.write(
-            TimelineEvent(
-                t_ms=0,
-                kind=EventKind.session_start,
-                source="runner",
+            TimelineEvent.of(
+                0,
+                EventKind.session_start,
+                "runner",
                 reason="anchor",
-                monotonic_ns=self.clock.anchor.monotonic_ns,  # type: ignore[call-arg]
+                monotonic_ns=self.clock.anchor.monotonic_ns,
                 wall_ns=self.clock.anchor.wall_ns,
             )
         )
@@ -300,7 +300,7 @@ class ScenarioRun:
         self.meta.failure_kind = kind
         self.meta.failure_reason = reason
         timeline.write(
-            TimelineEvent(t_ms=self.clock.now_ms(), kind=EventKind.failure, source="runner", reason=reason, failure_kind=kind)  # type: ignore[call-arg]
+            TimelineEvent.of(self.clock.now_ms(), EventKind.failure, "runner", reason=reason, failure_kind=kind)
         )
 
     def _load_audio(self) -> tuple[np.ndarray | None, dict[int, np.ndarray], float]:
@@ -485,7 +485,7 @@ class ScenarioRun:
                 "not_found": [lg.turn_id for lg in lags if lg.score < 0.5],
             }
         }
-        self.meta.playback = {  # type: ignore[attr-defined]
+        self.meta.playback = {
             "online_start_ns": playback.writer.first_write_ns,
             "capture_fit_start_ns": fit.start_ns,
             "underruns": playback.writer.underruns,
@@ -498,19 +498,20 @@ class ScenarioRun:
             s, e = starts.get(t.id), ends.get(t.id)
             if s is None or e is None or s.sample is None or e.sample is None:
                 continue
-            lag = lag_by_turn.get(t.id, expected.get(t.id, 0) + lat_med * sr_rec // 1_000_000_000)
-
-            def to_model_ms(sent_sample: int, lag: int = lag) -> int:
-                t_ns = humans.start_ns + (int(sent_sample * ratio) + lag) * 1_000_000_000 // sr_rec
-                return (t_ns - model.start_ns) // MS
+            s_sample, e_sample = s.sample, e.sample
+            if t.id in lag_by_turn:
+                lag = lag_by_turn[t.id]
+            else:  # not found cleanly: its expected place plus the median latency
+                lag = expected.get(t.id, 0) + lat_med * int(sr_rec) // 1_000_000_000
+            t0 = humans.start_ns - model.start_ns
 
             turns.append(
                 DialogueTurn(
                     turn_id=t.id,
                     speaker=t.speaker,
                     label=str(t.label),
-                    start_ms=to_model_ms(s.sample),
-                    end_ms=to_model_ms(e.sample),
+                    start_ms=(t0 + (int(s_sample * ratio) + lag) * 1_000_000_000 // sr_rec) // MS,
+                    end_ms=(t0 + (int(e_sample * ratio) + lag) * 1_000_000_000 // sr_rec) // MS,
                     text=t.text,
                     gold=t.gold,
                 )
@@ -522,7 +523,7 @@ class ScenarioRun:
                 pair_id=self.scenario.pair_id,
                 condition=str(self.scenario.condition),
                 turns=turns,
-                model_wav_end_ms=model.samples * 1000 // model.sample_rate,  # type: ignore[call-arg]
+                model_wav_end_ms=model.samples * 1000 // model.sample_rate,
             ),
         )
 
