@@ -110,3 +110,12 @@ def test_pipecat_service_backend_runs_a_real_pipecat_tts_service_offline():
     a = tts.synthesize("Hello from a pipecat service.", v, 24000)
     assert a.dtype == np.int16 and 0.8 < a.size / 24000 < 4.0
     assert np.abs(a).max() > 3000
+
+
+def test_festival_pipe_session_matches_text2wave(monkeypatch):
+    """The long-lived festival process and the text2wave reference say the same thing at the same length."""
+    text = 'She said "seven" and left.'
+    fast = tts.synthesize(text, "festival:kal_diphone", 16000)
+    monkeypatch.setenv("FLOORBENCH_FESTIVAL_PIPE", "0")
+    ref = tts.synthesize(text, "festival:kal_diphone", 16000)
+    assert abs(fast.size - ref.size) < 0.1 * ref.size

@@ -124,18 +124,23 @@ def _render_clip(text: str, voice: str, rate: int, out: str) -> tuple[str, int, 
     """Worker: synthesize one clip and write it atomically. Returns (out, frames, cpu_ms, error)."""
     import soundfile as sf
 
+    from floorbench.scenarios.tts_festival import sessions_cpu_s
+
     t0 = os.times()
+    f0 = sessions_cpu_s()
     try:
         audio = tts.synthesize(text, voice, rate)
     except tts.TTSError as e:
         return out, 0, 0, str(e)
+    # a long-lived festival process is not a reaped child: count its CPU directly
+    fest = sum(v - f0.get(pid, 0.0) for pid, v in sessions_cpu_s().items())
     path = Path(out)
     tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.flac")
     sf.write(str(tmp), audio, rate, format="FLAC", subtype="PCM_16")
     os.replace(tmp, path)
     t1 = os.times()
     cpu = (t1.user - t0.user) + (t1.system - t0.system) + (t1.children_user - t0.children_user)
-    cpu += t1.children_system - t0.children_system
+    cpu += t1.children_system - t0.children_system + fest
     return out, int(audio.size), int(cpu * 1000), None
 
 

@@ -322,6 +322,16 @@ def _synth_festival(text: str, spec: VoiceSpec) -> tuple[np.ndarray, int]:
     with tempfile.TemporaryDirectory(prefix="fb-festival-") as d:
         txt = Path(d) / "in.txt"
         wav = Path(d) / "out.wav"
+        if os.environ.get("FLOORBENCH_FESTIVAL_PIPE", "1") != "0":
+            from floorbench.scenarios import tts_festival
+
+            try:
+                sess = tts_festival.session(func)
+                with sess.lock:
+                    sess.synth_to(text, wav)
+                return _read_wav(wav, spec)
+            except tts_festival.FestivalSessionError:
+                tts_festival.drop(func)  # fall back to text2wave, the reference path
         txt.write_text(_festival_escape(text), encoding="utf-8")
         _run(["text2wave", "-eval", f"({func})", str(txt), "-o", str(wav)], spec, fix)
         return _read_wav(wav, spec)
