@@ -1,0 +1,103 @@
+"""The report: Markdown and self-contained HTML side by side, escaping, and a clean load in Chromium."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from floorbench.cli import app
+from floorbench.scoring.score import ScoreOptions, score
+
+_spec = importlib.util.spec_from_file_location(
+    "scoring_build", Path(__file__).parent / "fixtures" / "scoring" / "build.py"
+)
+assert _spec and _spec.loader
+build = sys.modules.setdefault("scoring_build", importlib.util.module_from_spec(_spec))
+_spec.loader.exec_module(build)
+
+EVIL = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def spec(sid: str, cond: str, speech: list[object]) -> object:
+    turns = [
+        build.Turn(1, "N2", 500, 2000, "Okay, option one: the taco place <b>on Fifth</b>."),
+        build.Turn(2, "T", 2500, 4000, "Aria, which one is the cheapest?", "the taco place", "D"),
+        build.Turn(3, "N3", 12000, 13000, "Where did I put my keys?"),
+    ]
+    return build.DialogueSpec(sid, turns, speech, 15000, pair_id=sid[:-2], condition=cond)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("report")
+    good, chatty = root / "good", root / "chatty"
+    for pair in ("p1", "p2"):
+        for cond in ("explicit", "implicit"):
+            sid = f"{pair}-{cond[:1]}"
+            build.write_dialogue(good / sid, spec(sid, cond, [build.Speech(4600, "answer_taco")]))
+            build.write_dialogue(
+                chatty / sid,
+                spec(sid, cond, [build.Speech(1000, "bare_number"), build.Speech(4600, "answer_burger")]),
+            )
+    for r in (good, chatty):
+        score(r, ScoreOptions(out=r / "scored", resamples=500, workers=1))
+    # a transcript that tries to inject markup must stay text in every output
+    items = (chatty / "scored" / "items.jsonl").read_text().splitlines()
+    first = json.loads(items[0])
+    first["transcript"] = EVIL
+    items[0] = json.dumps(first)
+    (chatty / "scored" / "items.jsonl").write_text("\n".join(items) + "\n")
+    return good / "scored", chatty / "scored"
+
+
+def test_markdown_and_html_compare_runs_side_by_side(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    out = tmp_path / "rep"
+    res = CliRunner().invoke(app, ["report", str(runs[0]), str(runs[1]), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    md = (out / "report.md").read_text()
+    html = (out / "report.html").read_text()
+    assert md.count("| Fresh-onset response rate | 1.000 [1.000, 1.000] (n=2) | 1.000 [1.000, 1.000] (n=2) |") == 2
+    assert md.count("| Conditional answer accuracy | 1.000 [1.000, 1.000] (n=2) | 0.000 [0.000, 0.000] (n=2) |") == 2
+    assert md.count("| Silence keeping | 1.000 [1.000, 1.000] (n=4) | 0.500 [0.500, 0.500] (n=4) |") == 2
+    assert "| Yield rate | — (n=0) | — (n=0) |" in md
+    assert "| good | 2 | 0 | 0 | 2 | 0 | 1.0000 |" in md  # McNemar, per run
+    assert "| good | chatty | explicit | 2 | 1.000 | 0.000 | 2 | 0 | 0.5000 |" in md  # paired accuracy
+    # escaping: markup in transcripts and turn texts never reaches the page as markup
+    for text in (md, html):
+        assert "<script" not in text and "<img" not in text and "<b>" not in text
+    assert "&lt;script&gt;document.title=&#x27;pwned&#x27;&lt;/script&gt;" in html
+    assert "&lt;b&gt;on Fifth&lt;/b&gt;" in html
+    # self-contained: no external resources
+    assert not re.search(r"""<[^>]*\s(src|href)=|url\(|@import""", html)
+    assert html.count("<svg") >= 6 + 4  # six metric charts and the dialogue timelines
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed")
+def test_html_opens_in_headless_chromium_without_errors(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    out = tmp_path / "rep"
+    res = CliRunner().invoke(app, ["report", str(runs[0]), str(runs[1]), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    proc = subprocess.run(
+        [
+            str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
+            "--dump-dom", (out / "report.html").as_uri(),
+        ],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    dom = proc.stdout
+    assert "<title>floorbench report</title>" in dom  # the injected script never ran
+    assert "<script" not in dom and "pwned" in dom  # present, as text
+    assert dom.count("<svg") >= 10 and "Dialogue timelines" in dom
+    console = [ln for ln in proc.stderr.splitlines() if "CONSOLE" in ln or "Uncaught" in ln]
+    assert console == []
