@@ -62,6 +62,13 @@ _CONTRACTIONS = {
     "wasn't": "was not", "isn't": "is not", "doesn't": "does not", "haven't": "have not", "it'll": "it will",
 }
 
+# a register opener is not stacked on a turn that already opens with one of these
+_DISCOURSE_MARKERS = frozenset({
+    "Oh", "Okay", "So", "Quick", "Yeah", "Right", "Actually", "Hmm", "Fun", "Brace", "Just", "For", "If", "Sorry",
+    "No", "Never", "Forget", "Let", "Note",
+})
+_KEEP_CAPITAL = frozenset({"I", "Aria", "Alexa", "Siri", "Google"})
+
 
 @dataclass(frozen=True)
 class GenConfig:
@@ -109,11 +116,11 @@ class _Pair:
 
     def style(self, text: str, opener_p: float = 0.3, tail_p: float = 0.12) -> str:
         reg = self.register
-        if self.rng.random() < opener_p:
+        first = text.split(" ", 1)[0].strip(",.:!?").split("'")[0]
+        if self.rng.random() < opener_p and first not in _DISCOURSE_MARKERS:
             op = self.rng.choice(reg.openers)
             if op:
-                first = text.split(" ", 1)[0].strip(",.:!?").split("'")[0]
-                keep = first in self.names.values() or first in ("I", "Aria")
+                keep = first in self.names.values() or first in _KEEP_CAPITAL or first.isupper()
                 text = op + (text if keep else text[:1].lower() + text[1:])
         if self.rng.random() < tail_p and text.endswith("."):
             text += self.rng.choice(reg.tails)
@@ -178,7 +185,8 @@ class _Pair:
         frames = {Label.N1: P.FACT_N1, Label.N2: P.FACT_N2_FIRST if any_first else P.FACT_N2, Label.N3: P.FACT_N3}[label]
         frame = rng.choice(frames)
         text = self.fill(frame, speaker, addressee=self.other(speaker, persons), c=c, C=cap(c))
-        return speaker, self.style(text)
+        # register openers and tails are said to others, not muttered to oneself
+        return speaker, (text if label is Label.N3 else self.style(text))
 
     def filler_turn(self, label: Label, prev: str | None, after_request: bool) -> tuple[str, str]:
         rng = self.rng
@@ -198,6 +206,7 @@ class _Pair:
                 frame = self.pick(P.FILLER_N2_AFTER if after_request and rng.random() < 0.5 else P.FILLER_N2)
         else:
             frame = self.pick(self.activity.mutter if self.activity.mutter and rng.random() < 0.55 else P.FILLER_N3)
+            return speaker, self.fill(frame, speaker)
         return speaker, self.style(self.fill(frame, speaker), opener_p=0.2)
 
     def side_question(self, asker: str):

@@ -139,6 +139,9 @@ class Ctx:
     """the location moves (vehicle) or people are out on foot"""
 
 
+PEOPLE_NOUNS = frozenset({"guests", "people", "helpers", "sponsors"})
+
+
 def _money(n: int, ctx: Ctx) -> str:
     return f"{n} {ctx.currency}"
 
@@ -253,9 +256,10 @@ def budget_left(ctx: Ctx) -> Task | None:
 
 
 def unit_total(ctx: Ctx) -> Task | None:
-    if not ctx.activity.countables:
+    things = [c for c in ctx.activity.countables if c[0] not in PEOPLE_NOUNS]
+    if not things:
         return None
-    noun, lo, hi = ctx.rng.choice(ctx.activity.countables)
+    noun, lo, hi = ctx.rng.choice(things)
     n = ctx.rng.randint(max(lo, 2), max(hi, 3))
     unit = ctx.rng.randint(2, 12) if hi > 10 else ctx.rng.randint(4, 30)
     u = _money(unit, ctx)
@@ -388,7 +392,7 @@ def duration_between(ctx: Ctx) -> Task | None:
 
 
 def headcount(ctx: Ctx) -> Task | None:
-    nouns = [c for c in ctx.activity.countables if c[0] in ("guests", "people", "helpers")]
+    nouns = [c for c in ctx.activity.countables if c[0] in PEOPLE_NOUNS]
     if not nouns:
         return None
     noun, lo, hi = ctx.rng.choice(nouns)
@@ -398,9 +402,11 @@ def headcount(ctx: Ctx) -> Task | None:
     extra = ctx.rng.choice((0, 1, 2, 3))
     facts = [Fact(third=[f"we invited {invited} {noun}", f"the invitation went out to {invited} {noun}",
                          f"there were {invited} {noun} on the list"], first=[f"I invited {invited} {noun}"], order=-1),
-             Fact(third=[f"{join_and(declined)} can't make it", f"{join_and(declined)} have said no",
-                         f"{join_and(declined)} dropped out"] if len(declined) > 1 else
-                  [f"{declined[0]} can't make it", f"{declined[0]} has said no", f"{declined[0]} dropped out"])]
+             # the names come after a verb, so a vocative before the clause cannot be misheard as one of them
+             Fact(third=[f"turns out {join_and(declined)} can't make it", f"we heard that {join_and(declined)} said no",
+                         f"sadly {join_and(declined)} dropped out"] if len(declined) > 1 else
+                  [f"turns out {declined[0]} can't make it", f"we heard that {declined[0]} said no",
+                   f"sadly {declined[0]} dropped out"])]
     if extra:
         w = number_words(extra)
         facts.append(Fact(third=[f"{w} more {noun} asked to join", f"we've added {w} more {noun} to the list",
@@ -414,12 +420,12 @@ def headcount(ctx: Ctx) -> Task | None:
 
 
 def count_total(ctx: Ctx) -> Task | None:
-    nouns = [c for c in ctx.activity.countables if c[0] not in ("guests", "people")]
+    nouns = [c for c in ctx.activity.countables if c[0] not in PEOPLE_NOUNS]
     if not nouns:
         return None
     noun, lo, hi = ctx.rng.choice(nouns)
     people = ctx.rng.sample(sorted(ctx.names), ctx.rng.choice((2, 3)) if len(ctx.names) >= 3 else 2)
-    counts = [ctx.rng.randint(max(1, lo // 2), max(2, hi // 2)) for _ in people]
+    counts = [ctx.rng.randint(max(2, lo // 2), max(3, hi // 2)) for _ in people]
     facts = [Fact(third=[f"{ctx.names[p]} is bringing {c} {noun}", f"{ctx.names[p]} has {c} {noun}",
                          f"{ctx.names[p]} said {c} {noun}"],
                   first=[f"I'm bringing {c} {noun}", f"I've got {c} {noun}", f"I can do {c} {noun}"], person=p)
@@ -455,7 +461,8 @@ def recall_who(ctx: Ctx) -> Task | None:
         return None
     people = ctx.rng.sample(sorted(ctx.names), min(len(ctx.names), ctx.rng.choice((2, 3))))
     jobs = ctx.rng.sample(list(ctx.activity.jobs), len(people))
-    facts = [Fact(third=[f"{ctx.names[p]} is {j}", f"{ctx.names[p]} said they'd be {j}", f"{ctx.names[p]}'s on {j}"],
+    facts = [Fact(third=[f"{ctx.names[p]} is {j}", f"{ctx.names[p]} said they'd be {j}",
+                         f"{ctx.names[p]} volunteered for {j}"],
                   first=[f"I'll be {j}", f"I'm {j}, don't worry", f"leave {j} to me"], person=p)
              for p, j in zip(people, jobs, strict=True)]
     target = ctx.rng.randrange(len(people))

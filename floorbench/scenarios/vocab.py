@@ -4,14 +4,14 @@ The five scenario attributes — location, shared activity, relationship, device
 context, register — each come from one list here. Each activity carries its own
 lexicon (things with prices, places with distances, events with times,
 countable things, choices, jobs, chatter and side questions), which the task
-families in `tasks.py` draw their evidence from. Locations and device contexts
-have a *kind*, and an activity lists the kinds it can happen in, so a
-combination is always plausible (nobody cooks dinner in a car).
+families in `tasks.py` draw their evidence from. An activity lists the
+locations it can happen in, and a device context the kinds of location it fits,
+so a combination is always plausible (nobody cooks dinner on a motorway).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # --------------------------------------------------------------------------- locations
 
@@ -196,7 +196,8 @@ class SideQuestion:
 @dataclass(frozen=True)
 class Activity:
     name: str
-    kinds: tuple[str, ...]
+    locations: tuple[str, ...]
+    """where it can plausibly happen (each one a key of LOCATIONS)"""
     items: tuple[tuple[str, int, int], ...] = ()
     """things paid for: (noun phrase, lowest price, highest price)"""
     places: tuple[tuple[str, int, int], ...] = ()
@@ -216,12 +217,12 @@ class Activity:
     mutter: tuple[str, ...] = ()
     """self-talk"""
     side_questions: tuple[SideQuestion, ...] = ()
-    extra_locations: tuple[str, ...] = field(default=())
 
 
 ACTIVITIES: tuple[Activity, ...] = (
     Activity(
-        "cooking dinner", ("home",),
+        "cooking dinner",
+        ("kitchen", "dining room", "back garden", "camper van", "campsite"),
         items=(("the salmon", 12, 28), ("the vegetables", 5, 14), ("the wine", 8, 24), ("the cheese", 6, 15),
                ("the fresh pasta", 4, 9), ("the olive oil", 7, 16), ("the dessert", 5, 12)),
         spans=(("the roast", 60, 120), ("the rice", 15, 25), ("the bread dough", 40, 90)),
@@ -246,7 +247,8 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "planning a weekend trip", ("home", "work", "public"),
+        "planning a weekend trip",
+        ("kitchen", "living room", "dining room", "home office", "corner café", "hotel lobby", "train station concourse", "office meeting room", "open-plan office", "ski lodge terrace"),
         items=(("the hotel", 90, 220), ("the train tickets", 30, 90), ("the museum passes", 15, 40),
                ("the boat tour", 20, 60), ("the car hire", 40, 120), ("the concert tickets", 35, 95)),
         places=(("the old town", 5, 40), ("the lake", 20, 120), ("the castle", 15, 90), ("the vineyard", 10, 60)),
@@ -267,7 +269,8 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "splitting the bill after dinner", (), extra_locations=("corner café", "hotel lobby", "dining room"),
+        "splitting the bill after dinner",
+        ("corner café", "hotel lobby", "dining room", "ski lodge terrace"),
         items=(("the starters", 12, 30), ("the mains", 45, 110), ("the wine", 20, 60), ("the desserts", 10, 28),
                ("the coffees", 6, 14), ("the tip", 8, 25)),
         choices=(("for dessert", ("the tiramisu", "the cheesecake", "the sorbet", "the brownie")),),
@@ -282,7 +285,8 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "organising a birthday party", ("home", "work", "outdoor", "public"),
+        "organising a birthday party",
+        ("kitchen", "living room", "back garden", "community hall", "park picnic spot", "office meeting room", "open-plan office", "garage workshop"),
         items=(("the cake", 25, 70), ("the balloons", 5, 18), ("the decorations", 10, 35), ("the pizzas", 30, 90),
                ("the drinks", 15, 45), ("the present", 20, 80)),
         events=(("the party", 14, 19), ("the cake pickup", 11, 15)),
@@ -301,7 +305,8 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "moving house", ("home", "vehicle"),
+        "moving house",
+        ("living room", "kitchen", "garage workshop", "minivan on a country road", "car on a motorway", "supermarket car park"),
         items=(("the van hire", 60, 150), ("the boxes", 15, 45), ("the packing tape", 4, 12), ("the cleaning", 80, 200),
                ("the new mattress", 150, 400)),
         places=(("the new flat", 5, 60), ("the storage unit", 3, 25), ("the recycling centre", 2, 15)),
@@ -319,7 +324,8 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "a long road trip", ("vehicle",),
+        "a long road trip",
+        ("car on a motorway", "minivan on a country road", "camper van"),
         items=(("the fuel", 40, 95), ("the tolls", 8, 30), ("the motel", 60, 140), ("the snacks", 6, 20)),
         places=(("the coast", 80, 320), ("the border", 60, 250), ("the next town", 15, 60), ("the lake cabin", 120, 400)),
         events=(("the ferry", 9, 18), ("check-in at the motel", 15, 21)),
@@ -339,7 +345,8 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "planning a team offsite", ("work", "public"),
+        "planning a team offsite",
+        ("office meeting room", "open-plan office", "shared university lab", "hotel lobby", "corner café"),
         items=(("the venue", 300, 900), ("the catering", 150, 500), ("the coach", 120, 350), ("the workshop materials", 40, 120)),
         places=(("the venue", 20, 90), ("the airport", 15, 60)),
         events=(("the kick-off", 8, 10), ("the team dinner", 18, 20), ("the coach", 7, 9)),
@@ -357,10 +364,11 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "a camping weekend", ("outdoor", "vehicle"),
+        "a camping weekend",
+        ("campsite", "camper van", "beach", "minivan on a country road", "park picnic spot"),
         items=(("the pitch", 15, 45), ("the firewood", 5, 15), ("the gas canister", 4, 12), ("the kayak rental", 20, 60)),
         places=(("the waterfall", 3, 12), ("the village shop", 2, 9), ("the summit", 5, 16)),
-        events=(("sunset", 19, 21), ("the ranger talk", 10, 16), ("the shop closing", 17, 19)),
+        events=(("sunset", 19, 21), ("the ranger talk", 10, 16), ("the guided walk", 9, 15)),
         spans=(("the hike to the waterfall", 60, 180), ("the kayak trip", 45, 120)),
         countables=(("tent pegs", 6, 20), ("sleeping bags", 2, 5)),
         choices=(("for the hike", ("the ridge trail", "the river path", "the forest loop", "the summit route")),),
@@ -374,7 +382,8 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "renovating the spare room", ("home",),
+        "renovating the spare room",
+        ("living room", "garage workshop", "home office", "kitchen"),
         items=(("the paint", 25, 80), ("the flooring", 150, 450), ("the new light", 30, 110), ("the skirting boards", 40, 90),
                ("the brushes and rollers", 10, 30)),
         spans=(("the first coat of paint", 120, 240), ("laying the floor", 180, 360)),
@@ -391,9 +400,10 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "studying for the exams", ("home", "public", "work"),
+        "studying for the exams",
+        ("home office", "kitchen", "living room", "corner café", "shared university lab", "train station concourse"),
         items=(("the textbook", 30, 90), ("the online course", 20, 60), ("the printing", 3, 12), ("the coffee", 3, 9)),
-        events=(("the exam", 9, 14), ("the study group", 16, 19), ("the library closing", 20, 23)),
+        events=(("the exam", 9, 14), ("the study group", 16, 19), ("the revision lecture", 10, 15)),
         spans=(("the practice paper", 60, 150), ("the lecture recording", 45, 110)),
         countables=(("chapters", 3, 12), ("flashcards", 20, 80)),
         choices=(("to revise first", ("statistics", "organic chemistry", "European history", "contract law")),),
@@ -408,7 +418,8 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "training for a charity run", ("outdoor", "home", "public"),
+        "training for a charity run",
+        ("park picnic spot", "beach", "living room", "kitchen", "community hall"),
         items=(("the running shoes", 60, 160), ("the entry fee", 20, 55), ("the sports watch", 80, 250), ("the energy gels", 8, 20)),
         places=(("the bridge", 2, 8), ("the park gates", 1, 5), ("the harbour", 3, 11)),
         events=(("the race", 8, 11), ("the group run", 17, 19)),
@@ -425,7 +436,8 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "planning a wedding", ("home", "public", "work"),
+        "planning a wedding",
+        ("living room", "dining room", "corner café", "hotel lobby", "back garden", "community hall"),
         items=(("the flowers", 200, 800), ("the photographer", 600, 1800), ("the band", 500, 1500), ("the cake", 150, 450),
                ("the invitations", 60, 200)),
         places=(("the church", 2, 20), ("the reception venue", 5, 40)),
@@ -444,7 +456,8 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "waiting for a delayed flight", (), extra_locations=("airport departure gate", "hotel lobby"),
+        "waiting for a delayed flight",
+        ("airport departure gate", "hotel lobby"),
         items=(("the sandwiches", 12, 30), ("the lounge passes", 30, 80), ("the taxi", 35, 90), ("the parking", 25, 70)),
         events=(("boarding", 13, 21), ("the connecting flight", 15, 23)),
         spans=(("the delay", 40, 180), ("the flight", 90, 300)),
@@ -460,7 +473,8 @@ ACTIVITIES: tuple[Activity, ...] = (
         ),
     ),
     Activity(
-        "running a bake sale", ("public", "work", "home"),
+        "running a bake sale",
+        ("community hall", "kitchen", "open-plan office", "supermarket car park"),
         items=(("the flour and sugar", 10, 25), ("the cupcake cases", 3, 8), ("the table hire", 15, 40),
                ("the signs", 5, 15), ("the butter", 6, 14)),
         events=(("the sale", 9, 12), ("the school pickup", 15, 16)),
@@ -481,7 +495,7 @@ ACTIVITIES: tuple[Activity, ...] = (
 
 
 def locations_for(activity: Activity) -> list[str]:
-    return sorted({n for n, k in LOCATIONS.items() if k in activity.kinds} | set(activity.extra_locations))
+    return list(activity.locations)
 
 
 def devices_for(location: str) -> list[Device]:
