@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -180,9 +181,13 @@ class OracleProcessor(ListeningAgent):
         self,
         segments: list[dict[str, Any]],
         response_delay_ms: int,
+        n4_wait_ms: int = 3000,
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
+        self.n4_wait = n4_wait_ms * VAD_RATE // 1000
+        self.yield_at: int | None = None
+        """received-sample index where the N4R is due (the schedule's fixed wait)"""
         self.segments = segments
         """per expected clip: label, lead (samples to first speech), length (samples), speech (PCM or None)"""
         self.k = 0
@@ -199,10 +204,10 @@ class OracleProcessor(ListeningAgent):
             seg = self.segments[self.k]
             self.in_segment = True
             self.segment_end = start - seg["lead"] + seg["length"]
-            if seg["label"] == "N4R" and self.speaking:
-                await self.stop_speaking("N4R started")
             if seg["label"] == "N4R":
-                self.speak_at = None
+                self.speak_at = self.yield_at = None
+                if self.speaking:
+                    await self.stop_speaking("N4R started")
 
     async def on_samples(self, received: int) -> None:
         if self.in_segment and received >= self.segment_end:
@@ -212,6 +217,15 @@ class OracleProcessor(ListeningAgent):
             self.earliest_onset = self.segment_end + 100 * VAD_RATE // 1000
             if seg.get("speech") is not None:
                 self.speak_at = (self.segment_end + self.delay, seg["speech"], f"after {seg['label']}")
+            if seg["label"] == "N4Q":
+                self.yield_at = self.segment_end + self.n4_wait
+        if self.yield_at is not None and received >= self.yield_at:
+            # the resolution is due now (the input stream is sample-continuous, so
+            # this is exact); stop without waiting for the VAD to hear it
+            self.yield_at = None
+            self.speak_at = None
+            if self.speaking:
+                await self.stop_speaking("N4R due")
         if self.speak_at is not None and received >= self.speak_at[0]:
             _, pcm, what = self.speak_at
             self.speak_at = None
@@ -278,6 +292,7 @@ class OracleAgent(Model):
         self.voice = str(self.config.get("voice", DEFAULT_VOICE))
         self.template = str(self.config.get("answer_template", "{gold}."))
         self.response_delay_ms = int(self.config.get("response_delay_ms", 400))
+        self.n4_wait_ms = int(self.config.get("n4_wait_ms", 3000))
 
     def _segments(self) -> list[dict[str, Any]]:
         import soundfile as sf
@@ -285,7 +300,7 @@ class OracleAgent(Model):
 
         ctx = self.ctx
         assert ctx.scenario is not None
-        root = ctx.suite_root or __import__("pathlib").Path(".")
+        root = ctx.suite_root or Path(".")
         clips: list[tuple[str, str | None, str | None]] = []
         if ctx.suite is not None and ctx.suite.preamble.audio:
             clips.append(("preamble", ctx.suite.preamble.audio, None))
@@ -320,6 +335,6 @@ class OracleAgent(Model):
     def processors(self) -> list[FrameProcessor]:
         return [
             OracleProcessor(
-                self._segments(), self.response_delay_ms, out_rate=self.ctx.out_sample_rate
+                self._segments(), self.response_delay_ms, self.n4_wait_ms, out_rate=self.ctx.out_sample_rate
             )
         ]
