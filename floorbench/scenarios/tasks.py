@@ -219,10 +219,11 @@ def split_cost(ctx: Ctx) -> Task | None:
 def price_difference(ctx: Ctx) -> Task | None:
     if len(ctx.activity.items) < 2:
         return None
+    (a, pa), (b, pb) = _pick_items(ctx, 2)
     for _ in range(20):
-        (a, pa), (b, pb) = _pick_items(ctx, 2)
         if pa != pb:
             break
+        (a, pa), (b, pb) = _pick_items(ctx, 2)
     if pa == pb:
         pa += 3
     if pa < pb:
