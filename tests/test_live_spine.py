@@ -167,3 +167,27 @@ def test_echo_model_repeats_the_room_after_its_delay(tmp_path: Path, tiny_suite:
             best, best_lag = c, lag_ms
     assert best > 0.5, best
     assert 500 <= best_lag <= 1000, best_lag
+
+
+def test_cli_run_against_an_existing_server(
+    tmp_path: Path, tiny_suite: Path, livekit_server: object, livekit: LiveKitConnection
+) -> None:
+    """`floorbench run --livekit-url` with key/secret from the environment; the secret never leaks."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "LIVEKIT_API_KEY": livekit.api_key, "LIVEKIT_API_SECRET": livekit.api_secret}
+    out = tmp_path / "run"
+    proc = subprocess.run(
+        [sys.executable, "-m", "floorbench.cli", "run", "--suite", str(tiny_suite), "--model", "silent",
+         "--out", str(out), "--livekit-url", livekit.url, "--scenario", "tiny02-implicit", "--quiet"],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "1 completed, 0 failed" in proc.stdout
+    run_json = json.loads((out / "run.json").read_text())
+    assert run_json["livekit"] == {"url": livekit.url, "managed": False}
+    everything = proc.stdout + proc.stderr + "".join(
+        p.read_text(errors="replace") for p in out.rglob("*") if p.suffix in (".json", ".jsonl", ".log", ".tsv")
+    )
+    assert livekit.api_secret not in everything
