@@ -137,6 +137,10 @@ class CascadeProcessor(FrameProcessor):
         self._vad = SileroStream(1)
         self._asr = Transcriber(self.s.asr_model, threads=self.s.asr_threads)
         self._voice = Voice(self.s.voice, self.s.out_rate, self.s.length_scale)
+        # First calls are slow (graph set-up, allocations): pay that now, during the preamble.
+        self._asr(np.zeros(VAD_RATE, dtype=np.int16), None)
+        for _ in self._voice.sentences("Okay.", threading.Event()):
+            pass
         logger.info(f"cascade: models loaded in {time.monotonic() - t:.2f} s")
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
@@ -270,6 +274,7 @@ class CascadeProcessor(FrameProcessor):
             and prev is not None
             and start_ms - prev.end_ms < self.s.join_gap_ms
             and not addressing(prev.text, self.s.name).addressed
+            and (not prev.text.rstrip().endswith((".", "?", "!")) or len(prev.text.split()) <= 3)
         ):
             both = addressing(f"{prev.text} {text}", self.s.name)
             if both.addressed and both.reason == "named_request":
@@ -342,6 +347,12 @@ class CascadeProcessor(FrameProcessor):
         try:
             while (pcm := await chunks.get()) is not None:
                 if not start_ns:
+                    if self._in_speech and self._onset_ms > record["speech_end_ms"]:
+                        # someone took the floor while the answer was being synthesised
+                        record["event"] = "decision"
+                        record["dropped"] = "someone took the floor before the answer was ready"
+                        await self._marker(record)
+                        return
                     start_ns = time.monotonic_ns()
                     record["tts_first_ms"] = int((time.monotonic() - t_req) * 1000)
                     record["response_latency_ms"] = _now_ms(self._t0) - record["speech_end_ms"]

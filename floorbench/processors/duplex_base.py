@@ -50,6 +50,8 @@ class SocketStats:
     dropped_input_ms: int = 0
     """input audio dropped before the server was ready"""
     interruptions: int = 0
+    dropped_output_ms: int = 0
+    """quiet model audio dropped to keep playout latency bounded (max_backlog_ms)"""
 
 
 class DuplexSocketProcessor(FrameProcessor):
@@ -64,6 +66,7 @@ class DuplexSocketProcessor(FrameProcessor):
         headers: dict[str, str] | None = None,
         connect_timeout_s: float = 10.0,
         frame_ms: int = 20,
+        max_backlog_ms: int | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
@@ -73,7 +76,9 @@ class DuplexSocketProcessor(FrameProcessor):
         self.headers = dict(headers or {})
         self.connect_timeout_s = connect_timeout_s
         self.frame_ms = frame_ms
+        self.max_backlog_ms = max_backlog_ms
         self.stats = SocketStats()
+        self._playout_end = 0.0
         self._ws: Any = None
         self._ready = asyncio.Event()
         self._closing = False
@@ -103,6 +108,18 @@ class DuplexSocketProcessor(FrameProcessor):
         if len(pcm) == 0:
             return
         self.stats.received_audio_samples += len(pcm)
+        if self.max_backlog_ms is not None:
+            # A server that streams all the time (Moshi sends every 80 ms step, silence too)
+            # turns any burst — e.g. room audio queued while the pipeline started — into
+            # latency that never goes away, since playout is real time. Like a jitter
+            # buffer, drop *quiet* audio while more than max_backlog_ms is queued.
+            now = time.monotonic()
+            backlog_ms = (self._playout_end - now) * 1000
+            quiet = np.abs(pcm.astype(np.int32)).max() < 100  # below about -50 dBFS
+            if backlog_ms > self.max_backlog_ms and quiet:
+                self.stats.dropped_output_ms += len(pcm) * 1000 // self.recv_sample_rate
+                return
+            self._playout_end = max(self._playout_end, now) + len(pcm) / self.recv_sample_rate
         await self.push_frame(
             OutputAudioRawFrame(
                 audio=pcm.astype(np.int16, copy=False).tobytes(),
@@ -226,5 +243,6 @@ class DuplexSocketProcessor(FrameProcessor):
         logger.info(
             f"{self}: closed; sent {s.sent_bytes} B, received {s.received_bytes} B "
             f"({s.received_audio_samples * 1000 // max(1, self.recv_sample_rate)} ms audio), "
-            f"{s.interruptions} interruptions, {s.dropped_input_ms} ms input dropped before ready"
+            f"{s.interruptions} interruptions, {s.dropped_input_ms} ms input dropped before ready, "
+            f"{s.dropped_output_ms} ms quiet output dropped to bound latency"
         )

@@ -14,7 +14,11 @@ The protocol, as kyutai's Python server and client implement it
 
 Moshi speaks continuously (silence is audio too), so its output goes straight
 to the room; there is no interruption message — a full-duplex model stops
-talking by producing silence.
+talking by producing silence. Because it streams all the time, a burst (room
+audio queued while the pipeline started) would become latency that never
+drains; the adapter drops *quiet* output while more than ``max_backlog_ms``
+(default 240) is queued for playout, as a jitter buffer would. Speech is never
+dropped; set ``max_backlog_ms: null`` to turn this off.
 
 No real Moshi weights were run while building this adapter: it is tested
 against the reference server in ``tests/support/duplex_servers.py`` and
@@ -32,7 +36,7 @@ from loguru import logger
 from floorbench.processors.adapter_config import get_float, get_int, public_url, ws_url
 from floorbench.processors.duplex_base import DuplexSocketProcessor
 from floorbench.processors.ogg_opus import OggOpusReader, OggOpusWriter
-from floorbench.processors.registry import Model, ModelContext
+from floorbench.processors.registry import Model, ModelContext, ModelError
 
 MOSHI_RATE = 24000
 KIND_HANDSHAKE, KIND_AUDIO, KIND_TEXT = 0x00, 0x01, 0x02
@@ -81,6 +85,10 @@ class MoshiModel(Model):
         self.url = ws_url(c, n, "ws://127.0.0.1:8998/api/chat")
         self.connect_timeout_s = get_float(c, "connect_timeout_s", n, 30.0)
         self.opus_frame_ms = get_int(c, "opus_frame_ms", n, 80, (20, 40, 60, 80))
+        backlog = c.get("max_backlog_ms", 240)
+        if backlog is not None and (isinstance(backlog, bool) or not isinstance(backlog, int) or backlog < 0):
+            raise ModelError(f"model {n}: `max_backlog_ms` must be a whole number of ms ≥ 0, or null")
+        self.max_backlog_ms = backlog
 
     def processors(self) -> list:
         return [
@@ -89,6 +97,7 @@ class MoshiModel(Model):
                 connect_timeout_s=self.connect_timeout_s,
                 frame_ms=self.opus_frame_ms,
                 opus_frame_ms=self.opus_frame_ms,
+                max_backlog_ms=self.max_backlog_ms,
                 name="moshi-model",
             )
         ]
