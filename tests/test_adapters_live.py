@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -79,7 +78,7 @@ def test_external_standalone_participant_is_recorded(
     from livekit import api
 
     log = tmp_path / "participant.jsonl"
-    procs: list[subprocess.Popen] = []
+    procs: list[asyncio.subprocess.Process] = []
 
     async def join_when_room_exists() -> None:
         lk = api.LiveKitAPI(livekit.http_url, livekit.api_key, livekit.api_secret)
@@ -96,7 +95,8 @@ def test_external_standalone_participant_is_recorded(
                     )
                     cmd = [sys.executable, str(ROOT / "examples" / "standalone_participant.py")]
                     cmd += ["--url", livekit.url, "--token", token, "--mode", "periodic", "--log", str(log)]
-                    procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                    devnull = asyncio.subprocess.DEVNULL
+                    procs.append(await asyncio.create_subprocess_exec(*cmd, stdout=devnull, stderr=devnull))
                     return
                 await asyncio.sleep(0.1)
         finally:
@@ -117,14 +117,12 @@ def test_external_standalone_participant_is_recorded(
             return await run_suite(opts)
         finally:
             joiner.cancel()
+            for p in procs:
+                with contextlib.suppress(Exception):
+                    p.terminate()
+                    await asyncio.wait_for(p.wait(), 5)
 
-    try:
-        summary = asyncio.run(main())
-    finally:
-        for p in procs:
-            with contextlib.suppress(Exception):
-                p.terminate()
-                p.wait(5)
+    summary = asyncio.run(main())
     assert procs, "the test never saw the scenario's room"
     assert summary.metas[0].outcome == Outcome.completed
     folder = tmp_path / "run" / SCENARIO
