@@ -193,3 +193,17 @@ def test_redact_removes_secrets_but_keeps_env_names() -> None:
     assert out["params"]["token"] == "<redacted>" and out["params"]["voice"] == "alloy"
     assert out["params"]["headers"][0]["Authorization_secret"] == "<redacted>"
     assert "sk-123" not in str(out)
+
+
+def test_numbers_are_spelled_for_piper() -> None:
+    from floorbench.scenarios.spoken_numbers import spell_numbers
+    from floorbench.scenarios.tts import spoken_text
+
+    assert spell_numbers("It was $18.50 at 7:05 on the 3rd.") == (
+        "It was eighteen dollars and fifty cents at seven oh five on the third."
+    )
+    assert spell_numbers("1,200 people, 2.5 km, 15%") == (
+        "one thousand, two hundred people, two point five km, fifteen percent"
+    )
+    assert spoken_text("18 dollars", "piper:joe") == "eighteen dollars"
+    assert spoken_text("18 dollars", "flite:rms") == "18 dollars"  # flite expands numbers itself

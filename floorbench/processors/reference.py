@@ -290,7 +290,7 @@ class OracleAgent(Model):
         if ctx.scenario is None:
             raise ModelError("oracle: needs the scenario (run it through `floorbench run`)")
         self.voice = str(self.config.get("voice", DEFAULT_VOICE))
-        self.template = str(self.config.get("answer_template", "{gold}."))
+        self.template = str(self.config.get("answer_template", "The answer is {gold}."))
         self.response_delay_ms = int(self.config.get("response_delay_ms", 400))
         self.n4_wait_ms = int(self.config.get("n4_wait_ms", 3000))
 

@@ -94,7 +94,7 @@ def clip_key(text: str, voice: str, rate: int, backend: str) -> str:
 def make_clip(text: str, voice: str, rate: int, backends: dict[str, str]) -> Clip:
     if voice not in backends:
         backends[voice] = tts.backend_version(voice)
-    return Clip(text=text, voice=voice, rate=rate, backend=backends[voice], key=clip_key(text, voice, rate, backends[voice]))
+    return Clip(text=text, voice=voice, rate=rate, backend=backends[voice], key=clip_key(tts.spoken_text(text, voice), voice, rate, backends[voice]))
 
 
 def file_sha256(path: Path) -> str:

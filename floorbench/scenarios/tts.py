@@ -431,7 +431,7 @@ def synthesize(
         raise TTSError(f"voice {voice!r}: empty text; give the words to speak")
     spec = parse_voice(voice)
     if spec.backend == "piper":
-        x, rate = _synth_piper(text, spec)
+        x, rate = _synth_piper(spoken_text(text, voice), spec)
     elif spec.backend == "flite":
         x, rate = _synth_flite(text, spec)
     elif spec.backend == "festival":
@@ -445,6 +445,15 @@ def synthesize(
     if normalize:
         x = normalize_loudness(x, sample_rate)
     return to_int16(x)
+
+
+def spoken_text(text: str, voice: str) -> str:
+    """The text the engine is given: Piper gets numbers spelled out (see spoken_numbers)."""
+    if parse_voice(voice).backend != "piper":
+        return text
+    from floorbench.scenarios.spoken_numbers import spell_numbers
+
+    return spell_numbers(text)
 
 
 def backend_version(voice: str) -> str:
