@@ -120,3 +120,12 @@ def test_cli_score_on_a_missing_folder_is_one_line(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["score", str(tmp_path / "nope"), "--quiet"])
     assert res.exit_code == 2
     assert res.output.strip().count("\n") == 0 and "not a folder" in res.output
+
+
+def test_duplicate_scenario_ids_are_refused(tmp_path: Path) -> None:
+    rec = tmp_path / "rec"
+    build.write_dialogue(rec / "a", simple_spec("same"))
+    build.write_dialogue(rec / "b", simple_spec("same"))
+    disc = discover(rec)
+    assert [d.folder.name for d in disc.scorable] == ["a"]
+    assert len(disc.errors) == 1 and "scenario_id 'same' already used by" in disc.errors[0]

@@ -34,6 +34,7 @@ def test_number_and_entity_normalisation() -> None:
     assert normalize_tokens("twenty-five dollars, one hundred and twenty people") == ["25", "dollars", "120", "people"]
     assert normalize_tokens("the cheap one or one dollar") == ["the", "cheap", "one", "or", "1", "dollar"]
     assert normalize_tokens("two three, 12.50") == ["2", "3", "12.5"]
+    assert normalize_tokens("two oh five, oh well") == ["2", "0", "5", "oh", "well"]
 
 
 @pytest.mark.parametrize(
@@ -47,6 +48,11 @@ def test_number_and_entity_normalisation() -> None:
         ("Yeah, they take cards.", "yes", Verdict.correct),
         ("No, they only take cash.", "yes", Verdict.wrong),
         ("The meeting starts at three thirty.", "3:30", Verdict.correct),
+        ("The answer is 205.", "2:05", Verdict.correct),
+        ("It leaves at two oh five.", "2:05", Verdict.correct),
+        ("It leaves at 2:15.", "2:05", Verdict.wrong),
+        ("It is 41 dollars in total.", "41 dollars", Verdict.correct),
+        ("It is 14 dollars in total.", "41 dollars", Verdict.wrong),
         ("Hmm, let me think about that.", "the taco place", Verdict.wrong),
     ],
 )

@@ -170,7 +170,19 @@ def discover(target: Path) -> Discovery:
         raise InputError(
             f"{target}: no dialogue folders (sub-folders with model.wav and turns.json) found"
         )
-    return Discovery(root=target, kind=kind, run_info=run_info, dialogues=[_dialogue(p) for p in subs])
+    disc = Discovery(root=target, kind=kind, run_info=run_info, dialogues=[_dialogue(p) for p in subs])
+    first: dict[str, Path] = {}
+    for d in disc.scorable:
+        assert d.turns is not None
+        sid = d.turns.scenario_id
+        if sid in first:
+            d.error = (
+                f"{d.folder / 'turns.json'}: scenario_id '{sid}' already used by {first[sid]}; "
+                "give every dialogue its own scenario_id"
+            )
+        else:
+            first[sid] = d.folder
+    return disc
 
 
 def read_model_track(path: Path) -> tuple[np.ndarray, int]:

@@ -191,7 +191,6 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
         mcnemar=metrics.presence_mcnemar(items),
         stage_seconds={k: round(v, 3) for k, v in secs.items()},
     )
-    scores.scenarios["unreadable"] = len(scores.errors)
     write_outputs(out, scores, items, vad_rows)
     return ScoreResult(scores=scores, items=items, out=out)
 

@@ -83,7 +83,8 @@ def run_vad(
     in the workers, never forked); small jobs run in this process.
     """
     order = sorted(paths, key=lambda p: p.stat().st_size if p.exists() else 0, reverse=True)
-    chunks = [order[i : i + batch] for i in range(0, len(order), batch)]
+    size = max(1, min(batch, -(-len(order) // max(1, workers))))  # small jobs still use every worker
+    chunks = [order[i : i + size] for i in range(0, len(order), size)]
     out: dict[Path, VadResult] = {}
     if workers <= 1 or len(chunks) < 2:
         _worker_init()

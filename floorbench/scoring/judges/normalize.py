@@ -122,6 +122,10 @@ def normalize_tokens(text: str) -> list[str]:
             out.append(str(ORDINALS[w]))
             i += 1
             continue
+        if w == "oh" and out and is_number(out[-1]) and i + 1 < len(raw) and _kind(raw[i + 1]) == "unit":
+            out.append("0")
+            i += 1
+            continue
         run = _number_run(raw, i)
         if run is not None:
             value, j = run
@@ -148,6 +152,37 @@ def stem(token: str) -> str:
     if len(token) > 3 and token.endswith("s") and not token.endswith("ss") and not is_number(token):
         return token[:-1]
     return token
+
+
+def number_runs(tokens: list[str]) -> list[list[str]]:
+    """Maximal runs of consecutive number tokens: "2:05" → [["2", "05"]]."""
+    runs: list[list[str]] = []
+    for prev, t in zip([None, *tokens], tokens, strict=False):
+        if is_number(t):
+            if prev is not None and is_number(prev):
+                runs[-1].append(t)
+            else:
+                runs.append([t])
+    return runs
+
+
+def number_forms(tokens: list[str]) -> set[str]:
+    """Every number said, and each run of adjacent numbers written together ("2 05" → "205")."""
+    forms = {t for t in tokens if is_number(t)}
+    forms |= {"".join(r) for r in number_runs(tokens) if len(r) > 1}
+    return forms
+
+
+def missing_numbers(gold: list[str], said: list[str]) -> list[str]:
+    """Gold numbers not said. A run of gold numbers ("2:05" → 2, 05) also matches when said
+    as one number ("205") or in pieces ("two oh five" → 2, 0, 5)."""
+    forms = number_forms(said)
+    missing: list[str] = []
+    for run in number_runs(gold):
+        if all(t in forms for t in run) or "".join(run) in forms:
+            continue
+        missing.extend(t for t in run if t not in forms)
+    return missing
 
 
 def content_tokens(tokens: list[str]) -> list[str]:

@@ -34,6 +34,7 @@ from floorbench.scoring.judges.normalize import (
     YES,
     content_tokens,
     is_number,
+    missing_numbers,
     normalize_tokens,
     polarity,
     stem,
@@ -128,16 +129,15 @@ class OfflineJudge:
         said = normalize_tokens(inp.transcript)
         if not said:
             return JudgeVerdict(Verdict.wrong, "empty transcript"), []
-        numbers_said = {t for t in said if is_number(t)}
         pending: list[tuple[str, str]] = []
         reasons: list[str] = []
         for ref in (inp.gold or "", *inp.aliases):
             gold = normalize_tokens(ref)
             if not gold:
                 continue
-            missing_numbers = [t for t in gold if is_number(t) and t not in numbers_said]
-            if missing_numbers:
-                reasons.append(f"'{ref}': number {', '.join(missing_numbers)} not said")
+            missing = missing_numbers(gold, said)
+            if missing:
+                reasons.append(f"'{ref}': number {', '.join(missing)} not said")
                 continue
             content = content_tokens(gold)
             if content and set(content) <= (YES | NO):
