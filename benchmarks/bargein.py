@@ -9,10 +9,12 @@ participant, in this process, repeats one trial after another:
    the station?"), which the cascade answers at some length;
 2. once the model's audio has been arriving for a random 0.4–1.4 s, it talks
    over it ("Never mind, I found it.");
-3. the **stop latency** is the time from the interruption's first sample
-   leaving the driver (capture time plus what was still queued in its
-   AudioSource) to the first 10 ms frame of the model's audio that begins
-   ≥ 300 ms of silence (–40 dBFS), as received by the driver.
+3. the **stop latency** is the time from the interruption's speech onset
+   leaving the driver (capture time, plus what was still queued in its
+   AudioSource, plus the clip's leading silence) to the first 10 ms frame of the model's audio that begins
+   ≥ 300 ms of silence (–40 dBFS), as received by the driver. The driver
+   starts talking over a loud frame (not inside a pause between words), and
+   only a silence that begins after the interruption counts.
 
 So a latency includes one trip driver → SFU → model and one trip model → SFU
 → driver (≈ 2 × 20–50 ms on loopback), the model's own reaction, and its
@@ -163,6 +165,14 @@ class Driver:
         return False
 
 
+def speech_onset_s(pcm: np.ndarray, threshold_db: float = -40.0) -> float:
+    """Where speech starts inside a clip (TTS clips begin with some silence)."""
+    frames = pcm[: len(pcm) // FRAME * FRAME].astype(np.float64).reshape(-1, FRAME) / 32768.0
+    env = 20 * np.log10(np.sqrt((frames**2).mean(axis=1)) + 1e-12)
+    loud = np.flatnonzero(env > threshold_db)
+    return float(loud[0] * FRAME / RATE) if len(loud) else 0.0
+
+
 def speech(text: str) -> np.ndarray:
     from floorbench.processors.cascade_speech import Voice, packaged_piper_joe
 
@@ -194,7 +204,8 @@ async def run_trials(driver: Driver, n: int, rng: random.Random) -> list[Trial]:
         onset_t = trk.onset_t
         tr.talked_over_after_ms = int(rng.uniform(400, 1400))
         await asyncio.sleep(max(0.0, onset_t + tr.talked_over_after_ms / 1000 - time.monotonic()))
-        if not trk.speaking:
+        # talk over *sound*, not over a pause between words
+        if not trk.speaking or not await driver.wait_until(lambda trk=trk: trk.loud_run > 0, 1.0):
             tr.outcome = "already_stopped"
             trials.append(tr)
             continue
@@ -202,7 +213,8 @@ async def run_trials(driver: Driver, n: int, rng: random.Random) -> list[Trial]:
         n_events = len(trk.events)
         say = asyncio.create_task(driver.say(clips_i[tr.interruption]))
         await asyncio.sleep(0)
-        leave_t = time.monotonic() + driver.source.queued_duration
+        # from the interruption's speech onset, not from the silence a TTS clip starts with
+        leave_t = time.monotonic() + driver.source.queued_duration + speech_onset_s(clips_i[tr.interruption])
         stopped = await driver.wait_until(
             lambda trk=trk, n0=n_events: any(e == "offset" for e, _ in trk.events[n0:]), 6
         )
