@@ -28,6 +28,7 @@ from floorbench.processors.cascade_text import Heard, addressing, answer, is_que
         ("So how much do we owe altogether?", True, "implicit_request"),
         ("Could we get the total for the groceries, please?", True, "implicit_request"),
         ("Did you like the film?", False, "no_request"),
+        ("For this session you are Aria, please listen and answer questions.", False, "duty"),
     ],
 )
 def test_addressing(text, addressed, reason):

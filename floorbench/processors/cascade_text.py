@@ -8,6 +8,8 @@ Addressing (`addressing`), applied to one utterance (or two joined when the
 speaker paused briefly mid-request):
 
 1. Another device's wake word (Siri, Alexa, Google, Cortana, Bixby) → not us.
+   Instructions about the assistant's role ("you are Aria", "your name is …",
+   "for this session …", as in the spoken duty preamble) → not a request.
 2. Our name (spelled as Whisper tends to hear it: Aria, Arya, Ariya, Area …)
    in a sentence that asks something (a question mark, a question opening, or
    a request verb such as "tell", "remind", "add up") → addressed, explicit.
@@ -100,7 +102,7 @@ class Heard:
 class Addressing:
     addressed: bool
     reason: str
-    """machine-readable: wake_word, named_request, mention, vocative_other, self_talk, implicit_request, no_request"""
+    """machine-readable: wake_word, duty, named_request, mention, vocative_other, self_talk, implicit_request, no_request"""
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,11 @@ def addressing(text: str, name: str = "Aria") -> Addressing:
     low = text.lower()
     if any(re.search(rf"\b{w}\b", low) for w in WAKE_WORDS):
         return Addressing(False, "wake_word")
+    variants = "|".join(NAME_VARIANTS.get(name.lower(), (name.lower(),)))
+    if re.search(
+        rf"\byou(?: are|'re)\s+(?:now\s+)?(?:{variants})\b|\byour name is\b|\bfor this session\b", low
+    ):
+        return Addressing(False, "duty")  # the spoken duty preamble: instructions, not a request
     sents = sentences(text) or [text]
     if mentions_name(text, name):
         for s in sents[next(i for i, s in enumerate(sents) if mentions_name(s, name)) :]:
