@@ -34,7 +34,29 @@ for _mod in COMMAND_MODULES:
             raise
 
 
+def _quiet_logs() -> None:
+    """WebRTC teardown warnings from the LiveKit SDK ("peer connection is closed …")
+    are noise for a user; FLOORBENCH_LOG=DEBUG brings everything back."""
+    import logging
+    import os
+
+    level = os.environ.get("FLOORBENCH_LOG", "WARNING").upper()
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if level != "DEBUG":
+        logging.getLogger("livekit").setLevel(logging.ERROR)
+    try:  # pipecat logs through loguru, INFO by default
+        import sys
+
+        from loguru import logger
+
+        logger.remove()
+        logger.add(sys.stderr, level="WARNING" if level != "DEBUG" else "DEBUG")
+    except ImportError:
+        pass
+
+
 def main() -> None:
+    _quiet_logs()
     app()
 
 
