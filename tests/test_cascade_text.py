@@ -29,6 +29,12 @@ from floorbench.processors.cascade_text import Heard, addressing, answer, is_que
         ("Could we get the total for the groceries, please?", True, "implicit_request"),
         ("Did you like the film?", False, "no_request"),
         ("For this session you are Aria, please listen and answer questions.", False, "duty"),
+        (
+            "Stay silent when they speak to another device, or when they only mention your name.",
+            False,
+            "no_request",
+        ),
+        ("When does your train leave.", True, "implicit_request"),
     ],
 )
 def test_addressing(text, addressed, reason):

@@ -9,7 +9,8 @@ speaker paused briefly mid-request):
 
 1. Another device's wake word (Siri, Alexa, Google, Cortana, Bixby) → not us.
    Instructions about the assistant's role ("you are Aria", "your name is …",
-   "for this session …", as in the spoken duty preamble) → not a request.
+   "for this session …", as in the spoken duty preamble) → not a request;
+   neither is anything longer than 45 words.
 2. Our name (spelled as Whisper tends to hear it: Aria, Arya, Ariya, Area …)
    in a sentence that asks something (a question mark, a question opening, or
    a request verb such as "tell", "remind", "add up") → addressed, explicit.
@@ -102,7 +103,7 @@ class Heard:
 class Addressing:
     addressed: bool
     reason: str
-    """machine-readable: wake_word, duty, named_request, mention, vocative_other, self_talk, implicit_request, no_request"""
+    """machine-readable: wake_word, duty, monologue, named_request, mention, vocative_other, self_talk, implicit_request, no_request"""
 
 
 @dataclass(frozen=True)
@@ -142,11 +143,41 @@ def _strip_vocative(sentence: str) -> str:
         s = s[len(m.group(0)) :]
 
 
+AUX = {
+    "do",
+    "does",
+    "did",
+    "is",
+    "are",
+    "was",
+    "were",
+    "will",
+    "would",
+    "can",
+    "could",
+    "should",
+    "shall",
+    "have",
+    "has",
+    "had",
+    "am",
+    "may",
+    "might",
+    "must",
+}
+
+
 def is_question(sentence: str) -> bool:
+    """Whisper's "?" or a question opening; "when/where/why" only with an auxiliary after them
+    ("when does …" asks, "when they speak …" does not)."""
     if sentence.strip().endswith("?"):
         return True
     ws = words(_strip_vocative(sentence))
-    return bool(ws) and ws[0] in QUESTION_OPENERS
+    if not ws or ws[0] not in QUESTION_OPENERS:
+        return False
+    if ws[0] in ("when", "where", "why"):
+        return len(ws) > 1 and (ws[1] in AUX or ws[1].endswith("'s"))
+    return True
 
 
 def is_request(sentence: str) -> bool:
@@ -180,6 +211,8 @@ def addressing(text: str, name: str = "Aria") -> Addressing:
         rf"\byou(?: are|'re)\s+(?:now\s+)?(?:{variants})\b|\byour name is\b|\bfor this session\b", low
     ):
         return Addressing(False, "duty")  # the spoken duty preamble: instructions, not a request
+    if len(words(text)) > 45:
+        return Addressing(False, "monologue")  # requests are short; long speech is talk or instructions
     sents = sentences(text) or [text]
     if mentions_name(text, name):
         for s in sents[next(i for i, s in enumerate(sents) if mentions_name(s, name)) :]:
