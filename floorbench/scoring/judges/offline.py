@@ -1,6 +1,8 @@
 """The offline default judge: rules, number/entity normalisation, MiniLM, a backchannel lexicon.
 
-Answer (rule set ``offline-v1``), for the gold answer and each alias:
+Answer, for the gold answer and each alias (the rule set's version, recorded with every
+verdict and part of the cache key, is "v1-" plus a hash of this module and the
+normaliser, so edited rules never reuse old cached verdicts):
 1. every number in the gold must be said (after normalisation: "$9" = "nine");
 2. yes/no golds are decided by the first polarity word of the transcript;
 3. if every content word of the gold is present (light plural stemming,
@@ -27,6 +29,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, Task, Verdict
 from floorbench.scoring.judges.normalize import (
@@ -75,11 +78,23 @@ def _sentences(text: str) -> list[str]:
     return [text, *parts] if len(parts) > 1 else [text]
 
 
+def _rules_version() -> str:
+    """'v1-<hash of this module and the normaliser>': any change to the rules changes the
+    version, so cached verdicts of older rules are never reused."""
+    import hashlib
+
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in ("offline.py", "normalize.py"):
+        digest.update((here / name).read_bytes())
+    return f"v1-{digest.hexdigest()[:8]}"
+
+
 class OfflineJudge:
     """Rules + packaged MiniLM; deterministic, no network."""
 
     name = "offline"
-    prompt_version = "offline-v1"
+    prompt_version = _rules_version()
 
     def __init__(self) -> None:
         self._minilm = None
