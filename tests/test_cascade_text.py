@@ -68,9 +68,19 @@ def test_answers_by_rule():
     assert answer("Aria, how many miles are left?", said)[0] == "You have 7 miles still to go."
     said = h("Dinner is at eight.", "The restaurant is twenty minutes away.")
     assert answer("Aria, what time should we leave?", said) == (
-        "You should leave at 7:40.",
+        "You should leave at seven forty.",
         "time_minus_durations",
     )
+    said = h(
+        "The party starts at 3 and I want the cake here half an hour before that.", "It's 25 minutes away."
+    )
+    assert (
+        answer("Aria, what time do I need to live for the bakery?", said)[0]
+        == "You should leave at two oh five."
+    )
+    assert answer("Aria, when does the party start?", said[:1])[0] == "At three o'clock, I think."
+    said = h("Twelve people were invited.", "Three of them declined.")
+    assert answer("Could we have the head count, please?", said)[0] == "That's 9 people in total."
     said = h("Ten people signed up.", "Two of them cancelled this morning.")
     assert answer("Aria, how many people are coming?", said)[0] == "That's 8 people in total."
     said = h("The blue jacket fits better than the red one.")

@@ -115,7 +115,8 @@ class Quantity:
 
 
 def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9$']+(?:[.:][0-9]+)?", text.lower().replace("-", " "))
+    low = re.sub(r"\bhead count\b", "headcount", text.lower().replace("-", " "))
+    return re.findall(r"[a-z0-9$']+(?:[.:][0-9]+)?", low)
 
 
 def sentences(text: str) -> list[str]:
@@ -329,10 +330,27 @@ def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
 
 
+_HOURS = "twelve one two three four five six seven eight nine ten eleven".split()
+
+
 def _fmt_clock(minutes: float) -> str:
-    m = int(minutes) % (12 * 60)
-    h, mm = divmod(m, 60)
-    return f"{h or 12}:{mm:02d}"
+    """A clock time in words, as people say it ("two oh five", "three o'clock"): Piper reads
+    "3:00" as "three hundred"."""
+    h, mm = divmod(int(minutes) % (12 * 60), 60)
+    hour = _HOURS[h]
+    if mm == 0:
+        return f"{hour} o'clock"
+    if mm < 10:
+        return f"{hour} oh {_number_words(mm)}"
+    return f"{hour} {_number_words(mm)}"
+
+
+def _number_words(n: int) -> str:
+    small = {v: k for k, v in SMALL.items() if k not in ("a", "an")}
+    if n in small:
+        return small[n]
+    tens, ones = divmod(n, 10)
+    return f"{small[tens * 10]}-{small[ones]}"
 
 
 def content_words(text: str) -> set[str]:
@@ -385,11 +403,14 @@ def answer(question: str, history: list[Heard], name: str = "Aria") -> tuple[str
     clocks = [x for x in qs if x.unit == "clock"]
     if (" what time " in q or " when " in q) and clocks:
         durations = [x for x in qs if x.unit == "minutes" and qs.index(x) > qs.index(clocks[-1]) - 1]
-        leave = any(f" {w} " in q for w in ("leave", "set off", "go", "start", "head out"))
+        # "… need to leave", also when Whisper hears "live"
+        leave = any(
+            f" {w} " in q for w in ("leave", "set off", "go", "start", "head out", "need to", "have to")
+        )
         if leave and durations and " what time " in q:
             t = clocks[-1].value - sum(d.value for d in durations)
             return f"You should leave at {_fmt_clock(t)}.", "time_minus_durations"
-        return f"At {_fmt_clock(clocks[-1].value)}.", "clock_time"
+        return f"At {_fmt_clock(clocks[-1].value)}, I think.", "clock_time"
     return _extractive(question, earlier)
 
 
