@@ -34,6 +34,7 @@ import argparse
 import asyncio
 import json
 import random
+import signal
 import statistics
 import sys
 import tempfile
@@ -289,6 +290,13 @@ async def main_async(args: argparse.Namespace, config: dict[str, Any]) -> dict[s
     }
     proc = ModelProcess(spec, tmp / "model.log")
     driver = Driver(conn, room, "model")
+    # SIGTERM/SIGINT cancel the benchmark so that `finally` stops the model process
+    # (it runs in its own session and would otherwise outlive us).
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        if task is not None:
+            loop.add_signal_handler(sig, task.cancel)
     try:
         await proc.start(60)
         await driver.connect()
