@@ -88,8 +88,8 @@ def speech_probabilities(audio: np.ndarray) -> np.ndarray:
     return probs
 
 
-BLOCK_WINDOWS = 1024
-"""windows per lane copied into the batch at a time (32 s), which bounds memory"""
+BLOCK_WINDOWS = 512
+"""windows per lane copied into the batch at a time (16 s), which bounds memory"""
 
 
 def speech_probabilities_many(

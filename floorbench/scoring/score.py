@@ -38,7 +38,7 @@ class ScoreOptions:
     judge: str = "offline"
     judge_options: dict[str, Any] = field(default_factory=dict)
     workers: int = 2
-    vad_batch: int = 32
+    vad_batch: int = 64
     resamples: int = 10_000
     seed: int = 0
     out: Path | None = None

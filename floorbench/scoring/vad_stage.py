@@ -74,7 +74,7 @@ def _vad_task(paths: list[Path], batch: int) -> list[VadResult]:
 def run_vad(
     paths: Sequence[Path],
     workers: int = 2,
-    batch: int = 32,
+    batch: int = 64,
     progress: Callable[[int], None] | None = None,
 ) -> dict[Path, VadResult]:
     """VAD probabilities for every file, keyed by path.
