@@ -48,6 +48,28 @@ def _disable_dtx_on_publish() -> None:
     lk_transport.rtc = patched  # type: ignore[assignment]
 
 
+def _die_with_parent() -> None:
+    """A model process must not outlive its runner (a killed run would leave it
+    in the room, using CPU): ask Linux to SIGTERM us when the parent dies."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+    except OSError:
+        pass
+
+
+async def _watch_parent(parent: int, stop: asyncio.Event) -> None:
+    """Fallback to PDEATHSIG: notice being re-parented."""
+    while not stop.is_set():
+        if os.getppid() != parent:
+            stop.set()
+            return
+        await asyncio.sleep(1.0)
+
+
 def _emit(obj: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
@@ -125,6 +147,10 @@ async def run(spec: dict[str, Any]) -> int:
         stop.set()
 
     _emit({"ready": True, "pid": os.getpid()})
+    watch = asyncio.create_task(_watch_parent(int(spec.get("parent_pid") or os.getppid()), stop))
+    max_s = spec.get("max_lifetime_s")
+    if max_s:
+        loop.call_later(float(max_s), stop.set)
     run_task = asyncio.create_task(runner.run())
     stop_task = asyncio.create_task(stop.wait())
     await asyncio.wait({run_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
@@ -134,6 +160,7 @@ async def run(spec: dict[str, Any]) -> int:
             await asyncio.wait_for(run_task, 5.0)
         except (TimeoutError, asyncio.CancelledError):
             run_task.cancel()
+    watch.cancel()
     return 0
 
 
@@ -145,6 +172,7 @@ def main() -> None:
     logger.remove()
     logger.add(sys.stderr, level=os.environ.get("FLOORBENCH_MODEL_LOG", "WARNING"))
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    _die_with_parent()
     spec = json.loads(sys.stdin.readline())
     sys.exit(asyncio.run(run(spec)))
 

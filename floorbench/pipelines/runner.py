@@ -103,7 +103,7 @@ async def run_suite(
     conn = opts.connection
     if conn is None:
         server = LiveKitServer(log_path=opts.out / "livekit.log")
-        conn = await asyncio.to_thread(server.start)
+        conn = server.start()  # main thread: the server's death signal is tied to it
     run_info: dict[str, Any] = {
         "record_version": 1,
         "floorbench_version": __version__,
@@ -133,7 +133,7 @@ async def run_suite(
             if server is not None and not server.alive():
                 server.stop()
                 server = LiveKitServer(log_path=opts.out / "livekit.log")
-                conn = await asyncio.to_thread(server.start)
+                conn = server.start()
             progress.describe(scenario.scenario_id)
             meta = await ScenarioRun(run_id, suite, scenario, model, conn, opts.out, opts.settings, server).run()
             metas.append(meta)
@@ -154,7 +154,7 @@ async def run_suite(
         write_json_atomic(opts.out / "run.json", run_info)
         progress.close()
         if server is not None:
-            await asyncio.to_thread(server.stop)
+            server.stop()
     return RunSummary(opts.out, metas)
 
 

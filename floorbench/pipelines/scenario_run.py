@@ -189,6 +189,7 @@ class ScenarioRun:
         self.room = room_name(run_id, scenario.scenario_id)
         self.clock = SessionClock()
         self.model_identity = str(model.config.get("identity") or "model")
+        self.timeout_s = settings.timeout_s or 3600.0
         self.meta = RunMeta(
             floorbench_version=__version__,
             scenario_id=scenario.scenario_id,
@@ -232,7 +233,7 @@ class ScenarioRun:
             )
             self.meta.schedule = schedule.describe()
             self._write_meta()
-            timeout = self.settings.timeout_s or default_timeout_s(
+            timeout = self.timeout_s = self.settings.timeout_s or default_timeout_s(
                 self.scenario, audio_s, self.settings.schedule
             )
             recorder = Recorder(
@@ -337,6 +338,8 @@ class ScenarioRun:
                 "scenario_file": str(self.suite.files[self.scenario.scenario_id].resolve()),
                 "in_sample_rate": s.model_in_rate,
                 "out_sample_rate": s.model_out_rate,
+                "parent_pid": os.getpid(),
+                "max_lifetime_s": self.timeout_s + 120,
             }
             proc = ModelProcess(spec, self.dir / "model.log")
             await proc.start(s.model_join_timeout_s)

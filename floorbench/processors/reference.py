@@ -71,6 +71,7 @@ class ListeningAgent(FrameProcessor):
             if frame.sample_rate != VAD_RATE:
                 raise ModelError(f"reference agents need 16 kHz input, got {frame.sample_rate} Hz")
             pcm = np.frombuffer(frame.audio, dtype=np.int16)
+            self.on_pcm(pcm)
             x = np.concatenate([self._carry, pcm.astype(np.float32) / 32768.0])
             n = len(x) // WINDOW
             base = self.received - len(self._carry)
@@ -82,6 +83,9 @@ class ListeningAgent(FrameProcessor):
             await self.on_samples(self.received)
             return
         await self.push_frame(frame, direction)
+
+    def on_pcm(self, pcm: np.ndarray) -> None:
+        """Every input frame's samples, before the VAD windows."""
 
     async def on_window(self, p: float, start: int) -> None:
         """One 32 ms Silero window starting at received-sample `start`."""
@@ -175,53 +179,97 @@ class EagerProcessor(ListeningAgent):
 
 
 class OracleProcessor(ListeningAgent):
-    """Knows the script; segments the room audio by the known clip lengths."""
+    """Knows the script; finds each expected clip in the room audio by template matching.
+
+    For the next expected clip it cross-correlates the clip's first speech
+    (`probe`, up to 0.6 s) with the received audio; where the normalised peak
+    passes `match_threshold`, the clip started there, so its end is exact in
+    received samples — pauses inside a turn or a slow VAD cannot make it lose
+    its place. The `N4R` is due exactly `n4_wait_ms` after the question ends
+    (the schedule's fixed wait), so the oracle stops then; hearing speech while
+    it waits for the resolution stops it too.
+    """
+
+    HISTORY_S = 20
+    SEARCH_EVERY = 800  # samples (50 ms)
 
     def __init__(
         self,
         segments: list[dict[str, Any]],
         response_delay_ms: int,
         n4_wait_ms: int = 3000,
+        match_threshold: float = 0.5,
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
-        self.n4_wait = n4_wait_ms * VAD_RATE // 1000
-        self.yield_at: int | None = None
-        """received-sample index where the N4R is due (the schedule's fixed wait)"""
         self.segments = segments
-        """per expected clip: label, lead (samples to first speech), length (samples), speech (PCM or None)"""
-        self.k = 0
-        self.in_segment = False
-        self.segment_end = 0
-        self.earliest_onset = 0
+        """per expected clip: label, lead (samples to first speech), length, probe, speech (PCM or None)"""
+        self.n4_wait = n4_wait_ms * VAD_RATE // 1000
         self.delay = response_delay_ms * VAD_RATE // 1000
+        self.threshold = match_threshold
+        self.k = 0
+        self.segment_end: int | None = None
+        """received-sample index where the current clip ends, once found"""
+        self.search_from = 0
+        self._last_search = 0
+        self.history = np.zeros(self.HISTORY_S * VAD_RATE, dtype=np.float32)
+        self.yield_at: int | None = None
         self.speak_at: tuple[int, np.ndarray, str] | None = None
+        self.found: list[tuple[str, int, float]] = []
+
+    def on_pcm(self, pcm: np.ndarray) -> None:
+        n = len(pcm)
+        self.history = np.roll(self.history, -n)
+        self.history[-n:] = pcm.astype(np.float32) / 32768.0
 
     async def on_window(self, p: float, start: int) -> None:
-        if self.k >= len(self.segments) or self.in_segment:
+        waiting_for = self.segments[self.k]["label"] if self.k < len(self.segments) else None
+        if waiting_for == "N4R" and self.segment_end is None and p >= 0.5 and self.speaking:
+            self.speak_at = self.yield_at = None
+            await self.stop_speaking("N4R heard")
+
+    def _search(self, received: int) -> None:
+        """Look for the next clip's probe in the received audio not searched yet."""
+        seg = self.segments[self.k]
+        probe: np.ndarray = seg["probe"]
+        hist_start = received - len(self.history)
+        lo = max(self.search_from, hist_start, 0)
+        if received - lo < len(probe):
             return
-        if p >= 0.5 and start >= self.earliest_onset:
-            seg = self.segments[self.k]
-            self.in_segment = True
-            self.segment_end = start - seg["lead"] + seg["length"]
+        region = self.history[lo - hist_start :]
+        corr = np.correlate(region, probe, mode="valid")
+        energy = np.sqrt(np.convolve(region**2, np.ones(len(probe), dtype=np.float32), mode="valid"))
+        denom = energy * float(np.linalg.norm(probe))
+        norm = corr / np.maximum(denom, 1e-3 * float(denom.max()) + 1e-9)
+        i = int(np.argmax(norm))
+        if norm[i] >= self.threshold:
+            start = lo + i - seg["lead"]
+            self.segment_end = start + seg["length"]
+            self.found.append((seg["label"], start, float(norm[i])))
             if seg["label"] == "N4R":
-                self.speak_at = self.yield_at = None
-                if self.speaking:
-                    await self.stop_speaking("N4R started")
+                self.yield_at = None
+        else:
+            # every placement starting before this point has been tried with the whole probe
+            self.search_from = received - len(probe) + 1
 
     async def on_samples(self, received: int) -> None:
-        if self.in_segment and received >= self.segment_end:
+        if self.k < len(self.segments) and self.segment_end is None:
+            if received - self._last_search >= self.SEARCH_EVERY:
+                self._last_search = received
+                self._search(received)
+        if self.segment_end is not None and received >= self.segment_end:
             seg = self.segments[self.k]
-            self.in_segment = False
+            end = self.segment_end
             self.k += 1
-            self.earliest_onset = self.segment_end + 100 * VAD_RATE // 1000
+            self.segment_end = None
+            self.search_from = end
             if seg.get("speech") is not None:
-                self.speak_at = (self.segment_end + self.delay, seg["speech"], f"after {seg['label']}")
+                self.speak_at = (end + self.delay, seg["speech"], f"after {seg['label']}")
             if seg["label"] == "N4Q":
-                self.yield_at = self.segment_end + self.n4_wait
+                self.yield_at = end + self.n4_wait
         if self.yield_at is not None and received >= self.yield_at:
-            # the resolution is due now (the input stream is sample-continuous, so
-            # this is exact); stop without waiting for the VAD to hear it
+            # the resolution is due now: the input stream is sample-continuous, so
+            # this is exact, and the oracle need not wait to hear it
             self.yield_at = None
             self.speak_at = None
             if self.speaking:
@@ -322,11 +370,13 @@ class OracleAgent(Model):
             probs = speech_probabilities(x16)
             hit = np.nonzero(probs >= 0.5)[0]
             lead = int(hit[0]) * WINDOW if len(hit) else 0
+            probe = x16[lead : lead + min(len(x16) - lead, 6 * VAD_RATE // 10)].astype(np.float32)
             out.append(
                 {
                     "label": label,
                     "lead": lead,
                     "length": len(x16),
+                    "probe": probe,
                     "speech": _tts(text, self.voice, rate) if text else None,
                 }
             )

@@ -195,6 +195,15 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
     return ScoreResult(scores=scores, items=items, out=out)
 
 
+async def score_async(
+    target: Path, opts: ScoreOptions | None = None, progress: Progress | None = None
+) -> ScoreResult:
+    """`score` in a worker thread, for callers on an event loop (VAD, ASR and judges all block)."""
+    import asyncio
+
+    return await asyncio.to_thread(score, target, opts, progress)
+
+
 def write_outputs(out: Path, scores: ScoresFile, items: list[Item], vad_rows: list[dict[str, Any]]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     _write_lines(out / "items.jsonl", (i.model_dump_json(exclude={"needs_transcript"}) for i in items))

@@ -152,6 +152,16 @@ logging:
 """
 
 
+def _die_with_parent() -> None:  # pragma: no cover - runs in the forked child
+    """preexec_fn: the server is killed when the process that started it dies (it holds no state)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
 class LiveKitServer:
     """A LiveKit server child process on 127.0.0.1; use as a (sync or async) context manager."""
 
@@ -205,6 +215,9 @@ class LiveKitServer:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
+                # not left running by a killed run; the parent *thread* must live
+                # as long as the server, so start it from the main thread
+                preexec_fn=_die_with_parent,
             )
         self.wait_healthy(timeout_s)
         return self.connection
