@@ -74,9 +74,10 @@ def bar_chart(title: str, groups: Sequence[str], series: Sequence[str],
                     f'h10M{cx - 5:.1f} {y(sc.ci_high):.1f}h10" class="ci"/>'
                 )
             label = "n/r" if sc.reportable is False else f"{sc.value:.2f}"
+            top_of_bar = max(sc.value, sc.ci_high if sc.ci_high is not None else sc.value)
             out.append(
-                f'<text x="{x + bw / 2:.1f}" y="{y(sc.value) - 3:.1f}" class="val" text-anchor="middle">'
-                f"{label}</text>"
+                f'<text x="{x + bw / 2:.1f}" y="{max(top - 2, y(top_of_bar) - 4):.1f}" class="val" '
+                f'text-anchor="middle">{label}</text>'
             )
     lx = left
     for si, s in enumerate(series):
