@@ -98,7 +98,7 @@ async def test_stops_when_talked_over(voice16k):
         [
             silence(1500),
             speech(voice16k, "Aria, is there a petrol station before the lake?"),
-            silence(2600),  # the cascade starts answering in here
+            silence(3200),  # the cascade starts answering in here (1.5–2.5 s; its answer lasts ~3.5 s)
             speech(voice16k, "Never mind, there is one right at the next exit."),
             silence(1500),
         ]
