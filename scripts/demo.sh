@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job: set-up, then a small live evaluation end to end on the local
 # defaults — the example suite against a known-good (oracle) and a known-bad
-# (eager) agent, each in real LiveKit rooms on a managed 127.0.0.1 server.
+# (eager) agent, each in real LiveKit rooms on a managed 127.0.0.1 server;
+# then offline scoring of both runs and a side-by-side report.
+# Extra arguments go to `floorbench run` (e.g. --limit 2 for a quicker look).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -10,5 +12,8 @@ SUITE=${SUITE:-configs/suites/example}
 for model in oracle eager; do
   echo "== floorbench run --model $model"
   .venv/bin/floorbench run --suite "$SUITE" --model "$model" --out "$OUT/$model" "$@"
+  echo "== floorbench score $OUT/$model"
+  .venv/bin/floorbench score "$OUT/$model"
 done
-echo "run folders: $OUT/oracle $OUT/eager"
+.venv/bin/floorbench report "$OUT/oracle" "$OUT/eager" --out "$OUT/report" --title "floorbench demo: oracle vs eager"
+echo "run folders: $OUT/oracle $OUT/eager; report: $OUT/report/report.html"
