@@ -7,8 +7,9 @@ import json
 import pytest
 from aiohttp import web
 
+from floorbench.processors.cascade_answer import answer
 from floorbench.processors.cascade_llm import LLMResponder
-from floorbench.processors.cascade_text import Heard, addressing, answer, is_question, quantities
+from floorbench.processors.cascade_text import Heard, addressing, is_question, quantities
 
 
 @pytest.mark.parametrize(
@@ -65,7 +66,7 @@ def test_answers_by_rule():
     said = h("Lunch was 14 dollars.", "And the museum was 11 dollars.")
     assert answer("Aria, how much did we spend in total?", said) == ("That's 25 dollars in total.", "total")
     said = h("The hike is 12 miles.", "We've done 5 miles so far.")
-    assert answer("Aria, how many miles are left?", said)[0] == "You have 7 miles still to go."
+    assert answer("Aria, how many miles are left?", said)[0] == "You have 7 miles left."
     said = h("Dinner is at eight.", "The restaurant is twenty minutes away.")
     assert answer("Aria, what time should we leave?", said) == (
         "You should leave at seven forty.",
@@ -122,3 +123,42 @@ async def test_llm_responder_against_a_local_endpoint(monkeypatch):
         assert "llm-secret" not in json.dumps(llm.card())
     finally:
         await runner.cleanup()
+
+
+def test_more_answer_rules():
+    said = h(
+        "The park gates are about 21 miles from here, and the bridge is 59 miles away.",
+        "The harbour is 11 miles away.",
+    )
+    assert answer("Which is closest, the park gates, the bridge or the harbour, Aria?", said) == (
+        "The harbour, at 11 miles.",
+        "extreme",
+    )
+    said = h("Dev, the energy gels came to 18 euros.", "Tom, the running shoes cost 95 euros.")
+    assert answer("Aria, how much more are the running shoes than the energy gels?", said)[0] == (
+        "The difference is 77 euros."
+    )
+    said = h("The entry fee is 25 euros.", "The sports watch was 247 euros.", "The gels were 9 euros.")
+    assert answer(
+        "Aria, if the four of us split the entry fee and the sports watch, how much is that each?", said
+    )[0] == ("That's 68 euros each.")
+    said = h("We invited ten sponsors.", "Turns out Erin, Lucas and Carla can't make it.")
+    assert answer("Aria, how many sponsors are actually coming?", said) == (
+        "That's 7 sponsors.",
+        "count_after_changes",
+    )
+    said = h("We kick off the warm-up at 10:45.", "The warm-up needs 15 minutes.")
+    assert answer("Aria, what time will the warm-up be done?", said) == ("At eleven o'clock.", "end_time")
+
+
+def test_a_human_giving_up_hands_the_question_to_the_assistant():
+    assert addressing("How much more is the course than the coffee?").reason == "self_talk"
+    cue = ["Don't ask me for the maths, I'm hopeless with numbers."]
+    assert addressing("How much more is the course than the coffee?", "Aria", cue) == addressing(
+        "Let's just ask. How much more is the course than the coffee?"
+    )
+    assert (
+        addressing("How much more is the course than the coffee?", "Aria", cue).reason == "implicit_after_cue"
+    )
+    assert addressing("Okay okay, Peter, can you write that down?").reason == "vocative_other"
+    assert not addressing("Do not ask me for the maths, Aria is better at that.").addressed

@@ -57,9 +57,10 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from floorbench.processors.adapter_config import get_float, get_int
+from floorbench.processors.cascade_answer import answer
 from floorbench.processors.cascade_llm import LLMResponder
 from floorbench.processors.cascade_speech import Transcriber, Voice, resolve_asr_model, resolve_voice
-from floorbench.processors.cascade_text import Heard, addressing, answer
+from floorbench.processors.cascade_text import Heard, addressing
 from floorbench.processors.registry import Model, ModelContext, ModelError
 
 VAD_RATE, WINDOW = 16000, 512
@@ -268,7 +269,9 @@ class CascadeProcessor(FrameProcessor):
         # but only when the second part alone does not already decide it.
         joined = text
         context = self.history[:-1]
-        verdict = addressing(text, self.s.name)
+        # the utterance just before, if recent: "Don't ask me, I've lost track." → the next question is ours
+        before = [prev.text] if prev is not None and start_ms - prev.end_ms < 3000 else []
+        verdict = addressing(text, self.s.name, before)
         if (
             not verdict.addressed
             and prev is not None

@@ -15,29 +15,17 @@ speaker paused briefly mid-request):
    in a sentence that asks something (a question mark, a question opening, or
    a request verb such as "tell", "remind", "add up") → addressed, explicit.
    Our name in a statement ("Aria booked these seats") → a mention: silent.
-3. No name: a question or polite request with no human vocative at its start
-   ("Ben, …", "Oliver, could you …"), phrased to the group ("we", "us",
+3. No name, right after a human gave up on the question ("don't ask me, I've
+   lost track", "let's just ask") → addressed, implicit.
+4. No name otherwise: a question or polite request with no human vocative
+   ("Ben, …", "Okay, Oliver, could you …"), phrased to the group ("we", "us",
    "our", "you", or a "so …?" / "could we have …" opening), asking for
    something a calculator or a good listener could give (how many, how much,
    what time, total, add up, headcount, left …) → addressed, implicit.
    A question in the first person singular only ("where are my keys?") is
    self-talk: silent.
 
-Answering (`answer`), from earlier utterances only, in this order:
-
-- totals ("total", "all together", "add up", "owe", "headcount"): the sum of
-  the quantities heard earlier that are not clock times or durations; a
-  quantity in a sentence that says it is taken away ("declined", "cancelled",
-  "minus", "dropped out") counts negative;
-- what remains ("left", "still", "to go", "remaining"): the largest quantity
-  heard minus the others in the same unit;
-- "what time … leave / set off / start": the latest clock time heard minus the
-  durations heard ("half an hour before", "twenty-five minutes away");
-- otherwise extractive: the earlier sentence sharing the most content words
-  with the question (ties → the most recent), said back;
-- nothing found → a short "I didn't hear that" answer (it still takes the
-  floor, so an unanswerable request is answered, wrongly or vaguely, as a
-  weak system would).
+Answering lives in `cascade_answer.py`.
 """
 
 from __future__ import annotations
@@ -56,11 +44,19 @@ REQUEST_VERBS = (
     "tell", "remind", "give", "add", "sum", "calculate", "work out", "figure out", "count", "check",
     "say", "list", "find", "look up", "compute", "total", "let us know", "let me know",
 )  # fmt: skip
+HELPLESS_CUES = (
+    "lost track", "lost count", "don't ask me", "do not ask me", "in my head", "not doing sums",
+    "not doing maths", "not doing math", "hopeless with numbers", "wasn't following", "was not following",
+    "wasn't really following", "brain is not working", "brain isn't working", "paying attention should know",
+    "don't look at me", "do not look at me", "let's just ask", "let us just ask", "let's ask", "can't add",
+    "cannot add", "no head for numbers", "smarter than us",
+)  # fmt: skip
+"""a human gives up on a question: the next request to the room is for the assistant"""
 ANSWERABLE_CUES = (
     "how many", "how much", "how long", "how far", "what time", "when", "total", "altogether",
     "all together", "in all", "add up", "sum", "owe", "headcount", "left", "remaining", "to go",
     "still", "cheapest", "most expensive", "which one", "what did", "what was", "what is", "what's",
-    "where", "who",
+    "where", "who", "work out", "figure out", "tell us", "tell me", "difference", "how far", "which",
 )  # fmt: skip
 NEGATIVE_CUES = (
     "declined", "decline", "cancelled", "canceled", "dropped out", "can't come", "cannot come",
@@ -103,15 +99,19 @@ class Heard:
 class Addressing:
     addressed: bool
     reason: str
-    """machine-readable: wake_word, duty, monologue, named_request, mention, vocative_other, self_talk, implicit_request, no_request"""
+    """machine-readable: wake_word, duty, monologue, named_request, implicit_after_cue, mention, vocative_other, self_talk, implicit_request, no_request"""
 
 
 @dataclass(frozen=True)
 class Quantity:
     value: float
-    unit: str  # "dollars", "people", "", "clock", "minutes"
+    unit: str
+    """"dollars", "kilometres", "people" …, "clock" (minutes after midnight), "minutes"
+    (a duration), the plural noun after the number ("laps"), or "" """
     sentence: str
     negative: bool = False
+    clause: str = ""
+    """the part of the sentence the number sits in (split at commas, "and", "but", ";")"""
 
 
 def words(text: str) -> list[str]:
@@ -174,7 +174,7 @@ def is_question(sentence: str) -> bool:
     if sentence.strip().endswith("?"):
         return True
     ws = words(_strip_vocative(sentence))
-    if not ws or ws[0] not in QUESTION_OPENERS:
+    if not ws or ws[0] not in QUESTION_OPENERS or ws[:2] in (["do", "not"], ["don't"]) or ws[0] == "don't":
         return False
     if ws[0] in ("when", "where", "why"):
         return len(ws) > 1 and (ws[1] in AUX or ws[1].endswith("'s"))
@@ -200,10 +200,25 @@ def leading_vocative(sentence: str, name: str) -> str | None:
             return m.group(1)
     if re.match(r"^\s*(dad|mum|mom|mate|guys|honey|love)\b,", sentence, re.I):
         return sentence.split(",")[0].strip()
+    # "Okay okay, Peter, can you …": a name right before the request
+    m = re.search(
+        r"\b([A-Z][a-z]+),\s+(?:can|could|would|will|do|did|please|what|how|when|where|who|which|is|are)\b",
+        sentence,
+    )
+    if m and m.group(1).lower() not in NAME_VARIANTS.get(name.lower(), (name.lower(),)):
+        if m.group(1).lower() not in QUESTION_OPENERS and m.group(1).lower() not in STOP:
+            return m.group(1)
     return None
 
 
-def addressing(text: str, name: str = "Aria") -> Addressing:
+def gives_up(text: str) -> bool:
+    """A human says they cannot answer ("don't ask me, I've lost track") or turns to the assistant."""
+    low = text.lower().replace("’", "'")
+    return any(c in low for c in HELPLESS_CUES)
+
+
+def addressing(text: str, name: str = "Aria", before: tuple[str, ...] | list[str] = ()) -> Addressing:
+    """Is `text` for the assistant? `before`: the utterance(s) heard just before it, for context."""
     low = text.lower()
     if any(re.search(rf"\b{w}\b", low) for w in WAKE_WORDS):
         return Addressing(False, "wake_word")
@@ -226,9 +241,12 @@ def addressing(text: str, name: str = "Aria") -> Addressing:
     q = asks[-1]
     if leading_vocative(q, name):
         return Addressing(False, "vocative_other")
+    lead_in = text[: text.rfind(q)] if q in text else ""
+    if gives_up(lead_in) or any(gives_up(b) for b in list(before)[-1:]):
+        return Addressing(True, "implicit_after_cue")
     qw = set(words(q))
     group = bool(qw & {"we", "us", "our", "you", "your"}) or bool(
-        re.match(r"^\s*(so|could we|can we|can someone|anyone)\b", q, re.I)
+        re.match(r"^\s*(so|okay|quick question|could we|can we|can someone|can somebody|anyone)\b", q, re.I)
     )
     if not group:
         return Addressing(False, "self_talk")
@@ -279,6 +297,7 @@ def quantities(text: str) -> list[Quantity]:
         low = sent.lower()
         negative = any(c in low for c in NEGATIVE_CUES)
         toks = words(sent)
+        clause_of = _clauses(sent)
         i = 0
         while i < len(toks):
             t = toks[i]
@@ -302,11 +321,24 @@ def quantities(text: str) -> list[Quantity]:
             nxt = toks[i + used] if i + used < len(toks) else ""
             nxt2 = toks[i + used + 1] if i + used + 1 < len(toks) else ""
             prev = toks[i - 1] if i > 0 else ""
+            clause = clause_of[i] if i < len(clause_of) else sent
             if nxt in ("an", "a") and nxt2 in DURATION_UNITS:  # "half an hour"
-                out.append(Quantity(value * DURATION_UNITS[nxt2], "minutes", sent, negative))
+                out.append(Quantity(value * DURATION_UNITS[nxt2], "minutes", sent, negative, clause))
                 used += 2
             elif nxt in DURATION_UNITS:
-                out.append(Quantity(value * DURATION_UNITS[nxt], "minutes", sent, negative))
+                minutes = value * DURATION_UNITS[nxt]
+                # "3 hours and 40 minutes"
+                j = i + used + 1
+                if (
+                    j + 1 < len(toks)
+                    and toks[j] == "and"
+                    and toks[j + 1].isdigit()
+                    and j + 2 < len(toks)
+                    and toks[j + 2] in DURATION_UNITS
+                ):
+                    minutes += float(toks[j + 1]) * DURATION_UNITS[toks[j + 2]]
+                    used += 3
+                out.append(Quantity(minutes, "minutes", sent, negative, clause))
                 used += 1
             elif (
                 clock is not None
@@ -314,15 +346,41 @@ def quantities(text: str) -> list[Quantity]:
                 or (prev in ("at", "until", "by") and value <= 12 and nxt not in UNITS)
             ):
                 minutes = clock if clock is not None else int(value) * 60
-                out.append(Quantity(minutes, "clock", sent))
+                out.append(Quantity(minutes, "clock", sent, False, clause))
             elif nxt in ("degrees", "percent", "%", "times", "o", "th", "st"):
                 pass
             else:
                 unit = UNITS.get(nxt, "dollars" if t.startswith("$") else "")
                 if not unit and nxt2 in UNITS and nxt not in STOP:
                     unit = UNITS[nxt2]  # "twelve more people"
-                out.append(Quantity(value, unit, sent, negative))
+                if not unit and nxt and nxt not in STOP and nxt not in NUMBER_WORDS and not nxt[0].isdigit():
+                    unit = nxt  # any counted noun: "3 laps", "two colleagues"
+                out.append(Quantity(value, unit, sent, negative, clause))
             i += used
+    return out
+
+
+def _clauses(sentence: str) -> list[str]:
+    """For each word of `sentence` (as `words` splits it), the clause it belongs to."""
+    parts = re.split(r",|;|:|\band\b|\bbut\b|\balso\b", sentence, flags=re.I)
+    out: list[str] = []
+    for part in parts:
+        n = len(words(part))
+        out.extend([part.strip()] * n)
+    # "and"/"but"/"also" are words too: give them the next clause
+    return _realign(sentence, out)
+
+
+def _realign(sentence: str, per_word: list[str]) -> list[str]:
+    toks = words(sentence)
+    out: list[str] = []
+    k = 0
+    for t in toks:
+        if t in ("and", "but", "also") and (k >= len(per_word) or t not in words(per_word[k])):
+            out.append(per_word[k] if k < len(per_word) else "")
+            continue
+        out.append(per_word[k] if k < len(per_word) else "")
+        k += 1
     return out
 
 
@@ -360,74 +418,3 @@ def content_words(text: str) -> set[str]:
         for w in words(text)
         if w not in STOP and w not in names and len(w) > 2 and not w.isdigit()
     }
-
-
-def answer(question: str, history: list[Heard], name: str = "Aria") -> tuple[str, str]:
-    """(spoken answer, which rule produced it) from the question and what was heard before it."""
-    q = " " + " ".join(words(question)) + " "
-    earlier = [
-        h for h in history if h.text.strip() and not (mentions_name(h.text, name) and is_request(h.text))
-    ]
-    qs = [x for h in earlier for x in quantities(h.text)]
-    amounts = [x for x in qs if x.unit not in ("clock", "minutes")]
-    asked_unit = next((UNITS[w] for w in words(question) if w in UNITS), "")
-    if "headcount" in q or " how many people " in q:
-        asked_unit = "people"
-    # people are often counted without a unit word: "three of them declined"
-    matching = [x for x in amounts if x.unit == asked_unit or (asked_unit == "people" and not x.unit)]
-    matching = matching if asked_unit else amounts
-    if any(f" {c} " in q for c in ("left", "still", "to go", "remaining", "remain")) and len(matching) >= 2:
-        unit = asked_unit or _majority_unit(matching)
-        same = [x for x in matching if x.unit == unit] if unit else matching
-        if len(same) >= 2:
-            big = max(same, key=lambda x: x.value)
-            rest = sum(x.value for x in same if x is not big)
-            return f"You have {_fmt(big.value - rest)}{' ' + unit if unit else ''} still to go.", "remaining"
-    sum_cues = (
-        "total",
-        "altogether",
-        "all together",
-        "in all",
-        "add up",
-        "sum",
-        "owe",
-        "headcount",
-        "how many",
-        "how much",
-    )
-    if any(f" {c} " in q for c in sum_cues) and matching:
-        total = sum(-x.value if x.negative else x.value for x in matching)
-        unit = asked_unit or _majority_unit(matching)
-        rule = "total" if len(matching) > 1 else "single_quantity"
-        return f"That's {_fmt(total)}{' ' + unit if unit else ''} in total.", rule
-    clocks = [x for x in qs if x.unit == "clock"]
-    if (" what time " in q or " when " in q) and clocks:
-        durations = [x for x in qs if x.unit == "minutes" and qs.index(x) > qs.index(clocks[-1]) - 1]
-        # "… need to leave", also when Whisper hears "live"
-        leave = any(
-            f" {w} " in q for w in ("leave", "set off", "go", "start", "head out", "need to", "have to")
-        )
-        if leave and durations and " what time " in q:
-            t = clocks[-1].value - sum(d.value for d in durations)
-            return f"You should leave at {_fmt_clock(t)}.", "time_minus_durations"
-        return f"At {_fmt_clock(clocks[-1].value)}, I think.", "clock_time"
-    return _extractive(question, earlier)
-
-
-def _majority_unit(qs: list[Quantity]) -> str:
-    units = [x.unit for x in qs if x.unit]
-    return max(set(units), key=units.count) if units else ""
-
-
-def _extractive(question: str, earlier: list[Heard]) -> tuple[str, str]:
-    qwords = content_words(question)
-    best, best_score = None, 0.0
-    for h in earlier:
-        for s in sentences(h.text):
-            overlap = len(qwords & content_words(s))
-            score = overlap + (0.5 if quantities(s) else 0.0)
-            if overlap and score >= best_score:
-                best, best_score = s, score
-    if best:
-        return f"Earlier someone said: {best.rstrip('.?!')}.", "extractive"
-    return "Sorry, I did not hear anything about that earlier, so I can't say.", "no_evidence"
