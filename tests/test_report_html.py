@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from fixtures.scoring import build  # type: ignore[import-not-found]
 from typer.testing import CliRunner
 
 from floorbench.cli import app
 from floorbench.scoring.score import ScoreOptions, score
-
-_spec = importlib.util.spec_from_file_location(
-    "scoring_build", Path(__file__).parent / "fixtures" / "scoring" / "build.py"
-)
-assert _spec and _spec.loader
-build = sys.modules.setdefault("scoring_build", importlib.util.module_from_spec(_spec))
-_spec.loader.exec_module(build)
 
 EVIL = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

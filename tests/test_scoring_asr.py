@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fixtures.scoring import build  # type: ignore[import-not-found]
 
 from floorbench.scoring.asr import PIECE_S, Transcriber, clip_audio, resolve_model
 from floorbench.scoring.cache import JsonlCache
-
-_spec = importlib.util.spec_from_file_location(
-    "scoring_build", Path(__file__).parent / "fixtures" / "scoring" / "build.py"
-)
-assert _spec and _spec.loader
-build = sys.modules.setdefault("scoring_build", importlib.util.module_from_spec(_spec))
-_spec.loader.exec_module(build)
 
 
 def f32(name: str) -> np.ndarray:

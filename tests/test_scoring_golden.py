@@ -8,22 +8,15 @@ rule's boundary, and each test also checks the VAD time that decided it.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from fixtures.scoring import build  # type: ignore[import-not-found]
 
 from floorbench.scoring.items import Item, Kind, Metric
 from floorbench.scoring.score import ScoreOptions, score
 
-_spec = importlib.util.spec_from_file_location(
-    "scoring_build", Path(__file__).parent / "fixtures" / "scoring" / "build.py"
-)
-assert _spec and _spec.loader
-build = sys.modules.setdefault("scoring_build", importlib.util.module_from_spec(_spec))
-_spec.loader.exec_module(build)
 DialogueSpec, Speech, Turn = build.DialogueSpec, build.Speech, build.Turn
 
 

@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
+from fixtures.scoring import build  # type: ignore[import-not-found]
 from typer.testing import CliRunner
 
 from floorbench.cli import app
 from floorbench.scoring.inputs import InputError, discover, load_turns, read_model_track
-
-_spec = importlib.util.spec_from_file_location(
-    "scoring_build", Path(__file__).parent / "fixtures" / "scoring" / "build.py"
-)
-assert _spec and _spec.loader
-build = sys.modules.setdefault("scoring_build", importlib.util.module_from_spec(_spec))
-_spec.loader.exec_module(build)
 
 
 def turns_doc(turns: list[dict[str, object]]) -> dict[str, object]:

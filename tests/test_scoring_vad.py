@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import soundfile as sf
+from fixtures.scoring import build  # type: ignore[import-not-found]
 
 from floorbench.scoring.vad_stage import run_vad
 from floorbench.vad import (
@@ -16,13 +15,6 @@ from floorbench.vad import (
     speech_probabilities,
     speech_probabilities_many,
 )
-
-_spec = importlib.util.spec_from_file_location(
-    "scoring_build", Path(__file__).parent / "fixtures" / "scoring" / "build.py"
-)
-assert _spec and _spec.loader
-build = sys.modules.setdefault("scoring_build", importlib.util.module_from_spec(_spec))
-_spec.loader.exec_module(build)
 
 
 def canvas(ms: int, at_ms: int, name: str) -> np.ndarray:

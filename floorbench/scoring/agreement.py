@@ -16,6 +16,7 @@ from typing import Any
 
 from floorbench.records import write_json_atomic
 from floorbench.scoring.cache import JsonlCache
+from floorbench.scoring.content import turn_context
 from floorbench.scoring.inputs import InputError, load_turns
 from floorbench.scoring.items import Item, Metric
 from floorbench.scoring.judges import JudgeInput, Task, judge_cached, judge_id, make_judge
@@ -35,19 +36,17 @@ def cohen_kappa(a: list[str], b: list[str]) -> float | None:
 
 
 def _context(source: Path, scenario_folders: dict[str, str], item: Item) -> tuple[str, tuple[str, ...]]:
+    """The turn's text and gold aliases from the dialogue's turns.json, if it is still there."""
     folder = scenario_folders.get(item.scenario_id)
     path = (source / folder / "turns.json") if folder else None
+    if (source / "turns.json").is_file():  # a single scored dialogue folder
+        path = source / "turns.json"
     if path is None or not path.is_file():
         return "", ()
     try:
-        turns = load_turns(path)
+        return turn_context(load_turns(path), item.turn_id)
     except InputError:
         return "", ()
-    for t in turns.turns:
-        if t.turn_id == item.turn_id:
-            aliases = (t.model_extra or {}).get("gold_aliases") or []
-            return t.text, tuple(str(x) for x in aliases)
-    return "", ()
 
 
 def agreement(

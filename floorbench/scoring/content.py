@@ -37,16 +37,13 @@ def clip_for(item: Item, audio: np.ndarray) -> np.ndarray:
     return clip_audio(audio, spans, bounds=(ws, we))
 
 
-def _aliases(turns: DialogueTurns, turn_id: int) -> tuple[str, ...]:
+def turn_context(turns: DialogueTurns, turn_id: int) -> tuple[str, tuple[str, ...]]:
+    """(what the human said, accepted gold aliases) of one turn, for the judges."""
     for t in turns.turns:
         if t.turn_id == turn_id:
-            extra = getattr(t, "gold_aliases", None) or (t.model_extra or {}).get("gold_aliases") or []
-            return tuple(str(a) for a in extra)
-    return ()
-
-
-def _turn_text(turns: DialogueTurns, turn_id: int) -> str:
-    return next((t.text for t in turns.turns if t.turn_id == turn_id), "")
+            aliases = (t.model_extra or {}).get("gold_aliases") or []
+            return t.text, tuple(str(a) for a in aliases)
+    return "", ()
 
 
 def fill_content(
@@ -83,15 +80,11 @@ def fill_content(
                 + ("wrong" if it.metric is Metric.conditional_accuracy else "an intrusion (no exemption)")
             )
             continue
+        context, aliases = turn_context(d.turns, it.turn_id)
         if it.metric is Metric.conditional_accuracy:
-            inputs.append(
-                JudgeInput(
-                    Task.answer, text, gold=it.gold, aliases=_aliases(d.turns, it.turn_id),
-                    context=_turn_text(d.turns, it.turn_id),
-                )
-            )
+            inputs.append(JudgeInput(Task.answer, text, gold=it.gold, aliases=aliases, context=context))
         else:
-            inputs.append(JudgeInput(Task.intrusion, text, context=_turn_text(d.turns, it.turn_id)))
+            inputs.append(JudgeInput(Task.intrusion, text, context=context))
         judged.append(it)
     verdicts = judge_cached(judge, inputs, judge_cache) if inputs else []
     if progress:
