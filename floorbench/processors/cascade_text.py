@@ -353,7 +353,14 @@ def quantities(text: str) -> list[Quantity]:
                 unit = UNITS.get(nxt, "dollars" if t.startswith("$") else "")
                 if not unit and nxt2 in UNITS and nxt not in STOP:
                     unit = UNITS[nxt2]  # "twelve more people"
-                if not unit and nxt and nxt not in STOP and nxt not in NUMBER_WORDS and not nxt[0].isdigit():
+                same_clause = nxt in words(clause)
+                if (
+                    not unit
+                    and same_clause
+                    and nxt not in STOP
+                    and nxt not in NUMBER_WORDS
+                    and not nxt[0].isdigit()
+                ):
                     unit = nxt  # any counted noun: "3 laps", "two colleagues"
                 out.append(Quantity(value, unit, sent, negative, clause))
             i += used
