@@ -70,7 +70,7 @@ def cascade(**config) -> CascadeProcessor:
 async def test_answers_a_named_request_from_what_was_said(voice16k):
     room = np.concatenate(
         [
-            silence(4000),  # models load (and warm up) while the room is quiet
+            silence(1500),  # ASR and TTS load (and warm up) meanwhile; utterances wait for them
             speech(voice16k, "Ben, pizza twelve, drinks six."),
             silence(500),
             speech(voice16k, "Aria, what do we owe in total?"),
@@ -96,7 +96,7 @@ async def test_answers_a_named_request_from_what_was_said(voice16k):
 async def test_stops_when_talked_over(voice16k):
     room = np.concatenate(
         [
-            silence(4000),
+            silence(1500),
             speech(voice16k, "Aria, is there a petrol station before the lake?"),
             silence(3200),  # the cascade starts answering in here (1.5–2.5 s; its answer lasts ~3.5 s)
             speech(voice16k, "Never mind, there is one right at the next exit."),

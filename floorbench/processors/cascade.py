@@ -132,10 +132,7 @@ class CascadeProcessor(FrameProcessor):
     # --- lifecycle ------------------------------------------------------------------
 
     def _load(self) -> None:
-        from floorbench.vad import SileroStream
-
         t = time.monotonic()
-        self._vad = SileroStream(1)
         self._asr = Transcriber(self.s.asr_model, threads=self.s.asr_threads)
         self._voice = Voice(self.s.voice, self.s.out_rate, self.s.length_scale)
         # First calls are slow (graph set-up, allocations): pay that now, during the preamble.
@@ -148,6 +145,11 @@ class CascadeProcessor(FrameProcessor):
         await super().process_frame(frame, direction)
         if isinstance(frame, StartFrame):
             await self.push_frame(frame, direction)
+            from floorbench.vad import SileroStream
+
+            # the VAD is small (≈ 50 ms to load): hear from the first frame on, and let
+            # utterances wait in the queue while ASR and TTS load in a worker thread
+            self._vad = SileroStream(1)
             loop = asyncio.get_running_loop()
             self._loaded = loop.run_in_executor(self._asr_pool, self._load)
             self._worker = self.create_task(self._utterance_worker(), name="cascade-utterances")
@@ -182,8 +184,8 @@ class CascadeProcessor(FrameProcessor):
         )
 
     async def _on_audio(self, frame: InputAudioRawFrame) -> None:
-        if self._loaded is None or not self._loaded.done() or self._vad is None:
-            return  # models still loading (well before any scenario turn: the preamble plays first)
+        if self._vad is None:
+            return
         pcm = np.frombuffer(frame.audio, dtype=np.int16)
         if frame.num_channels > 1:
             pcm = pcm.reshape(-1, frame.num_channels).mean(axis=1).astype(np.int16)
@@ -239,6 +241,8 @@ class CascadeProcessor(FrameProcessor):
 
     async def _utterance_worker(self) -> None:
         loop = asyncio.get_running_loop()
+        if self._loaded is not None:
+            await self._loaded
         while True:
             audio, start_ms, end_ms, detected_ms = await self._utterances.get()
             try:
