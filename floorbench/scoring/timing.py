@@ -241,61 +241,44 @@ def n4_items(d: Dialogue, i: int, segments: Sequence[Segment], rules: TimingRule
         speech=overlapping(segments, q.start_ms, obs_end),
         speech_ms=speech_ms_in(segments, q.start_ms, obs_end),
     )
+    stop: int | None = None
+    passed: bool | None = None
     if during:
-        y = _base(
-            d, q, Metric.yield_rate, counted=False, kind=Kind.speaking_during_question,
-            reason=(
-                f"not qualified: speech {during[0][0]}-{during[0][1]} ms overlaps the question "
-                f"{q.start_ms}-{q.end_ms} ms"
-            ),
-            onset_ms=during[0][0], **common,
+        onset = during[0][0]
+        kind, reason = Kind.speaking_during_question, (
+            f"not qualified: speech {during[0][0]}-{during[0][1]} ms overlaps the question "
+            f"{q.start_ms}-{q.end_ms} ms"
         )
     elif onset is None:
-        y = _base(
-            d, q, Metric.yield_rate, counted=False, kind=Kind.no_onset_in_window,
-            reason=f"not qualified: no onset from the question end ({q.end_ms} ms) to {answer_end} ms",
-            **common,
+        kind, reason = Kind.no_onset_in_window, (
+            f"not qualified: no onset from the question end ({q.end_ms} ms) to {answer_end} ms"
         )
     elif covering is None:
-        y = _base(
-            d, q, Metric.yield_rate, counted=False, kind=Kind.stopped_before_resolution,
-            reason=(
-                f"not qualified: onset at {onset} ms but silent when the resolution started "
-                f"({r.start_ms} ms)"
-            ),
-            onset_ms=onset, **common,
+        kind, reason = Kind.stopped_before_resolution, (
+            f"not qualified: onset at {onset} ms but silent when the resolution started ({r.start_ms} ms)"
         )
     else:
         stop = covering[1]
         later = [s for s, _ in segments if stop <= s < obs_end]
         if stop > deadline:
-            y = _base(
-                d, q, Metric.yield_rate, counted=True, passed=False, kind=Kind.not_stopped,
-                reason=(
-                    f"onset at {onset} ms; still speaking at the deadline {deadline} ms "
-                    f"(resolution start {r.start_ms} ms + {rules.yield_deadline_ms} ms); "
-                    f"speech ran to {stop} ms"
-                ),
-                onset_ms=onset, stop_ms=stop, **common,
+            passed, kind, reason = False, Kind.not_stopped, (
+                f"onset at {onset} ms; still speaking at the deadline {deadline} ms (resolution start "
+                f"{r.start_ms} ms + {rules.yield_deadline_ms} ms); speech ran to {stop} ms"
             )
         elif later:
-            y = _base(
-                d, q, Metric.yield_rate, counted=True, passed=False, kind=Kind.restarted,
-                reason=(
-                    f"onset at {onset} ms; stopped at {stop} ms (deadline {deadline} ms) but spoke "
-                    f"again at {later[0]} ms, before the observation window ended ({obs_end} ms)"
-                ),
-                onset_ms=onset, stop_ms=stop, **common,
+            passed, kind, reason = False, Kind.restarted, (
+                f"onset at {onset} ms; stopped at {stop} ms (deadline {deadline} ms) but spoke again at "
+                f"{later[0]} ms, before the observation window ended ({obs_end} ms)"
             )
         else:
-            y = _base(
-                d, q, Metric.yield_rate, counted=True, passed=True, kind=Kind.yielded,
-                reason=(
-                    f"onset at {onset} ms; stopped at {stop} ms, {stop - r.start_ms} ms after the "
-                    f"resolution started (deadline {deadline} ms); silent until {obs_end} ms"
-                ),
-                onset_ms=onset, stop_ms=stop, **common,
+            passed, kind, reason = True, Kind.yielded, (
+                f"onset at {onset} ms; stopped at {stop} ms, {stop - r.start_ms} ms after the resolution "
+                f"started (deadline {deadline} ms); silent until {obs_end} ms"
             )
+    y = _base(
+        d, q, Metric.yield_rate, counted=passed is not None, passed=passed, kind=kind, reason=reason,
+        onset_ms=onset, stop_ms=stop, **common,
+    )
     return [window, y]
 
 
