@@ -162,3 +162,13 @@ def test_a_human_giving_up_hands_the_question_to_the_assistant():
     )
     assert addressing("Okay okay, Peter, can you write that down?").reason == "vocative_other"
     assert not addressing("Do not ask me for the maths, Aria is better at that.").addressed
+
+
+def test_an_item_misheard_by_asr_takes_the_remaining_amount():
+    said = h(
+        "I got the cement from the market. It was $18.",
+        "The vegetables came to $9 and the bottle of wine was 14.",
+    )
+    assert answer("Aria, what did the salmon, the vegetables and the wine cost all together?", said)[0] == (
+        "That's 41 dollars in total."
+    )

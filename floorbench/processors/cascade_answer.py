@@ -132,6 +132,12 @@ def answer(question: str, history: list[Heard], name: str = "Aria") -> tuple[str
     items = _items(question)
     named = [x for x in (_item_quantity(i, amounts) for i in items) if x is not None]
     unit = _asked_unit(question, amounts)
+    if named and len(named) < len(items):
+        # an item not heard by its name (ASR: "salmon" → "cement") takes a remaining amount
+        # in the same unit, latest first
+        ref = named[0].unit
+        spare = [x for x in amounts if x not in named and (x.unit == ref or not x.unit or not ref)]
+        named = named + spare[::-1][: len(items) - len(named)]
 
     # which option is closest / cheapest …
     for word, pick in EXTREMES.items():
