@@ -50,6 +50,9 @@ class EventKind(StrEnum):
     """A data-channel marker from a participant (carries the sender's clock)."""
     transport = "transport"
     """Transport statistics of a track (jitter buffer, concealment)."""
+    underrun = "underrun"
+    """The playback source ran dry (event loop stalled past its queue): the track's
+    sample clock slipped by `slip_ms`; later timeline entries include the slip."""
     failure = "failure"
     """The scenario failed: a reason and a machine-readable kind."""
     end = "end"

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,8 +67,11 @@ class TrackWriter:
         clock: SessionClock,
         sent_path: Path,
         queue_ms: int,
+        on_underrun: Callable[[int, int], None] | None = None,
     ) -> None:
         self.source = source
+        self.on_underrun = on_underrun
+        """called with (sample, slip_ns) when the source ran dry"""
         self.sample_rate = sample_rate
         self.clock = clock
         self.queue_ms = queue_ms
@@ -145,6 +149,8 @@ class TrackWriter:
                 self.first_write_ns += slip
                 self.underruns += 1
                 log.warning("playback underrun: %.1f ms", slip / 1e6)
+                if self.on_underrun is not None:
+                    self.on_underrun(self.cursor, slip)
             await self.source.capture_frame(frame)
             self.sent.write(buf)
             self.cursor = hi
@@ -331,7 +337,14 @@ class PlaybackParticipant:
         self.track_name = track_name
         self.room = rtc.Room()
         self.source = rtc.AudioSource(sample_rate, 1, queue_size_ms=queue_ms)
-        self.writer = TrackWriter(self.source, sample_rate, clock, out_dir / f"{track_name}.sent.wav", queue_ms)
+        self.writer = TrackWriter(
+            self.source,
+            sample_rate,
+            clock,
+            out_dir / f"{track_name}.sent.wav",
+            queue_ms,
+            on_underrun=lambda sample, slip: self.log(EventKind.underrun, sample=sample, slip_ms=slip // 1_000_000),
+        )
         self.monitor = ModelSpeechMonitor(clock, timeline)
         self.model_audio = asyncio.Event()
         self.subscribed_by: set[str] = set()
