@@ -23,7 +23,7 @@ th{background:#f4f4f4}.note{color:#666;font-size:12px;margin:0 0 12px}
 .charts{display:flex;flex-wrap:wrap;gap:12px}
 .chart text,.timeline text{font-size:11px;fill:#333}.ct{font-weight:600;font-size:12px}
 .grid{stroke:#eee}.ci{stroke:#222;stroke-width:1.3;fill:none}.val{font-size:10px}
-rect.nr{opacity:.35}.lbl{fill:#fff!important;font-size:10px}
+.lbl{fill:#fff!important;font-size:10px}
 .env{fill:none;stroke:#4c78a8;stroke-width:1}.seg{fill:#e45756}
 .prob{fill:none;stroke:#54a24b;stroke-width:1}.thr{stroke:#bbb;stroke-dasharray:3 3}
 rect.pass{fill:#54a24b;opacity:.55}rect.fail{fill:#e45756;opacity:.7}

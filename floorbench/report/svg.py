@@ -56,16 +56,20 @@ def bar_chart(title: str, groups: Sequence[str], series: Sequence[str],
             if sc is None or sc.n == 0 or sc.value is None:
                 out.append(f'<text x="{x + bw / 2:.1f}" y="{y(0) - 4:.1f}" class="ax" text-anchor="middle">n=0</text>')
                 continue
+            if sc.reportable is False:  # n < 20: no rate is shown, only the count
+                out.append(
+                    f'<text x="{x + bw / 2:.1f}" y="{y(0) - 16:.1f}" class="ax" text-anchor="middle">n/r'
+                    f'<title>{esc(f"{s} · {g}: not reportable, n={sc.n} < 20")}</title></text>'
+                    f'<text x="{x + bw / 2:.1f}" y="{y(0) - 4:.1f}" class="ax" text-anchor="middle">n={sc.n}</text>'
+                )
+                continue
             tip = f"{s} · {g}: {sc.value:.3f}"
             if sc.ci_low is not None:
                 tip += f" [{sc.ci_low:.3f}, {sc.ci_high:.3f}]"
             tip += f" n={sc.n}"
-            if sc.reportable is False:
-                tip += " (not reportable: n < 20)"
-            cls = ' class="nr"' if sc.reportable is False else ""
             out.append(
                 f'<rect x="{x + 2:.1f}" y="{y(sc.value):.1f}" width="{bw - 4:.1f}" '
-                f'height="{y(0) - y(sc.value):.1f}" fill="{color}"{cls}><title>{esc(tip)}</title></rect>'
+                f'height="{y(0) - y(sc.value):.1f}" fill="{color}"><title>{esc(tip)}</title></rect>'
             )
             if sc.ci_low is not None and sc.ci_high is not None:
                 cx = x + bw / 2
@@ -73,7 +77,7 @@ def bar_chart(title: str, groups: Sequence[str], series: Sequence[str],
                     f'<path d="M{cx:.1f} {y(sc.ci_low):.1f}V{y(sc.ci_high):.1f}M{cx - 5:.1f} {y(sc.ci_low):.1f}'
                     f'h10M{cx - 5:.1f} {y(sc.ci_high):.1f}h10" class="ci"/>'
                 )
-            label = "n/r" if sc.reportable is False else f"{sc.value:.2f}"
+            label = f"{sc.value:.2f}"
             top_of_bar = max(sc.value, sc.ci_high if sc.ci_high is not None else sc.value)
             out.append(
                 f'<text x="{x + bw / 2:.1f}" y="{max(top - 2, y(top_of_bar) - 4):.1f}" class="val" '
