@@ -160,6 +160,7 @@ class DialogueTurn(BaseModel):
     end_ms: int
     text: str = ""
     gold: str | None = None
+    gold_aliases: list[str] = Field(default_factory=list, description="other phrasings of the gold answer")
 
 
 class DialogueTurns(BaseModel):

@@ -517,6 +517,7 @@ class ScenarioRun:
                     end_ms=(t0 + (int(e_sample * ratio) + lag) * 1_000_000_000 // sr_rec) // MS,
                     text=t.text,
                     gold=t.gold,
+                    gold_aliases=list(t.gold_aliases),
                 )
             )
         write_json_atomic(

@@ -41,7 +41,7 @@ def turn_context(turns: DialogueTurns, turn_id: int) -> tuple[str, tuple[str, ..
     """(what the human said, accepted gold aliases) of one turn, for the judges."""
     for t in turns.turns:
         if t.turn_id == turn_id:
-            aliases = (t.model_extra or {}).get("gold_aliases") or []
+            aliases = t.gold_aliases
             return t.text, tuple(str(a) for a in aliases)
     return "", ()
 
