@@ -320,7 +320,7 @@ class PlaybackParticipant:
         clock: SessionClock,
         timeline: TimelineWriter,
         sample_rate: int,
-        model_identity: str,
+        is_model: Callable[[str], bool],
         queue_ms: int = 200,
         track_name: str = "humans",
     ) -> None:
@@ -332,7 +332,8 @@ class PlaybackParticipant:
         self.clock = clock
         self.timeline = timeline
         self.sample_rate = sample_rate
-        self.model_identity = model_identity
+        self.is_model = is_model
+        """which participant is the model (a name, or any non-floorbench one for dispatched agents)"""
         self.queue_ms = queue_ms
         self.track_name = track_name
         self.room = rtc.Room()
@@ -355,7 +356,7 @@ class PlaybackParticipant:
 
         @room.on("track_subscribed")
         def _sub(track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant) -> None:
-            if p.identity == self.model_identity and isinstance(track, rtc.RemoteAudioTrack):
+            if self.is_model(p.identity) and isinstance(track, rtc.RemoteAudioTrack):
                 self.monitor.attach(track)
                 self.model_audio.set()
 
@@ -376,7 +377,7 @@ class PlaybackParticipant:
         await asyncio.wait_for(room.local_participant.publish_track(track, opts), timeout_s)
         self.writer.start()
         for p in room.remote_participants.values():
-            if p.identity == self.model_identity:
+            if self.is_model(p.identity):
                 for pub in p.track_publications.values():
                     if isinstance(pub.track, rtc.RemoteAudioTrack):
                         self.monitor.attach(pub.track)

@@ -107,6 +107,7 @@ class Recorder:
         timeline: TimelineWriter,
         sample_rate: int = 16000,
         track_names: dict[str, str] | None = None,
+        is_model: Callable[[str], bool] | None = None,
     ) -> None:
         self.conn = conn
         self.room_name = room_name
@@ -115,6 +116,8 @@ class Recorder:
         self.timeline = timeline
         self.sample_rate = sample_rate
         self.track_names = track_names or {}
+        self.is_model = is_model
+        """the model's track is always recorded as `model.wav`, whatever its identity"""
         self.room = rtc.Room()
         self.tracks: dict[str, TrackRecording] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -193,7 +196,11 @@ class Recorder:
             self._emit("joined", p.identity)
 
     def track_name(self, identity: str) -> str:
-        return self.track_names.get(identity) or "".join(
+        if identity in self.track_names:
+            return self.track_names[identity]
+        if self.is_model is not None and self.is_model(identity):
+            return "model"
+        return "".join(
             c if c.isalnum() or c in "-_" else "_" for c in identity
         )
 

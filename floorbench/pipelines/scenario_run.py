@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -189,6 +190,10 @@ class ScenarioRun:
         self.room = room_name(run_id, scenario.scenario_id)
         self.clock = SessionClock()
         self.model_identity = str(model.config.get("identity") or "model")
+        matches: Callable[[str], bool] | None = getattr(model, "matches", None)
+        # a dispatched LiveKit Agents worker picks its own identity (agent-<job id>):
+        # external models say which participant is theirs
+        self.is_model: Callable[[str], bool] = matches if callable(matches) else self._named_model
         self.timeout_s = settings.timeout_s or 3600.0
         self.meta = RunMeta(
             floorbench_version=__version__,
@@ -202,6 +207,9 @@ class ScenarioRun:
             model=model.card(),
             versions=_versions(),
         )
+
+    def _named_model(self, identity: str) -> bool:
+        return identity == self.model_identity
 
     def _write_meta(self) -> None:
         write_json_atomic(self.dir / "meta.json", self.meta)
@@ -243,7 +251,8 @@ class ScenarioRun:
                 self.clock,
                 timeline,
                 self.settings.record_rate,
-                track_names={PLAYBACK_IDENTITY: "humans", self.model_identity: "model"},
+                track_names={PLAYBACK_IDENTITY: "humans"},
+                is_model=self.is_model,
             )
             await recorder.start()
             model_proc = await self._start_model(recorder)
@@ -254,7 +263,7 @@ class ScenarioRun:
                 self.clock,
                 timeline,
                 self.suite.suite.sample_rate,
-                self.model_identity,
+                self.is_model,
                 queue_ms=self.settings.playback_queue_ms,
             )
             await playback.start()
@@ -357,11 +366,13 @@ class ScenarioRun:
                     flush=True,
                 )
         try:
-            await self._until(lambda: ident in recorder.audio_from, timeout, "")
+            await self._until(lambda: any(self.is_model(i) for i in recorder.audio_from), timeout, "")
+            self.model_identity = next(i for i in sorted(recorder.audio_from) if self.is_model(i))
         except ScenarioFailed:
             raise ScenarioFailed(
                 FailureKind.model_never_joined,
-                f"model participant {ident!r} did not join with audio within {timeout:.0f} s",
+                f"model participant {ident if self.model.joins == 'pipeline' or self.model.config.get('identity') else '(any agent)'!r} "
+                f"did not join with audio within {timeout:.0f} s",
             ) from None
         return proc
 
