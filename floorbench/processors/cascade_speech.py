@@ -118,7 +118,10 @@ class Voice:
             from piper.config import SynthesisConfig
 
             syn = SynthesisConfig(length_scale=self.length_scale)
-        for chunk in self.voice.synthesize(text, syn_config=syn):
+        from floorbench.scenarios.spoken_numbers import spell_numbers
+
+        # Piper misreads digit strings ("18 dollars" → "aching dollars"): spell them out
+        for chunk in self.voice.synthesize(spell_numbers(text), syn_config=syn):
             if cancelled.is_set():
                 return
             pcm = chunk.audio_int16_array
