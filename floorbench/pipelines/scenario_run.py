@@ -298,8 +298,11 @@ class ScenarioRun:
             timeline.close()
             self.meta.tracks = infos
             self.meta.duration_ms = self.clock.now_ms()
-            with contextlib.suppress(Exception):
+            try:
                 self._finish_records(playback, infos)
+            except Exception as e:  # the recordings stay; say why turns.json is missing
+                log.exception("scenario %s: post-processing failed", self.scenario.scenario_id)
+                self.meta.playback["records_error"] = f"{type(e).__name__}: {e}"
             self._write_meta()
         return self.meta
 
