@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from floorbench.pipelines.alignment import _xcorr_best
+from floorbench.pipelines.alignment import best_match
 from floorbench.pipelines.runner import RunOptions, run_suite
 
 
@@ -51,7 +51,7 @@ def main() -> None:
         for t in json.loads((d / "turns.json").read_text())["turns"]:
             at_model = t["start_ms"] * sr // 1000
             ref = humans[at_model - offset :][:sr]
-            pos, score = _xcorr_best(ref, model, at_model, at_model + 3 * sr)
+            pos, score = best_match(ref, model, at_model, at_model + 3 * sr)
             if score >= 0.5:
                 overheads.append((pos - at_model) * 1000 / sr - args.delay_ms)
     if not overheads:

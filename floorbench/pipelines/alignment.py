@@ -30,7 +30,7 @@ class TurnLag:
     """peak normalised correlation (0..1); low means the turn was not found cleanly"""
 
 
-def _xcorr_best(ref: np.ndarray, rec: np.ndarray, lo: int, hi: int) -> tuple[int, float]:
+def best_match(ref: np.ndarray, rec: np.ndarray, lo: int, hi: int) -> tuple[int, float]:
     """Best lag in [lo, hi] such that rec[n + lag] ≈ ref[n]; returns (lag, normalised peak)."""
     lo = max(lo, 0)
     hi = min(hi, len(rec) - len(ref))
@@ -73,7 +73,7 @@ def align_turns(
         ref = x[start : start + probe]
         lo = start + expected_lag + search_ms[0] * sample_rate // 1000
         hi = start + expected_lag + search_ms[1] * sample_rate // 1000
-        pos, score = _xcorr_best(ref, y, lo, hi)
+        pos, score = best_match(ref, y, lo, hi)
         out.append(TurnLag(turn_id, start, pos - start, score))
     return out
 

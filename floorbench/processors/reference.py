@@ -30,6 +30,7 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
+from floorbench.pipelines.alignment import best_match
 from floorbench.processors.registry import Model, ModelContext, ModelError
 from floorbench.vad import VAD_RATE, WINDOW, SileroStream, speech_probabilities
 
@@ -236,16 +237,11 @@ class OracleProcessor(ListeningAgent):
         lo = max(self.search_from, hist_start, 0)
         if received - lo < len(probe):
             return
-        region = self.history[lo - hist_start :]
-        corr = np.correlate(region, probe, mode="valid")
-        energy = np.sqrt(np.convolve(region**2, np.ones(len(probe), dtype=np.float32), mode="valid"))
-        denom = energy * float(np.linalg.norm(probe))
-        norm = corr / np.maximum(denom, 1e-3 * float(denom.max()) + 1e-9)
-        i = int(np.argmax(norm))
-        if norm[i] >= self.threshold:
-            start = lo + i - seg["lead"]
+        at, score = best_match(probe, self.history, lo - hist_start, len(self.history) - len(probe))
+        if score >= self.threshold:
+            start = hist_start + at - seg["lead"]
             self.segment_end = start + seg["length"]
-            self.found.append((seg["label"], start, float(norm[i])))
+            self.found.append((seg["label"], start, score))
             if seg["label"] == "N4R":
                 self.yield_at = None
         else:
