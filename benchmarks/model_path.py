@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from floorbench.pipelines.alignment import best_match
+from floorbench.audio.alignment import best_match
 from floorbench.pipelines.runner import RunOptions, run_suite
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import soundfile as sf
 
+from floorbench.audio.vad import probabilities_to_segments, speech_probabilities
 from floorbench.pipelines.runner import RunOptions, run_suite
 from floorbench.processors.cascade_speech import packaged_piper_joe, packaged_whisper_tiny
 from floorbench.records import DialogueTurns, EventKind, Outcome, read_timeline
 from floorbench.transports.server import LiveKitConnection
-from floorbench.vad import probabilities_to_segments, speech_probabilities
 
 pytestmark = [
     pytest.mark.live,

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from floorbench.audio.vad import probabilities_to_segments, speech_probabilities
 from floorbench.pipelines.runner import RunOptions, run_suite
 from floorbench.records import DialogueTurns, EventKind, FailureKind, Outcome, read_timeline
 from floorbench.transports.server import LiveKitConnection
-from floorbench.vad import probabilities_to_segments, speech_probabilities
 
 pytestmark = [pytest.mark.live, pytest.mark.slow]
 

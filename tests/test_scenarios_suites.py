@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import soundfile as sf
 
-from floorbench.scenarios import tts
 from floorbench.scenarios.render import file_sha256
 from floorbench.scenarios.schema import Label
 from floorbench.scenarios.validate import load_suite
+from floorbench.speech import tts
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "configs" / "suites" / "example"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from floorbench.scenarios import tts
-from floorbench.scenarios.tts import TTSError, parse_voice, pipecat_voice_config
+from floorbench.speech import tts
+from floorbench.speech.tts import TTSError, parse_voice, pipecat_voice_config
 
 LOCAL = tts.available_voices()
 

@@ -8,13 +8,13 @@ import numpy as np
 import soundfile as sf
 from fixtures.scoring import build  # type: ignore[import-not-found]
 
-from floorbench.scoring.vad_stage import run_vad
-from floorbench.vad import (
+from floorbench.audio.vad import (
     VadRules,
     probabilities_to_segments,
     speech_probabilities,
     speech_probabilities_many,
 )
+from floorbench.scoring.vad_stage import run_vad
 
 
 def canvas(ms: int, at_ms: int, name: str) -> np.ndarray:

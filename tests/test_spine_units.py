@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from floorbench.audio.alignment import align_turns, drift_ms_per_100s
+from floorbench.audio.files import PcmAppender, recover_parts
 from floorbench.clock import fit_track
-from floorbench.pipelines.alignment import align_turns, drift_ms_per_100s
-from floorbench.pipelines.audio_files import PcmAppender, recover_parts
 from floorbench.pipelines.schedules import MpeScheduleConfig
 from floorbench.processors.registry import (
     BUILTIN_MODELS,
@@ -196,8 +196,8 @@ def test_redact_removes_secrets_but_keeps_env_names() -> None:
 
 
 def test_numbers_are_spelled_for_piper() -> None:
-    from floorbench.scenarios.spoken_numbers import spell_numbers
-    from floorbench.scenarios.tts import spoken_text
+    from floorbench.speech.spoken_numbers import spell_numbers
+    from floorbench.speech.tts import spoken_text
 
     assert spell_numbers("It was $18.50 at 7:05 on the 3rd.") == (
         "It was eighteen dollars and fifty cents at seven oh five on the third."

@@ -30,12 +30,12 @@ from pathlib import Path
 import numpy as np
 from livekit import rtc
 
+from floorbench.audio.files import PcmAppender
+from floorbench.audio.vad import VAD_RATE, WINDOW, SileroStream, VadRules
 from floorbench.clock import SessionClock, TrackFit, fit_track
-from floorbench.pipelines.audio_files import PcmAppender
 from floorbench.records import EventKind, TimelineEvent, TimelineWriter
 from floorbench.transports.rooms import PLAYBACK_IDENTITY, playback_token
 from floorbench.transports.server import LiveKitConnection
-from floorbench.vad import VAD_RATE, WINDOW, SileroStream, VadRules
 
 log = logging.getLogger(__name__)
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 from livekit import rtc
 
+from floorbench.audio.files import PcmAppender
 from floorbench.clock import SessionClock, TrackFit, fit_track
-from floorbench.pipelines.audio_files import PcmAppender
 from floorbench.records import EventKind, TimelineEvent, TimelineWriter, TrackInfo
 from floorbench.transports.rooms import recorder_token
 from floorbench.transports.server import LiveKitConnection

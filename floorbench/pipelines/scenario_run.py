@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from floorbench import __version__
+from floorbench.audio.alignment import align_turns, drift_ms_per_100s, percentile_ms
 from floorbench.clock import SessionClock
-from floorbench.pipelines.alignment import align_turns, drift_ms_per_100s, percentile_ms
 from floorbench.pipelines.playback import PlaybackParticipant
 from floorbench.pipelines.recorder import Recorder
 from floorbench.pipelines.schedules import MpeSchedule, MpeScheduleConfig

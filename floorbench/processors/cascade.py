@@ -145,7 +145,7 @@ class CascadeProcessor(FrameProcessor):
         await super().process_frame(frame, direction)
         if isinstance(frame, StartFrame):
             await self.push_frame(frame, direction)
-            from floorbench.vad import SileroStream
+            from floorbench.audio.vad import SileroStream
 
             # the VAD is small (≈ 50 ms to load): hear from the first frame on, and let
             # utterances wait in the queue while ASR and TTS load in a worker thread

@@ -118,7 +118,7 @@ class Voice:
             from piper.config import SynthesisConfig
 
             syn = SynthesisConfig(length_scale=self.length_scale)
-        from floorbench.scenarios.spoken_numbers import spell_numbers
+        from floorbench.speech.spoken_numbers import spell_numbers
 
         # Piper misreads digit strings ("18 dollars" → "aching dollars"): spell them out
         for chunk in self.voice.synthesize(spell_numbers(text), syn_config=syn):

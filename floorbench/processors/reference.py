@@ -30,9 +30,9 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from floorbench.pipelines.alignment import best_match
+from floorbench.audio.alignment import best_match
+from floorbench.audio.vad import VAD_RATE, WINDOW, SileroStream, speech_probabilities
 from floorbench.processors.registry import Model, ModelContext, ModelError
-from floorbench.vad import VAD_RATE, WINDOW, SileroStream, speech_probabilities
 
 DEFAULT_VOICE = "piper:joe"
 DEFAULT_ATTEMPT = (
@@ -47,7 +47,7 @@ DEFAULT_REPLIES = (
 
 
 def _tts(text: str, voice: str, sample_rate: int) -> np.ndarray:
-    from floorbench.scenarios.tts import synthesize
+    from floorbench.speech.tts import synthesize
 
     return synthesize(text, voice, sample_rate)
 

@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from floorbench.errors import FloorbenchError
+
 if TYPE_CHECKING:
     from pipecat.processors.frame_processor import FrameProcessor
 
     from floorbench.scenarios.schema import Scenario, Suite
 
 
-class ModelError(ValueError):
+class ModelError(FloorbenchError, ValueError):
     """A model cannot be created: unknown name, missing extra, missing key, bad config."""
 
 

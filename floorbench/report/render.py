@@ -25,8 +25,8 @@ def pick_dialogues(run: ScoredRun, limit: int) -> list[str]:
 
 def _audio_views(paths: list[Path | None]) -> list[tuple[np.ndarray | None, np.ndarray | None]]:
     """(VAD probabilities, RMS envelope) of each model track that can be read."""
+    from floorbench.audio.vad import speech_probabilities_many
     from floorbench.scoring.inputs import InputError, read_model_track
-    from floorbench.vad import speech_probabilities_many
 
     audios: list[np.ndarray | None] = []
     for p in paths:

@@ -87,8 +87,8 @@ def render(
 
     from floorbench.scenarios.info import hours
     from floorbench.scenarios.render import read_voice_map, render_suite
-    from floorbench.scenarios.tts import TTSError
     from floorbench.scenarios.validate import ScenarioError
+    from floorbench.speech.tts import TTSError
 
     if rate not in (16000, 24000, 48000):
         _fail(f"--rate {rate}: use 16000, 24000 or 48000", 2)

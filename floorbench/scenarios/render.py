@@ -28,9 +28,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from floorbench.scenarios import tts
 from floorbench.scenarios.files import write_scenario, write_suite, write_text_atomic
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError, load_suite
+from floorbench.speech import tts
 
 RENDER_VERSION = 1
 """Bump when post-processing changes so that cached clips are re-rendered."""
@@ -124,7 +124,7 @@ def _render_clip(text: str, voice: str, rate: int, out: str) -> tuple[str, int, 
     """Worker: synthesize one clip and write it atomically. Returns (out, frames, cpu_ms, error)."""
     import soundfile as sf
 
-    from floorbench.scenarios.tts_festival import sessions_cpu_s
+    from floorbench.speech.tts_festival import sessions_cpu_s
 
     t0 = os.times()
     f0 = sessions_cpu_s()

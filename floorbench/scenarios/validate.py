@@ -15,12 +15,13 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from floorbench.errors import FloorbenchError
 from floorbench.scenarios.schema import Label, Scenario, Suite
 
 SUPPORTED_RATES = (16000, 24000, 48000)
 
 
-class ScenarioError(ValueError):
+class ScenarioError(FloorbenchError, ValueError):
     """A scenario or suite file breaks a constraint; the message is one line."""
 
 

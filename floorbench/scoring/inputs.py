@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
+from floorbench.errors import FloorbenchError
 from floorbench.records import DialogueTurns, Outcome, RunMeta
 
 ACCEPTED_RATES = (16000, 24000, 48000)
@@ -24,7 +25,7 @@ KNOWN_LABELS = ("T", "N1", "N2", "N3", "N4Q", "N4R")
 SCORING_RATE = 16000
 
 
-class InputError(ValueError):
+class InputError(FloorbenchError, ValueError):
     """A bad input file; the message is one line naming the file and the fix."""
 
 

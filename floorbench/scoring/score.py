@@ -19,13 +19,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from floorbench.audio.vad import VadRules
 from floorbench.records import write_json_atomic
 from floorbench.scoring import metrics
 from floorbench.scoring.cache import JsonlCache
 from floorbench.scoring.inputs import Discovery, InputError, discover, read_model_track, run_label
 from floorbench.scoring.items import Item
 from floorbench.scoring.timing import Dialogue, TimingRules, timing_items
-from floorbench.vad import VadRules
 
 SCORES_VERSION = 1
 

@@ -1,7 +1,7 @@
 """The VAD stage of scoring: model.wav files → speech segments, batched over files.
 
 Files are read, resampled to 16 kHz and run through Silero (ONNX) as batches
-of independent streams (`floorbench.vad.speech_probabilities_many`), one
+of independent streams (`floorbench.audio.vad.speech_probabilities_many`), one
 batch per task, spread over a pool of worker processes. Sorting by length
 keeps the lanes of a batch busy until their common end.
 """
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from floorbench.audio.vad import WINDOW_MS, VadRules, probabilities_to_segments
 from floorbench.scoring.inputs import SCORING_RATE, InputError, read_model_track
-from floorbench.vad import WINDOW_MS, VadRules, probabilities_to_segments
 
 Segment = tuple[int, int]
 
@@ -44,14 +44,14 @@ _SESSION = None
 
 def _worker_init() -> None:
     global _SESSION
-    from floorbench.vad import _session
+    from floorbench.audio.vad import _session
 
     _SESSION = _session()
 
 
 def _vad_task(paths: list[Path], batch: int) -> list[VadResult]:
     """Read a batch of files and run them as parallel Silero streams."""
-    from floorbench.vad import speech_probabilities_many
+    from floorbench.audio.vad import speech_probabilities_many
 
     results: list[VadResult] = []
     audios: list[np.ndarray] = []

@@ -25,12 +25,14 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from floorbench.errors import FloorbenchError
+
 LIVEKIT_VERSION = "v1.13.5"
 LIVEKIT_MODULE = "github.com/livekit/livekit-server/cmd/server"
 BIN_NAME = "livekit-server"
 
 
-class ServerError(RuntimeError):
+class ServerError(FloorbenchError, RuntimeError):
     """The LiveKit server cannot be found, started, reached or kept alive."""
 
 

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
+from floorbench.errors import FloorbenchError
 from floorbench.scoring.cache import JsonlCache, content_key
 
 
@@ -67,7 +68,7 @@ class JudgeVerdict:
     extra: dict[str, object] = field(default_factory=dict)
 
 
-class JudgeError(RuntimeError):
+class JudgeError(FloorbenchError, RuntimeError):
     """A judge could not give verdicts at all (endpoint down, no key): one line, no verdicts invented."""
 
 

@@ -1,7 +1,7 @@
 """Speak one text through any pipecat TTS service (for users with cloud TTS).
 
 The service class and its constructor arguments come from a voice id (see
-`floorbench.scenarios.tts.pipecat_voice_config`). The text goes through a
+`floorbench.speech.tts.pipecat_voice_config`). The text goes through a
 two-processor pipecat pipeline — the service and a collector of its
 `TTSAudioRawFrame`s — so any service that works in a pipecat bot works here.
 Imported only when a `pipecat:` voice is used.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from floorbench.scenarios.tts import PipecatVoice, TTSError, env_key
+from floorbench.speech.tts import PipecatVoice, TTSError, env_key
 
 SYNTH_TIMEOUT_S = 120.0
 

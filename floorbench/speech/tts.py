@@ -31,6 +31,8 @@ from urllib.parse import parse_qsl
 
 import numpy as np
 
+from floorbench.errors import FloorbenchError
+
 SUPPORTED_RATES = (16000, 24000, 48000)
 PAD_MS = 50
 """Silence kept before the first and after the last voiced frame."""
@@ -51,7 +53,7 @@ FESTIVAL_VOICE_ROOT = Path("/usr/share/festival/voices")
 SUBPROCESS_TIMEOUT_S = 120
 
 
-class TTSError(RuntimeError):
+class TTSError(FloorbenchError, RuntimeError):
     """A voice cannot speak; the message is one line naming the voice and the fix."""
 
 
@@ -323,7 +325,7 @@ def _synth_festival(text: str, spec: VoiceSpec) -> tuple[np.ndarray, int]:
         txt = Path(d) / "in.txt"
         wav = Path(d) / "out.wav"
         if os.environ.get("FLOORBENCH_FESTIVAL_PIPE", "1") != "0":
-            from floorbench.scenarios import tts_festival
+            from floorbench.speech import tts_festival
 
             try:
                 sess = tts_festival.session(func)
@@ -338,7 +340,7 @@ def _synth_festival(text: str, spec: VoiceSpec) -> tuple[np.ndarray, int]:
 
 
 def _synth_pipecat(text: str, spec: VoiceSpec, sample_rate: int) -> tuple[np.ndarray, int]:
-    from floorbench.scenarios.tts_pipecat import synthesize_pipecat
+    from floorbench.speech.tts_pipecat import synthesize_pipecat
 
     cfg = pipecat_voice_config(spec)
     pcm = synthesize_pipecat(text, cfg, sample_rate, voice_id=spec.id)
@@ -451,7 +453,7 @@ def spoken_text(text: str, voice: str) -> str:
     """The text the engine is given: Piper gets numbers spelled out (see spoken_numbers)."""
     if parse_voice(voice).backend != "piper":
         return text
-    from floorbench.scenarios.spoken_numbers import spell_numbers
+    from floorbench.speech.spoken_numbers import spell_numbers
 
     return spell_numbers(text)
 
