@@ -1,6 +1,6 @@
 """Import externally written scenarios (`floorbench suite import SRC --out DIR`).
 
-Accepted input (README.md, "Import format"): a folder of `.yaml`/`.yml`/`.json`
+Accepted input (docs/scenarios.md, "Import format"): a folder of `.yaml`/`.yml`/`.json`
 files, one YAML/JSON file holding one scenario or a list of scenarios, or a
 `.jsonl` file with one scenario per line. Each record uses the schema of
 `floorbench.scenarios.schema.Scenario`, with three conveniences for hand- or

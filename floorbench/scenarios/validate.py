@@ -180,7 +180,7 @@ def check_scenario(scenario: Scenario, path: Path) -> None:
 
 
 def check_vocabulary(scenario: Scenario, path: Path) -> None:
-    """The five attributes come from the generator's fixed vocabularies (scenarios/README.md)."""
+    """The five attributes come from the generator's fixed vocabularies (docs/scenarios.md)."""
     from floorbench.scenarios.vocab import vocabulary
 
     vocab = vocabulary()
@@ -190,7 +190,7 @@ def check_vocabulary(scenario: Scenario, path: Path) -> None:
             shown = ", ".join(sorted(allowed)[:6])
             raise ScenarioError(
                 f"{_where(path, scenario.scenario_id)}: {key} {value!r} is not in the vocabulary; "
-                f"use one of {shown}, … (see floorbench/scenarios/README.md) or drop --strict-vocab"
+                f"use one of {shown}, … (see docs/scenarios.md) or drop --strict-vocab"
             )
 
 

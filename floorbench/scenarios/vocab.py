@@ -1,4 +1,4 @@
-"""Fixed vocabularies of the procedural `mpe` generator (documented in README.md).
+"""Fixed vocabularies of the procedural `mpe` generator (documented in docs/scenarios.md).
 
 The five scenario attributes — location, shared activity, relationship, device
 context, register — each come from one list here. Each activity carries its own

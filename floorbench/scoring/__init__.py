@@ -1,4 +1,4 @@
-"""Offline scoring of the `mpe` suite from recordings (benchmarks.md §1); see README.md here.
+"""Offline scoring of the `mpe` suite from recordings (benchmarks.md §1); see docs/scoring.md.
 
     inputs      find dialogue folders (run directory or recordings folder), one-line errors
     vad_stage   model.wav → Silero probabilities, batched over files in worker processes

@@ -95,7 +95,7 @@ def load_turns(path: Path) -> DialogueTurns:
     try:
         turns = DialogueTurns.model_validate(raw)
     except ValidationError as e:
-        raise InputError(f"{path}: {_first_error(e)}; see floorbench/scoring/README.md for the format") from e
+        raise InputError(f"{path}: {_first_error(e)}; see docs/scoring.md for the format") from e
     check_turns(turns, path)
     turns.turns.sort(key=lambda t: (t.start_ms, t.turn_id))
     return turns
