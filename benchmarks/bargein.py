@@ -23,7 +23,7 @@ started, is counted apart, not measured. The model's own barge-in markers
 (the cascade's ``detect_delay_ms``/``stop_ms``) are collected beside it.
 
     python benchmarks/bargein.py --trials 20 --out runs/bargein.json
-    python benchmarks/bargein.py --model cascade --config configs/models/cascade.yaml
+    python benchmarks/bargein.py --model cascade --config cascade
 
 Prints p50/p95 and writes every trial to ``--out`` as JSON.
 """
@@ -326,7 +326,7 @@ async def main_async(args: argparse.Namespace, config: dict[str, Any]) -> dict[s
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="cascade")
-    ap.add_argument("--config", help="model config YAML")
+    ap.add_argument("--config", help="model config YAML, or a packaged one by name (cascade)")
     ap.add_argument("--trials", type=int, default=20)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--livekit-url", help="existing server (LIVEKIT_API_KEY/SECRET from env)")
@@ -334,7 +334,9 @@ def main() -> None:
     args = ap.parse_args()
     import yaml
 
-    config = yaml.safe_load(Path(args.config).read_text()) if args.config else {}
+    from floorbench.scenarios.files import resolve_model_config
+
+    config = yaml.safe_load(resolve_model_config(args.config).read_text()) if args.config else {}
     result = asyncio.run(main_async(args, config or {}))
     s = result["summary"]
     if args.out:

@@ -10,7 +10,7 @@ processes) and prints, over every turn of every scenario:
   100 s; median and worst |drift|);
 - transport latency, playback → recorder, by cross-correlation (p50 / p95, ms).
 
-    .venv/bin/python benchmarks/pacing.py --suite configs/suites/example --n 4 --model silent
+    .venv/bin/python benchmarks/pacing.py --suite example --n 4 --model silent
 
 Targets (issue 2): onset error p99 ≤ 10 ms, drift ≤ 5 ms per 100 s.
 """
@@ -27,11 +27,12 @@ from pathlib import Path
 import numpy as np
 
 from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.scenarios.files import resolve_suite
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--suite", type=Path, default=Path("configs/suites/example"))
+    ap.add_argument("--suite", default="example", help="suite folder or packaged suite name")
     ap.add_argument("--n", type=int, default=4, help="number of scenarios")
     ap.add_argument("--model", default="silent")
     ap.add_argument("--out", type=Path, default=None)
@@ -39,7 +40,7 @@ def main() -> None:
     out = args.out or Path(tempfile.mkdtemp(prefix="fb-pacing-"))
     t0 = time.monotonic()
     summary = asyncio.run(
-        run_suite(RunOptions(suite=args.suite, model=args.model, out=out, limit=args.n, progress=False))
+        run_suite(RunOptions(suite=resolve_suite(args.suite), model=args.model, out=out, limit=args.n, progress=False))
     )
     wall = time.monotonic() - t0
     errors, latencies, drifts, durations = [], [], [], []

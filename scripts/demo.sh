@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 OUT=${OUT:-runs/demo}
-SUITE=${SUITE:-configs/suites/example}
+SUITE=${SUITE:-example}
 for model in oracle eager; do
   echo "== floorbench run --model $model"
   .venv/bin/floorbench run --suite "$SUITE" --model "$model" --out "$OUT/$model" "$@"

@@ -6,8 +6,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-PY=${PYTHON:-python3.11}
-command -v "$PY" >/dev/null 2>&1 || PY=python3
+# Python 3.11-3.13 (pyproject's requires-python); PYTHON=... picks one.
+PY=${PYTHON:-}
+if [ -z "$PY" ]; then
+  for cand in python3.11 python3.12 python3.13 python3; do
+    command -v "$cand" >/dev/null 2>&1 && { PY=$cand; break; }
+  done
+fi
 
 APT_PACKAGES=(flite festival festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k libopus0 libsndfile1 chromium sox)
 missing=()
@@ -26,6 +31,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ ! -x .venv/bin/python ]; then
+  if ! "${PY:-python3}" -c 'import sys; sys.exit(not ((3, 11) <= sys.version_info[:2] <= (3, 13)))' 2>/dev/null; then
+    echo "setup: need Python 3.11, 3.12 or 3.13 (found ${PY:-none}); set PYTHON=/path/to/python3.12" >&2
+    exit 1
+  fi
   "$PY" -m venv .venv
 fi
 stamp=.venv/.floorbench-installed

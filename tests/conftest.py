@@ -11,7 +11,7 @@ from floorbench.transports.server import LiveKitConnection, LiveKitServer
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY_SUITE = ROOT / "tests" / "fixtures" / "suites" / "tiny"
-EXAMPLE_SUITE = ROOT / "configs" / "suites" / "example"
+EXAMPLE_SUITE = ROOT / "floorbench" / "data" / "suites" / "example"
 
 
 @pytest.fixture(scope="session")

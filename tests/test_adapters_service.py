@@ -26,7 +26,7 @@ except ModuleNotFoundError:
     from support.audio import input_frames, tone
     from support.fake_realtime import FakeRealtimeServer
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "models"
+CONFIGS = Path(__file__).resolve().parents[1] / "floorbench" / "data" / "models"
 
 
 def _model(**config) -> PipecatServiceModel:

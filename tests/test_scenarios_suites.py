@@ -14,7 +14,7 @@ from floorbench.scenarios.validate import load_suite
 from floorbench.speech import tts
 
 REPO = Path(__file__).resolve().parents[1]
-EXAMPLE = REPO / "configs" / "suites" / "example"
+EXAMPLE = REPO / "floorbench" / "data" / "suites" / "example"
 TINY = REPO / "tests" / "fixtures" / "suites" / "tiny"
 
 

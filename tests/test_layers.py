@@ -1,0 +1,154 @@
+"""Layers run one way: a lower layer never imports a higher one.
+
+Every module in floorbench/ is parsed with `ast` (imports inside functions
+and under TYPE_CHECKING count too: a lazy import is still a dependency), and
+each `floorbench.*` import is checked against the allowed directions below.
+The scoring core, for instance, must stay importable without LiveKit, pipecat
+or a room, which holds only while it never reaches into transports or
+pipelines.
+
+    base        errors, records, clock, suites, audio, speech (audio never imports speech)
+    scenarios   base
+    transports  base
+    processors  base, scenarios, transports
+    pipelines   anything except scoring and report
+    scoring     base, scenarios.schema
+    report      base, scoring
+    top         floorbench/__init__.py, __main__.py, cli.py, */commands.py: anything
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "floorbench"
+
+BASE = frozenset({"errors", "records", "clock", "suites", "audio", "speech"})
+ALL = BASE | {"scenarios", "transports", "processors", "pipelines", "scoring", "report", "top"}
+
+ALLOWED: dict[str, frozenset[str]] = {
+    **{layer: BASE for layer in BASE},
+    "audio": BASE - {"speech"},
+    "scenarios": BASE | {"scenarios"},
+    "transports": BASE | {"transports"},
+    "processors": BASE | {"scenarios", "transports", "processors"},
+    "pipelines": ALL - {"scoring", "report", "top"},
+    "scoring": BASE | {"scenarios.schema", "scoring"},
+    "report": BASE | {"scoring", "report"},
+    "top": ALL | {"scenarios.schema"},
+}
+"""layer → the layers its modules may import ("scenarios.schema": that one module only)"""
+
+SPEC_NAMES = ("../shared", "benchmarks.md", "architecture.md", "livekit-pipecat-notes.md", "style.md")
+"""background notes outside the project: a shipped file must not point at them"""
+
+
+def module_name(path: Path, root: Path = PACKAGE.parent) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer_of(module: str) -> str:
+    """The layer of a floorbench module; "" for a module that belongs to no layer."""
+    parts = module.split(".")
+    if len(parts) == 1 or parts[1] in ("cli", "__main__") or parts[-1] == "commands":
+        return "top"
+    return parts[1] if parts[1] in ALL else ""
+
+
+def imported_modules(path: Path, root: Path = PACKAGE.parent) -> list[tuple[int, str]]:
+    """(line, module) for every floorbench import in the file, relative ones resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    me = module_name(path, root)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                found.append((node.lineno, sub if _is_module(sub, root) else base))
+    return [(line, m) for line, m in found if m == "floorbench" or m.startswith("floorbench.")]
+
+
+def _is_module(name: str, root: Path) -> bool:
+    rel = root / Path(*name.split("."))
+    return rel.with_suffix(".py").is_file() or (rel / "__init__.py").is_file()
+
+
+def allowed(src_layer: str, target: str) -> bool:
+    if target == "floorbench":  # the root package (__version__) is loaded before any submodule anyway
+        return True
+    if target == "floorbench.scenarios.schema" and "scenarios.schema" in ALLOWED[src_layer]:
+        return True
+    return layer_of(target) in ALLOWED[src_layer]
+
+
+def violations() -> list[str]:
+    out: list[str] = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        me = module_name(path)
+        src = layer_of(me)
+        if not src:
+            out.append(f"{me} is in no layer (add its package to tests/test_layers.py)")
+            continue
+        for line, target in imported_modules(path):
+            dst = layer_of(target) or "?"
+            if not allowed(src, target):
+                where = f"{path.relative_to(PACKAGE.parent)}:{line}"
+                out.append(f"{me} imports {target} (layer {src} may not import layer {dst}) [{where}]")
+    return out
+
+
+def test_layers_import_one_way() -> None:
+    found = violations()
+    assert not found, "layer violations:\n" + "\n".join(found)
+
+
+def test_the_checker_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
+    """The checker itself: imports inside functions, relative and `from pkg import module` forms."""
+    pkg = tmp_path / "floorbench"
+    for rel in ("__init__.py", "report/__init__.py", "scenarios/__init__.py", "scenarios/schema.py"):
+        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / rel).write_text("")
+    (pkg / "report" / "x.py").write_text(
+        "from . import y\n"
+        "from ..scenarios import schema\n"
+        "def f():\n"
+        "    import floorbench.pipelines.runner\n"
+        "    from floorbench.audio.vad import detect\n"
+    )
+    got = [m for _, m in imported_modules(pkg / "report" / "x.py", tmp_path)]
+    assert got == [
+        "floorbench.report",
+        "floorbench.scenarios.schema",
+        "floorbench.pipelines.runner",
+        "floorbench.audio.vad",
+    ]
+    assert layer_of("floorbench.scoring.commands") == "top"
+    assert layer_of("floorbench.audio.vad") == "audio"
+    assert not allowed("audio", "floorbench.speech.tts")
+    assert allowed("speech", "floorbench.audio.files")
+    assert allowed("scoring", "floorbench.scenarios.schema")
+    assert not allowed("scoring", "floorbench.scenarios.validate")
+    assert not allowed("pipelines", "floorbench.scoring.metrics")
+    assert not allowed("pipelines", "floorbench.cli")
+    assert allowed("audio", "floorbench")
+
+
+def test_no_shipped_file_points_outside_the_project() -> None:
+    """Package files ship in the wheel; background notes outside the repository do not."""
+    bad: list[str] = []
+    for path in sorted(PACKAGE.rglob("*")):
+        if not path.is_file() or path.suffix in (".flac", ".wav", ".pyc", ".onnx"):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for n, line in enumerate(text.splitlines(), 1):
+            bad += [f"{path.relative_to(PACKAGE.parent)}:{n} mentions {s}" for s in SPEC_NAMES if s in line]
+    assert not bad, "\n".join(bad)
