@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from floorbench.records import DialogueTurn
 from floorbench.scoring.items import Kind, Metric
-from floorbench.scoring.timing import Dialogue, TimingRules, response_end, timing_items
+from floorbench.scoring.timing import Dialogue, response_end, timing_items
+from floorbench.suites.mpe import MpeRules
 
-RULES = TimingRules()
+RULES = MpeRules()
 
 
 def turn(i: int, label: str, start: int, end: int, gold: str | None = None) -> DialogueTurn:

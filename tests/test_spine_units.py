@@ -25,6 +25,7 @@ from floorbench.processors.registry import (
     redact,
 )
 from floorbench.records import TimelineEvent, TimelineWriter, read_timeline
+from floorbench.suites.mpe import MpeRules
 from floorbench.transports.server import LiveKitServer, ServerError, server_config
 
 
@@ -88,9 +89,11 @@ def test_alignment_finds_known_lags_and_drift() -> None:
 
 
 def test_schedule_gap_range_is_enforced() -> None:
-    MpeScheduleConfig(gap_ms=400)
+    MpeScheduleConfig(MpeRules(turn_gap_ms=400))
     with pytest.raises(ValueError, match="400–500"):
-        MpeScheduleConfig(gap_ms=300)
+        MpeScheduleConfig(MpeRules(turn_gap_ms=300))
+    with pytest.raises(ValueError, match="400–500"):
+        MpeRules(turn_gap_ms=501)
 
 
 def test_server_config_is_loopback_only() -> None:

@@ -12,9 +12,10 @@ runs several independent streams in one call (used by batched scoring).
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -137,15 +138,176 @@ def to_float(audio: np.ndarray) -> np.ndarray:
     return audio.astype(np.float32, copy=False)
 
 
+SPEECH_THRESHOLD = 0.5
+"""a window is speech once Silero's probability reaches this"""
+SILENCE_THRESHOLD = 0.35
+"""hysteresis: speech continues until the probability drops below this"""
+
+
 @dataclass(frozen=True)
 class VadRules:
-    """The segment rules of benchmarks.md: threshold, minimum speech, merged pauses."""
+    """The speech rules of benchmarks.md ("Timing from audio"), shared by every user.
 
-    threshold: float = 0.5
-    neg_threshold: float = 0.35
+    The live monitor, the scorer, the eager reference agent and the cascade all
+    detect speech with these thresholds; the monitor and the scorer also apply
+    the segment rules (see `SpeechSegmenter` for their order).
+    """
+
+    threshold: float = SPEECH_THRESHOLD
+    """a window is speech once its probability reaches this"""
+    neg_threshold: float = SILENCE_THRESHOLD
     """hysteresis: speech continues until the probability drops below this"""
     min_speech_ms: int = 120
+    """speech runs shorter than this are dropped (before pauses are merged)"""
     merge_gap_ms: int = 800
+    """pauses shorter than this, between kept runs, are merged into one segment"""
+
+
+class Window(NamedTuple):
+    """One 512-sample window of a `VadStream` and its speech probability."""
+
+    index: int
+    """windows since the stream began; the window starts at sample ``index * WINDOW``"""
+    audio: np.ndarray
+    """the 512 samples as fed (int16 or float)"""
+    probability: float
+
+    @property
+    def start(self) -> int:
+        return self.index * WINDOW
+
+
+class VadStream:
+    """Streaming Silero: 16 kHz chunks of any length in, one probability per window out.
+
+    Samples that do not fill a window wait for the next chunk, so chunking never
+    changes the numbers: feeding a signal in pieces gives exactly
+    `speech_probabilities` of the whole. Chunks keep their dtype (int16 or float);
+    don't mix the two in one stream.
+    """
+
+    def __init__(self, silero: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
+        self.silero = silero if silero is not None else SileroStream(1)
+        """window [512] float in -1..1 → probabilities [1]; injectable for tests"""
+        self.windows = 0
+        self._carry: np.ndarray | None = None
+
+    @property
+    def samples(self) -> int:
+        """samples fed so far"""
+        return self.windows * WINDOW + (0 if self._carry is None else len(self._carry))
+
+    def feed(self, chunk: np.ndarray) -> list[Window]:
+        x = np.asarray(chunk).reshape(-1)
+        if self._carry is not None and len(self._carry):
+            x = np.concatenate([self._carry, x.astype(self._carry.dtype, copy=False)])
+        n = len(x) // WINDOW
+        out: list[Window] = []
+        for i in range(n):
+            w = x[i * WINDOW : (i + 1) * WINDOW]
+            out.append(Window(self.windows, w, float(self.silero(to_float(w))[0])))
+            self.windows += 1
+        self._carry = x[n * WINDOW :].copy()
+        return out
+
+
+class Edge(NamedTuple):
+    """A segment boundary found by `SpeechSegmenter`, in window indexes."""
+
+    kind: Literal["onset", "offset"]
+    window: int
+    """onset: the segment's first speech window; offset: one past its last"""
+
+
+class SpeechSegmenter:
+    """The segment rules on a stream of window probabilities; batch scoring uses it too.
+
+    Order of the rules (benchmarks.md: "segments shorter than 120 ms dropped,
+    pauses shorter than 800 ms merged"):
+
+    1. hysteresis: a run of speech starts at a window with ``p >= threshold``
+       and ends at the first window with ``p < neg_threshold``;
+    2. runs shorter than `min_speech_ms` are dropped;
+    3. of the runs kept, those separated by a pause shorter than `merge_gap_ms`
+       are merged into one segment.
+
+    So a short blip is dropped whatever surrounds it: it neither bridges two
+    pauses nor joins another blip into a segment.
+
+    Streaming: an ``onset`` edge is given as soon as a run has lasted
+    `min_speech_ms` (and does not continue the open segment), dated at the run's
+    first window; an ``offset`` edge once `merge_gap_ms` has passed with no kept
+    run able to start inside it, dated one past the last kept speech window.
+    `finish` closes what is open at the end of the signal.
+    """
+
+    def __init__(self, rules: VadRules = VadRules(), window_ms: int = WINDOW_MS) -> None:
+        self.rules = rules
+        self.window_ms = window_ms
+        self.windows = 0
+        """windows pushed so far"""
+        self.in_speech = False
+        """raw hysteresis state of the last window (a run in progress, kept or not yet)"""
+        self.run_start = 0
+        self.run_kept = False
+        self.segment_open = False
+        self.speech_end: int | None = None
+        """one past the last window of kept speech (``windows`` while a kept run goes on)"""
+
+    def _ms(self, n_windows: int) -> int:
+        return n_windows * self.window_ms
+
+    def push(self, p: float) -> list[Edge]:
+        """Take the next window's probability; return the edges it settles."""
+        r, w = self.rules, self.windows
+        self.windows += 1
+        edges: list[Edge] = []
+        if not self.in_speech and p >= r.threshold:
+            self.in_speech, self.run_start, self.run_kept = True, w, False
+        elif self.in_speech and p < r.neg_threshold:
+            self.in_speech = False
+        if self.in_speech:
+            if not self.run_kept and self._ms(w + 1 - self.run_start) >= r.min_speech_ms:
+                self._keep(edges)
+            if self.run_kept:
+                self.speech_end = w + 1
+        self._close_if_settled(edges)
+        return edges
+
+    def _keep(self, edges: list[Edge]) -> None:
+        """The current run is long enough: it continues the open segment or opens one."""
+        self.run_kept = True
+        if self.segment_open:
+            assert self.speech_end is not None
+            if self._ms(self.run_start - self.speech_end) < self.rules.merge_gap_ms:
+                return
+            edges.append(Edge("offset", self.speech_end))
+        self.segment_open = True
+        edges.append(Edge("onset", self.run_start))
+
+    def _close_if_settled(self, edges: list[Edge]) -> None:
+        """Close the open segment once no kept run can start within the merge gap."""
+        if not self.segment_open or (self.in_speech and self.run_kept):
+            return
+        assert self.speech_end is not None
+        earliest = self.run_start if self.in_speech else self.windows
+        if self._ms(earliest - self.speech_end) >= self.rules.merge_gap_ms:
+            self.segment_open = False
+            edges.append(Edge("offset", self.speech_end))
+
+    def finish(self) -> list[Edge]:
+        """End of signal: a run still going is judged by its length so far; close what is open."""
+        edges: list[Edge] = []
+        if self.in_speech and not self.run_kept:
+            if self._ms(self.windows - self.run_start) >= self.rules.min_speech_ms:
+                self._keep(edges)
+                self.speech_end = self.windows
+        self.in_speech = False
+        if self.segment_open:
+            assert self.speech_end is not None
+            self.segment_open = False
+            edges.append(Edge("offset", self.speech_end))
+        return edges
 
 
 def probabilities_to_segments(
@@ -153,25 +315,12 @@ def probabilities_to_segments(
 ) -> list[tuple[int, int]]:
     """Speech segments ``(start_ms, end_ms)`` from window probabilities.
 
-    Hysteresis on the raw probabilities, then pauses shorter than
-    `merge_gap_ms` merged, then segments shorter than `min_speech_ms` dropped
-    (merge first, so a word split by a short pause is not dropped piecewise).
+    The batch form of `SpeechSegmenter` (same code, same rule order: short runs
+    dropped, then short pauses merged), so scoring and the live monitor agree.
     """
-    raw: list[tuple[int, int]] = []
-    speaking = False
-    start = 0
-    for i, p in enumerate(probs):
-        if not speaking and p >= rules.threshold:
-            speaking, start = True, i
-        elif speaking and p < rules.neg_threshold:
-            speaking = False
-            raw.append((start * window_ms, i * window_ms))
-    if speaking:
-        raw.append((start * window_ms, len(probs) * window_ms))
-    merged: list[tuple[int, int]] = []
-    for s, e in raw:
-        if merged and s - merged[-1][1] < rules.merge_gap_ms:
-            merged[-1] = (merged[-1][0], e)
-        else:
-            merged.append((s, e))
-    return [(s, e) for s, e in merged if e - s >= rules.min_speech_ms]
+    seg = SpeechSegmenter(rules, window_ms)
+    edges = [e for p in np.asarray(probs, dtype=np.float64).tolist() for e in seg.push(p)]
+    edges += seg.finish()
+    starts = [e.window for e in edges if e.kind == "onset"]
+    ends = [e.window for e in edges if e.kind == "offset"]
+    return [(s * window_ms, e * window_ms) for s, e in zip(starts, ends, strict=True)]

@@ -96,8 +96,9 @@ def load_audio(path: Path, rate: int, where: str) -> np.ndarray:
 
 def default_timeout_s(scenario: Scenario, audio_s: float, cfg: MpeScheduleConfig) -> float:
     n_t = sum(1 for t in scenario.turns if t.label == "T")
-    per_t = (cfg.onset_window_ms + cfg.cap_ms + cfg.endpoint_ms) / 1000 + 2
-    return audio_s + len(scenario.turns) * 1.0 + n_t * per_t + (cfg.cap_ms / 1000) + 90
+    r = cfg.rules
+    per_t = (r.onset_window_ms + r.response_cap_ms + r.endpoint_ms) / 1000 + 2
+    return audio_s + len(scenario.turns) * 1.0 + n_t * per_t + (r.response_cap_ms / 1000) + 90
 
 
 class ModelProcess:

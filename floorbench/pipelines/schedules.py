@@ -12,6 +12,12 @@
 5. "speaking" is the live VAD on the model audio received (`ModelSpeechMonitor`);
 6. every decision is a timeline line with its sample, time and reason.
 
+The numbers are `floorbench.suites.mpe.MpeRules`, the same record the scorer
+reads; `MpeScheduleConfig` only adds the schedule's operational knobs. The
+schedule sees the room through small protocols (`Playback`: a clip writer, a
+speech monitor, a clock, a log), so it runs as well on a virtual clock
+(tests/test_schedule_virtual.py) as in a LiveKit room.
+
 Decisions about the model are taken on the reception clock; a deadline is only
 judged once audio up to it (plus a margin for the VAD's 120 ms minimum) has
 been heard, so a late packet cannot turn an onset at 4.9 s into "no onset".
@@ -28,45 +34,109 @@ Decisions where benchmarks.md is silent (written down here and in the README):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 import numpy as np
 
-from floorbench.pipelines.playback import PlaybackParticipant
 from floorbench.records import EventKind
 from floorbench.scenarios.schema import Label, Scenario
+from floorbench.suites.mpe import MpeRules
 
 MS = 1_000_000
+
+
+class ScheduledClip(Protocol):
+    """Audio placed on the humans' track (`start`/`end` are sample indexes)."""
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+    @property
+    def written(self) -> asyncio.Event:
+        """set once the writer has passed the clip's end"""
+        ...
+
+
+class ClipWriter(Protocol):
+    """The humans' track, whose sample index is its clock (`playback.TrackWriter`)."""
+
+    @property
+    def cursor(self) -> int:
+        """index of the next sample the writer will write"""
+        ...
+
+    def schedule(self, audio: np.ndarray, at: int | None = None, label: str = "") -> ScheduledClip: ...
+
+    def playout_ns(self, sample: int) -> int:
+        """when `sample` leaves the track, on the session clock"""
+        ...
+
+
+class SpeechMonitor(Protocol):
+    """The model's speech as received (`speech_monitor.ModelSpeechMonitor`); times in ns."""
+
+    @property
+    def received_until_ns(self) -> int: ...
+
+    @property
+    def last_speech_end_ns(self) -> int | None: ...
+
+    def speaking_at(self, t_ns: int) -> bool: ...
+
+    def onset_between(self, lo_ns: int, hi_ns: int) -> int | None: ...
+
+    def silent_for_ns(self, now_ns: int) -> int: ...
+
+    async def wait_change(self, timeout_s: float) -> None:
+        """return when more model audio was analysed, or after `timeout_s`"""
+        ...
+
+
+class Clock(Protocol):
+    def now_ns(self) -> int: ...
+
+
+class Playback(Protocol):
+    """What a schedule drives: `playback.PlaybackParticipant`, or a fake on a virtual clock."""
+
+    @property
+    def writer(self) -> ClipWriter: ...
+
+    @property
+    def monitor(self) -> SpeechMonitor: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    def log(self, kind: EventKind, **fields: object) -> None:
+        """write one schedule decision to the timeline (`t_ms` defaults to now)"""
+        ...
 
 
 class Schedule(Protocol):
     """A suite's live policy; `run` returns when the scenario's audio is all played."""
 
-    async def run(self, pb: PlaybackParticipant) -> None: ...
+    async def run(self, pb: Playback) -> None: ...
 
     def describe(self) -> dict[str, object]: ...
 
 
 @dataclass(frozen=True)
 class MpeScheduleConfig:
-    """Knobs of the mpe schedule; defaults are benchmarks.md §1."""
+    """The benchmark's rules plus the schedule's own operational knobs (not benchmark rules)."""
 
-    gap_ms: int = 500
-    preamble_gap_ms: int = 500
-    onset_window_ms: int = 5000
-    endpoint_ms: int = 2000
-    cap_ms: int = 60000
-    n4_wait_ms: int = 3000
+    rules: MpeRules = field(default_factory=MpeRules)
     tail_ms: int = 3000
+    """how long the room stays open after the last turn (longer while the model speaks)"""
     vad_margin_ms: int = 250
     """how long past a deadline to wait for model audio to arrive and be analysed"""
     lead_in_ms: int = 500
     """silence before the preamble, after every participant has subscribed"""
-
-    def __post_init__(self) -> None:
-        if not 400 <= self.gap_ms <= 500:
-            raise ValueError(f"gap_ms={self.gap_ms}: the mpe schedule allows 400–500 ms between turns")
 
 
 class MpeSchedule:
@@ -87,12 +157,19 @@ class MpeSchedule:
         self.cfg = config
 
     def describe(self) -> dict[str, object]:
-        return {"policy": "mpe", **self.cfg.__dict__}
+        cfg = self.cfg
+        return {
+            "policy": "mpe",
+            "rules": asdict(cfg.rules),
+            "tail_ms": cfg.tail_ms,
+            "vad_margin_ms": cfg.vad_margin_ms,
+            "lead_in_ms": cfg.lead_in_ms,
+        }
 
     def samples(self, ms: int) -> int:
         return ms * self.sr // 1000
 
-    async def _until_heard(self, pb: PlaybackParticipant, t_ns: int) -> None:
+    async def _until_heard(self, pb: Playback, t_ns: int) -> None:
         """Return once model audio up to `t_ns` has been heard and analysed.
 
         If no model audio arrives at all (no track, dead model), give up one
@@ -104,15 +181,15 @@ class MpeSchedule:
                 return
             await mon.wait_change(0.05)
 
-    async def run(self, pb: PlaybackParticipant) -> None:
-        cfg, w = self.cfg, pb.writer
+    async def run(self, pb: Playback) -> None:
+        cfg, rules, w = self.cfg, self.cfg.rules, pb.writer
         at = w.cursor + self.samples(cfg.lead_in_ms)
         if self.preamble is not None and len(self.preamble):
             clip = w.schedule(self.preamble, at, "preamble")
             pb.log(EventKind.preamble_start, sample=clip.start, t_ms=w.playout_ns(clip.start) // MS)
             await clip.written.wait()
             pb.log(EventKind.preamble_end, sample=clip.end, t_ms=w.playout_ns(clip.end) // MS)
-            at = clip.end + self.samples(cfg.preamble_gap_ms)
+            at = clip.end + self.samples(rules.preamble_gap_ms)
         turns = self.scenario.turns
         for turn in turns:
             audio = self.turn_audio[turn.id]
@@ -134,7 +211,7 @@ class MpeSchedule:
                 await self._after_request(pb, turn.id, end_ns)
                 at = w.cursor
             elif turn.label is Label.N4Q:
-                at = clip.end + self.samples(cfg.n4_wait_ms)
+                at = clip.end + self.samples(rules.n4_window_ms)
                 pb.log(
                     EventKind.wait,
                     turn_id=turn.id,
@@ -143,16 +220,16 @@ class MpeSchedule:
                     until_ms=w.playout_ns(at) // MS,
                 )
             else:
-                at = clip.end + self.samples(cfg.gap_ms)
+                at = clip.end + self.samples(rules.turn_gap_ms)
         await self._tail(pb, w.playout_ns(w.cursor))
 
-    async def _after_request(self, pb: PlaybackParticipant, turn_id: int, end_ns: int) -> None:
+    async def _after_request(self, pb: Playback, turn_id: int, end_ns: int) -> None:
         cfg, mon = self.cfg, pb.monitor
         await self._until_heard(pb, end_ns + cfg.vad_margin_ms * MS)
         if mon.speaking_at(end_ns):
             onset_ref, outcome = end_ns, "already_speaking"
         else:
-            deadline = end_ns + cfg.onset_window_ms * MS
+            deadline = end_ns + cfg.rules.onset_window_ms * MS
             onset = None
             while True:
                 onset = mon.onset_between(end_ns, deadline)
@@ -178,7 +255,7 @@ class MpeSchedule:
             from_ms=end_ns // MS,
             onset_ms=onset_ref // MS,
         )
-        ended = await self._wait_endpoint(pb, onset_ref + cfg.cap_ms * MS)
+        ended = await self._wait_endpoint(pb, onset_ref + cfg.rules.response_cap_ms * MS)
         pb.log(
             EventKind.wait,
             turn_id=turn_id,
@@ -187,21 +264,21 @@ class MpeSchedule:
             last_speech_ms=(mon.last_speech_end_ns or 0) // MS,
         )
 
-    async def _wait_endpoint(self, pb: PlaybackParticipant, cap_ns: int) -> str:
+    async def _wait_endpoint(self, pb: Playback, cap_ns: int) -> str:
         """Wait for `endpoint_ms` of model silence, or the cap; say which ended it."""
         mon = pb.monitor
         while True:
             now = pb.clock.now_ns()
-            if mon.silent_for_ns(now) >= self.cfg.endpoint_ms * MS:
+            if mon.silent_for_ns(now) >= self.cfg.rules.endpoint_ms * MS:
                 return "endpoint"
             if now >= cap_ns:
                 return "cap"
             await mon.wait_change(0.05)
 
-    async def _tail(self, pb: PlaybackParticipant, last_ns: int) -> None:
+    async def _tail(self, pb: Playback, last_ns: int) -> None:
         cfg = self.cfg
         await self._until_heard(pb, last_ns + cfg.tail_ms * MS)
-        if pb.monitor.silent_for_ns(pb.clock.now_ns()) < cfg.endpoint_ms * MS:
-            ended = await self._wait_endpoint(pb, last_ns + cfg.cap_ms * MS)
+        if pb.monitor.silent_for_ns(pb.clock.now_ns()) < cfg.rules.endpoint_ms * MS:
+            ended = await self._wait_endpoint(pb, last_ns + cfg.rules.response_cap_ms * MS)
             pb.log(EventKind.wait, reason=f"tail_{ended}", until_ms=pb.clock.now_ns() // MS)
         pb.log(EventKind.end, sample=pb.writer.cursor, t_ms=pb.writer.playout_ns(pb.writer.cursor) // MS)

@@ -13,7 +13,7 @@ import contextlib
 import numpy as np
 from livekit import rtc
 
-from floorbench.audio.vad import VAD_RATE, WINDOW, SileroStream, VadRules
+from floorbench.audio.vad import VAD_RATE, WINDOW, WINDOW_MS, Edge, SpeechSegmenter, VadRules, VadStream
 from floorbench.clock import SessionClock
 from floorbench.records import EventKind, TimelineEvent, TimelineWriter
 
@@ -23,33 +23,50 @@ class ModelSpeechMonitor:
 
     Times are on the session clock at reception: ``recv_start + n / 16 kHz`` with
     `recv_start` the running minimum of arrival − nominal time (arrivals are
-    late, never early). A segment counts once it has lasted `min_speech_ms`
-    (its onset time is its first speech window); it ends after `merge_gap_ms`
-    without speech, at its last speech window — the same rules as scoring.
+    late, never early). Segments follow `SpeechSegmenter`, the same code as
+    scoring: a run counts once it has lasted `min_speech_ms` (its onset time is
+    its first speech window), shorter runs are dropped, and a segment ends
+    after `merge_gap_ms` with no kept speech, at its last kept speech window.
     """
 
     def __init__(
-        self, clock: SessionClock, timeline: TimelineWriter, rules: VadRules = VadRules()
+        self,
+        clock: SessionClock,
+        timeline: TimelineWriter,
+        rules: VadRules = VadRules(),
+        vad: VadStream | None = None,
     ) -> None:
         self.clock = clock
         self.timeline = timeline
         self.rules = rules
-        self.vad = SileroStream(1)
-        self.samples = 0
+        self.vad = vad if vad is not None else VadStream()
+        self.segmenter = SpeechSegmenter(rules, WINDOW_MS)
         self.recv_start_ns: int | None = None
-        self._carry = np.zeros(0, dtype=np.float32)
-        self._window_index = 0
-        self.in_speech = False
-        """raw hysteresis state of the last window"""
-        self._run_start: int | None = None
-        self.segment_open = False
-        self.segment_start_ns: int | None = None
-        self.last_speech_end_ns: int | None = None
         self.onsets_ns: list[int] = []
         self.segments: list[tuple[int, int | None]] = []
         self.changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stream: rtc.AudioStream | None = None
+
+    @property
+    def samples(self) -> int:
+        """model samples received so far (16 kHz)"""
+        return self.vad.samples
+
+    @property
+    def in_speech(self) -> bool:
+        """raw hysteresis state of the last window (a run in progress, counted or not yet)"""
+        return self.segmenter.in_speech
+
+    @property
+    def segment_open(self) -> bool:
+        return self.segmenter.segment_open
+
+    @property
+    def last_speech_end_ns(self) -> int | None:
+        """end of the last counted speech window (short dropped runs don't count)"""
+        end = self.segmenter.speech_end
+        return None if end is None else self._t(end)
 
     @property
     def received_until_ns(self) -> int:
@@ -73,43 +90,23 @@ class ModelSpeechMonitor:
                 self.feed(np.frombuffer(ev.frame.data, dtype=np.int16), self.clock.now_ns())
 
     def feed(self, pcm: np.ndarray, arrival_ns: int) -> None:
-        self.samples += len(pcm)
-        nominal = self.samples * 1_000_000_000 // VAD_RATE
+        nominal = (self.samples + len(pcm)) * 1_000_000_000 // VAD_RATE
         off = arrival_ns - nominal
         if self.recv_start_ns is None or off < self.recv_start_ns:
             self.recv_start_ns = off
-        x = np.concatenate([self._carry, pcm.astype(np.float32) / 32768.0])
-        n = len(x) // WINDOW
-        for i in range(n):
-            p = float(self.vad(x[i * WINDOW : (i + 1) * WINDOW])[0])
-            self._step(p, self._window_index)
-            self._window_index += 1
-        self._carry = x[n * WINDOW :]
+        for w in self.vad.feed(pcm):
+            for edge in self.segmenter.push(w.probability):
+                self._on_edge(edge)
+            self.changed.set()
 
-    def _step(self, p: float, w: int) -> None:
-        r = self.rules
-        if not self.in_speech and p >= r.threshold:
-            self.in_speech = True
-            self._run_start = w
-        elif self.in_speech and p < r.neg_threshold:
-            self.in_speech = False
-        t_end = self._t(w + 1)
-        if self.in_speech:
-            assert self._run_start is not None
-            self.last_speech_end_ns = t_end
-            if not self.segment_open and (w + 1 - self._run_start) * WINDOW * 1000 // VAD_RATE >= r.min_speech_ms:
-                self.segment_open = True
-                self.segment_start_ns = self._t(self._run_start)
-                self.onsets_ns.append(self.segment_start_ns)
-                self.segments.append((self.segment_start_ns, None))
-                self._event("onset", self.segment_start_ns)
-        elif self.segment_open and self.last_speech_end_ns is not None:
-            if t_end - self.last_speech_end_ns >= r.merge_gap_ms * 1_000_000:
-                self.segment_open = False
-                start = self.segments[-1][0]
-                self.segments[-1] = (start, self.last_speech_end_ns)
-                self._event("offset", self.last_speech_end_ns)
-        self.changed.set()
+    def _on_edge(self, edge: Edge) -> None:
+        t_ns = self._t(edge.window)
+        if edge.kind == "onset":
+            self.onsets_ns.append(t_ns)
+            self.segments.append((t_ns, None))
+        else:
+            self.segments[-1] = (self.segments[-1][0], t_ns)
+        self._event(edge.kind, t_ns)
 
     def _event(self, edge: str, t_ns: int) -> None:
         self.timeline.write(
@@ -123,13 +120,14 @@ class ModelSpeechMonitor:
         )
 
     def speaking_at(self, t_ns: int) -> bool:
-        """Was a (counted) segment, or a raw speech run, covering `t_ns`?"""
+        """Was a counted segment (open or closed) covering `t_ns`?"""
         for s, e in self.segments:
             if s <= t_ns and (e is None or t_ns <= e):
                 return True
         return False
 
     def onset_between(self, lo_ns: int, hi_ns: int) -> int | None:
+        """The first counted onset in ``(lo_ns, hi_ns]``."""
         for t in self.onsets_ns:
             if lo_ns < t <= hi_ns:
                 return t

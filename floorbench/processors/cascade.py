@@ -56,15 +56,13 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
+from floorbench.audio.vad import SILENCE_THRESHOLD, SPEECH_THRESHOLD, VAD_RATE, WINDOW, WINDOW_MS, VadStream
 from floorbench.processors.adapter_config import get_float, get_int
 from floorbench.processors.cascade_answer import answer
 from floorbench.processors.cascade_llm import LLMResponder
 from floorbench.processors.cascade_speech import Transcriber, Voice, resolve_asr_model, resolve_voice
 from floorbench.processors.cascade_text import Heard, addressing
 from floorbench.processors.registry import Model, ModelContext, ModelError
-
-VAD_RATE, WINDOW = 16000, 512
-WINDOW_MS = WINDOW * 1000 // VAD_RATE
 
 
 @dataclass(frozen=True)
@@ -74,8 +72,8 @@ class CascadeSettings:
     asr_threads: int = 2
     voice: str = ""
     length_scale: float | None = None
-    threshold: float = 0.5
-    neg_threshold: float = 0.35
+    threshold: float = SPEECH_THRESHOLD
+    neg_threshold: float = SILENCE_THRESHOLD
     onset_ms: int = 64
     end_silence_ms: int = 450
     min_utterance_ms: int = 250
@@ -109,9 +107,8 @@ class CascadeProcessor(FrameProcessor):
         self._asr: Transcriber | None = None
         self._voice: Voice | None = None
         self._loaded: asyncio.Future | None = None
-        self._vad: Any = None
+        self._vad: VadStream | None = None
         self._resampler: Any = None
-        self._buf = np.zeros(0, dtype=np.int16)
         self._utt: list[np.ndarray] = []
         self._pre: list[np.ndarray] = []
         self._speech_run = 0
@@ -145,11 +142,9 @@ class CascadeProcessor(FrameProcessor):
         await super().process_frame(frame, direction)
         if isinstance(frame, StartFrame):
             await self.push_frame(frame, direction)
-            from floorbench.audio.vad import SileroStream
-
             # the VAD is small (≈ 50 ms to load): hear from the first frame on, and let
             # utterances wait in the queue while ASR and TTS load in a worker thread
-            self._vad = SileroStream(1)
+            self._vad = VadStream()
             loop = asyncio.get_running_loop()
             self._loaded = loop.run_in_executor(self._asr_pool, self._load)
             self._worker = self.create_task(self._utterance_worker(), name="cascade-utterances")
@@ -195,12 +190,9 @@ class CascadeProcessor(FrameProcessor):
 
                 self._resampler = soxr.ResampleStream(frame.sample_rate, VAD_RATE, 1, dtype="int16")
             pcm = self._resampler.resample_chunk(pcm)
-        self._buf = np.concatenate([self._buf, pcm])
-        while len(self._buf) >= WINDOW:
-            window, self._buf = self._buf[:WINDOW], self._buf[WINDOW:]
-            self._in_samples += WINDOW
-            prob = float(self._vad(window.astype(np.float32) / 32768.0)[0])
-            await self._on_window(window, prob)
+        for w in self._vad.feed(pcm):
+            self._in_samples = w.start + WINDOW
+            await self._on_window(w.audio, w.probability)
 
     async def _on_window(self, window: np.ndarray, prob: float) -> None:
         s = self.s
@@ -432,8 +424,8 @@ class CascadeModel(Model):
             asr_threads=get_int(asr, "threads", n, 2),
             voice=resolve_voice(tts.get("voice"), n),
             length_scale=float(ls) if ls else None,
-            threshold=get_float(vad, "threshold", n, 0.5),
-            neg_threshold=get_float(vad, "neg_threshold", n, 0.35),
+            threshold=get_float(vad, "threshold", n, SPEECH_THRESHOLD),
+            neg_threshold=get_float(vad, "neg_threshold", n, SILENCE_THRESHOLD),
             onset_ms=get_int(vad, "onset_ms", n, 64),
             end_silence_ms=get_int(vad, "end_silence_ms", n, 450),
             min_utterance_ms=get_int(vad, "min_utterance_ms", n, 250),

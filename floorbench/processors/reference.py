@@ -31,7 +31,7 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from floorbench.audio.alignment import best_match
-from floorbench.audio.vad import VAD_RATE, WINDOW, SileroStream, speech_probabilities
+from floorbench.audio.vad import VAD_RATE, WINDOW, VadRules, VadStream, speech_probabilities
 from floorbench.processors.registry import Model, ModelContext, ModelError
 
 DEFAULT_VOICE = "piper:joe"
@@ -58,10 +58,9 @@ class ListeningAgent(FrameProcessor):
     def __init__(self, out_rate: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.out_rate = out_rate
-        self.vad = SileroStream(1)
+        self.vad = VadStream()
         self.received = 0
         """room audio samples received so far (the agent's clock)"""
-        self._carry = np.zeros(0, dtype=np.float32)
         self.speaking_until = 0
         """received-sample index until which our current utterance lasts"""
         self.log: list[dict[str, Any]] = []
@@ -73,13 +72,8 @@ class ListeningAgent(FrameProcessor):
                 raise ModelError(f"reference agents need 16 kHz input, got {frame.sample_rate} Hz")
             pcm = np.frombuffer(frame.audio, dtype=np.int16)
             self.on_pcm(pcm)
-            x = np.concatenate([self._carry, pcm.astype(np.float32) / 32768.0])
-            n = len(x) // WINDOW
-            base = self.received - len(self._carry)
-            for i in range(n):
-                p = float(self.vad(x[i * WINDOW : (i + 1) * WINDOW])[0])
-                await self.on_window(p, base + i * WINDOW)
-            self._carry = x[n * WINDOW :]
+            for w in self.vad.feed(pcm):
+                await self.on_window(w.probability, w.start)
             self.received += len(pcm)
             await self.on_samples(self.received)
             return
@@ -144,6 +138,10 @@ class EchoProcessor(FrameProcessor):
             )
 
 
+SPEECH = VadRules()
+"""the eager agent hears speech with the benchmark's thresholds"""
+
+
 class EagerProcessor(ListeningAgent):
     """Answers every end of human speech (after `end_silence_ms`) with a canned reply."""
 
@@ -159,12 +157,12 @@ class EagerProcessor(ListeningAgent):
         self.count = 0
 
     async def on_window(self, p: float, start: int) -> None:
-        if p >= 0.5:
+        if p >= SPEECH.threshold:
             if self.run_start is None:
                 self.run_start = start
             self.last_speech_end = start + WINDOW
             self.pending_at = None
-        elif self.run_start is not None and p < 0.35:
+        elif self.run_start is not None and p < SPEECH.neg_threshold:
             if start + WINDOW - self.last_speech_end >= self.end_silence:
                 if self.last_speech_end - self.run_start >= self.min_speech:
                     self.pending_at = self.last_speech_end + self.end_silence + self.pause

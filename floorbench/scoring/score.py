@@ -19,13 +19,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from floorbench.audio.vad import VadRules
+from floorbench.audio.vad import WINDOW_MS, VadRules
 from floorbench.records import write_json_atomic
 from floorbench.scoring import metrics
 from floorbench.scoring.cache import JsonlCache
 from floorbench.scoring.inputs import Discovery, InputError, discover, read_model_track, run_label
 from floorbench.scoring.items import Item
-from floorbench.scoring.timing import Dialogue, TimingRules, timing_items
+from floorbench.scoring.timing import Dialogue, timing_items
+from floorbench.suites.mpe import MpeRules
 
 SCORES_VERSION = 1
 
@@ -44,7 +45,8 @@ class ScoreOptions:
     out: Path | None = None
     cache_dir: Path | None = None
     vad_rules: VadRules = field(default_factory=VadRules)
-    timing_rules: TimingRules = field(default_factory=TimingRules)
+    timing_rules: MpeRules = field(default_factory=MpeRules)
+    """the benchmark's numbers; the live schedule plays by the same record"""
 
 
 class ScoresFile(BaseModel):
@@ -179,7 +181,7 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
         scenarios=disc.counts() | {"scored": len(items_by)},
         errors=disc.errors,
         settings={
-            "vad": asdict(opts.vad_rules) | {"model": "silero_vad.onnx", "window_ms": 32},
+            "vad": asdict(opts.vad_rules) | {"model": "silero_vad.onnx", "window_ms": WINDOW_MS},
             "timing": asdict(opts.timing_rules),
             "asr": {"model": transcriber.model_id},
             "judge": judge_settings,

@@ -1,5 +1,8 @@
 """The timing rules of benchmarks.md §1, applied to VAD speech segments.
 
+The numbers are `floorbench.suites.mpe.MpeRules`, the record the live schedule
+plays by; a scorer built from a modified record judges by the modified rules.
+
 Pure functions of the model's speech segments (integer ms on the recorder's
 clock, after the 120 ms / 800 ms rules) and the human turns; no audio, no
 models. Each rule yields `Item`s whose `kind` and `reason` say what decided
@@ -19,24 +22,11 @@ from dataclasses import dataclass
 
 from floorbench.records import DialogueTurn
 from floorbench.scoring.items import Item, Kind, Metric
+from floorbench.suites.mpe import MpeRules
 
 Segment = tuple[int, int]
 
 SILENCE_LABELS = frozenset({"N1", "N2", "N3"})
-
-
-@dataclass(frozen=True)
-class TimingRules:
-    """The numbers of §1; changing them is a different benchmark, so they are recorded."""
-
-    onset_limit_ms: int = 5000
-    """T: a fresh onset must start within this long after the request ends"""
-    endpoint_ms: int = 2000
-    """T: the response has ended once the model has been silent this long"""
-    n4_answer_window_ms: int = 3000
-    """N4: the onset window after the question, and the window-response span"""
-    yield_deadline_ms: int = 2000
-    """N4: the model must be silent this long after the resolution starts"""
 
 
 @dataclass(frozen=True)
@@ -112,7 +102,7 @@ def _base(d: Dialogue, turn: DialogueTurn, metric: Metric, **kw: object) -> Item
 
 
 def request_items(
-    d: Dialogue, i: int, segments: Sequence[Segment], rules: TimingRules
+    d: Dialogue, i: int, segments: Sequence[Segment], rules: MpeRules
 ) -> list[Item]:
     """Fresh onset, response presence and (pending content) accuracy for the T at index `i`."""
     turn = d.turns[i]
@@ -128,7 +118,7 @@ def request_items(
         turn_index=i,
         n_turns=len(d.turns),
     )
-    limit = min(r_end + rules.onset_limit_ms, w_end - 1)
+    limit = min(r_end + rules.onset_window_ms, w_end - 1)
     ongoing = speaking_at(segments, r_end)
     onset = None if ongoing else first_onset(segments, r_end, w_end - 1)
     resp_from = ongoing[0] if ongoing else onset
@@ -148,13 +138,13 @@ def request_items(
         fresh_kind, fresh_pass = Kind.fresh_onset, True
         fresh_reason = (
             f"silent at the request end ({r_end} ms); onset at {onset} ms, {onset - r_end} ms later "
-            f"(limit {rules.onset_limit_ms} ms)"
+            f"(limit {rules.onset_window_ms} ms)"
         )
     elif onset is not None:
         fresh_kind, fresh_pass = Kind.late_onset, False
         fresh_reason = (
             f"silent at the request end ({r_end} ms); first onset at {onset} ms, {onset - r_end} ms "
-            f"later (limit {rules.onset_limit_ms} ms)"
+            f"later (limit {rules.onset_window_ms} ms)"
         )
     else:
         fresh_kind, fresh_pass = Kind.no_onset, False
@@ -211,10 +201,10 @@ def silence_item(d: Dialogue, i: int, segments: Sequence[Segment]) -> Item:
     )
 
 
-def n4_items(d: Dialogue, i: int, segments: Sequence[Segment], rules: TimingRules) -> list[Item]:
+def n4_items(d: Dialogue, i: int, segments: Sequence[Segment], rules: MpeRules) -> list[Item]:
     """Window response and yield for the N4Q at index `i` and its N4R at ``i + 1``."""
     q, r = d.turns[i], d.turns[i + 1]
-    answer_end = q.end_ms + rules.n4_answer_window_ms
+    answer_end = q.end_ms + rules.n4_window_ms
     deadline = r.start_ms + rules.yield_deadline_ms
     obs_end = max(deadline, _window_end(d.turns, i + 1, d.duration_ms))
 
@@ -282,7 +272,7 @@ def n4_items(d: Dialogue, i: int, segments: Sequence[Segment], rules: TimingRule
     return [window, y]
 
 
-def timing_items(d: Dialogue, segments: Sequence[Segment], rules: TimingRules = TimingRules()) -> list[Item]:
+def timing_items(d: Dialogue, segments: Sequence[Segment], rules: MpeRules = MpeRules()) -> list[Item]:
     """All timing items of one dialogue, in turn order."""
     items: list[Item] = []
     segs = sorted(segments)
