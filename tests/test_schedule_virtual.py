@@ -1,4 +1,4 @@
-"""The mpe live schedule on a virtual clock: every rule of benchmarks.md §1, exact in ms.
+"""The mpe live schedule on a virtual clock: every rule of docs/suites/mpe.md, exact in ms.
 
 No LiveKit: a fake writer plays clips at exact samples, a scripted model speaks
 at fixed times (heard in 20 ms frames, no delay), and an asyncio loop whose

@@ -1,4 +1,4 @@
-"""The timing rules of benchmarks.md §1 on hand-made speech segments, exact at every boundary."""
+"""The timing rules of suite mpe on hand-made speech segments, exact at every boundary."""
 
 from __future__ import annotations
 

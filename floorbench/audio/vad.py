@@ -146,7 +146,7 @@ SILENCE_THRESHOLD = 0.35
 
 @dataclass(frozen=True)
 class VadRules:
-    """The speech rules of benchmarks.md ("Timing from audio"), shared by every user.
+    """The speech rules of the benchmark (docs/suites/mpe.md, "Timing comes from the recorded audio").
 
     The live monitor, the scorer, the eager reference agent and the cascade all
     detect speech with these thresholds; the monitor and the scorer also apply
@@ -222,7 +222,7 @@ class Edge(NamedTuple):
 class SpeechSegmenter:
     """The segment rules on a stream of window probabilities; batch scoring uses it too.
 
-    Order of the rules (benchmarks.md: "segments shorter than 120 ms dropped,
+    Order of the rules (the benchmark's: "segments shorter than 120 ms dropped,
     pauses shorter than 800 ms merged"):
 
     1. hysteresis: a run of speech starts at a window with ``p >= threshold``

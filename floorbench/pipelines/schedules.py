@@ -1,6 +1,6 @@
 """Live schedules: what the playback participant plays when. One policy per suite.
 
-`MpeSchedule` is benchmarks.md §1 "Live schedule" to the letter:
+`MpeSchedule` is the live schedule of docs/suites/mpe.md to the letter:
 
 1. preamble, then 500 ms of silence;
 2. ordinary turns 500 ms apart (configurable 400–500), placed at exact samples;
@@ -24,7 +24,7 @@ been heard, so a late packet cannot turn an onset at 4.9 s into "no onset".
 After a reactive wait the next turn starts at the writer's cursor, i.e. one
 source queue (default 200 ms) after the decision; the timeline records where.
 
-Decisions where benchmarks.md is silent (written down here and in the README):
+Decisions where the benchmark is silent (written down here and in docs/suites/mpe.md):
 - with no onset in the 5 000 ms window, the next turn starts when the window
   closes (no extra 500 ms gap: the window already is one);
 - after the last turn the room stays open for `tail_ms` (3 000 ms), longer if

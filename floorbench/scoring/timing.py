@@ -1,4 +1,4 @@
-"""The timing rules of benchmarks.md §1, applied to VAD speech segments.
+"""The timing rules of suite mpe (docs/suites/mpe.md), applied to VAD speech segments.
 
 The numbers are `floorbench.suites.mpe.MpeRules`, the record the live schedule
 plays by; a scorer built from a modified record judges by the modified rules.

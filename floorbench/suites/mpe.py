@@ -1,4 +1,4 @@
-"""The rules of suite `mpe` (Duplex-MPE, benchmarks.md §1), declared once.
+"""The rules of suite `mpe` (Duplex-MPE, docs/suites/mpe.md), declared once.
 
 `MpeRules` holds every number of the benchmark's live schedule and of its
 timing metrics. The live schedule (`floorbench.pipelines.schedules`) plays by
@@ -20,7 +20,7 @@ TURN_GAP_RANGE_MS = (400, 500)
 
 @dataclass(frozen=True)
 class MpeRules:
-    """The numbers of benchmarks.md §1; defaults are the benchmark's."""
+    """The numbers of suite mpe (docs/suites/mpe.md); defaults are the benchmark's."""
 
     turn_gap_ms: int = 500
     """silence between the end of an ordinary turn and the start of the next (400–500)"""
