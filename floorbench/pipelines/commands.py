@@ -36,118 +36,133 @@ def read_model_config(path: Path | None) -> dict[str, Any]:
     return dict(data)  # type: ignore[arg-type]
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def server(
-        port: Annotated[int, typer.Option(help="HTTP/WebSocket port on 127.0.0.1")] = 7880,
-        udp_port: Annotated[int, typer.Option(help="UDP port for WebRTC media")] = 7882,
-        install: Annotated[bool, typer.Option(help="only install the pinned LiveKit server binary")] = False,
-    ) -> None:
-        """Start a LiveKit server bound to 127.0.0.1 until Ctrl-C (prints URL and key; the secret stays in the environment you set)."""
-        import os
-        import signal
-        import time
+def server(
+    port: Annotated[int, typer.Option(help="HTTP/WebSocket port on 127.0.0.1")] = 7880,
+    udp_port: Annotated[int, typer.Option(help="UDP port for WebRTC media")] = 7882,
+    install: Annotated[bool, typer.Option(help="only install the pinned LiveKit server binary")] = False,
+) -> None:
+    """Start a LiveKit server bound to 127.0.0.1 until Ctrl-C (prints URL and key; the secret stays in the environment you set)."""
+    import os
+    import signal
+    import time
 
-        from floorbench.transports.server import LiveKitServer, ServerError, install_binary
+    from floorbench.transports.server import LiveKitServer, ServerError, install_binary
 
-        if install:
-            try:
-                typer.echo(str(install_binary()))
-            except ServerError as e:
-                fail(str(e))
-            return
-        secret = os.environ.get("LIVEKIT_API_SECRET")
-        key = os.environ.get("LIVEKIT_API_KEY", "devkey")
-        srv = LiveKitServer(port=port, udp_port=udp_port, api_key=key, api_secret=secret)
+    if install:
         try:
-            conn = srv.start()
+            typer.echo(str(install_binary()))
         except ServerError as e:
             fail(str(e))
-        typer.echo(f"LiveKit server on {conn.url} (key {conn.api_key}); Ctrl-C stops it")
-        if not secret:
-            typer.echo("set LIVEKIT_API_SECRET before starting to choose the secret; a random one is in use")
-        stop = False
+        return
+    secret = os.environ.get("LIVEKIT_API_SECRET")
+    key = os.environ.get("LIVEKIT_API_KEY", "devkey")
+    srv = LiveKitServer(port=port, udp_port=udp_port, api_key=key, api_secret=secret)
+    try:
+        conn = srv.start()
+    except ServerError as e:
+        fail(str(e))
+    typer.echo(f"LiveKit server on {conn.url} (key {conn.api_key}); Ctrl-C stops it")
+    if not secret:
+        typer.echo("set LIVEKIT_API_SECRET before starting to choose the secret; a random one is in use")
+    stop = False
 
-        def _stop(*_: object) -> None:
-            nonlocal stop
-            stop = True
+    def _stop(*_: object) -> None:
+        nonlocal stop
+        stop = True
 
-        signal.signal(signal.SIGTERM, _stop)
-        try:
-            while not stop:
-                if not srv.alive():
-                    fail("the LiveKit server exited; see its log")
-                time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            srv.stop()
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        while not stop:
+            if not srv.alive():
+                fail("the LiveKit server exited; see its log")
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv.stop()
 
-    @app.command()
-    def models() -> None:
-        """List the systems under test that `run --model` accepts."""
-        from floorbench.processors.registry import BUILTIN_MODELS, model_names
 
-        for name in model_names():
-            typer.echo(f"{name:16s} {BUILTIN_MODELS.get(name, 'registered')}")
+def models() -> None:
+    """List the systems under test that `run --model` accepts."""
+    from floorbench.processors.registry import BUILTIN_MODELS, model_names
 
-    @app.command()
-    def run(
-        suite: Annotated[Path, typer.Option(help="suite folder (holds suite.yaml)")],
-        out: Annotated[Path, typer.Option(help="run folder to write")],
-        model: Annotated[str | None, typer.Option(help="model name (see `floorbench models`)")] = None,
-        config: Annotated[Path | None, typer.Option(help="model config YAML")] = None,
-        livekit_url: Annotated[
-            str | None,
-            typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one"),
-        ] = None,
-        scenario: Annotated[list[str] | None, typer.Option(help="only these scenario ids")] = None,
-        limit: Annotated[int | None, typer.Option(help="only the first N scenarios")] = None,
-        identity: Annotated[str | None, typer.Option(help="external model: the participant identity to wait for")] = None,
-        dispatch: Annotated[str | None, typer.Option(help="external model: LiveKit agent name to dispatch")] = None,
-        join_timeout: Annotated[float, typer.Option(help="seconds to wait for the model to join")] = 60.0,
-        print_join: Annotated[bool, typer.Option(help="print the room URL and a join token per scenario")] = False,
-        record_rate: Annotated[int, typer.Option(help="recording sample rate (16000/24000/48000)")] = 16000,
-        quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
-    ) -> None:
-        """Run a suite live against a model: one LiveKit room per scenario, one folder per scenario."""
-        from floorbench.pipelines.runner import RunOptions, run_suite
-        from floorbench.pipelines.scenario_run import ScenarioSettings
-        from floorbench.processors.registry import ModelError
-        from floorbench.scenarios.validate import ScenarioError
-        from floorbench.transports.server import LiveKitConnection, ServerError
+    for name in model_names():
+        typer.echo(f"{name:16s} {BUILTIN_MODELS.get(name, 'registered')}")
 
-        cfg = read_model_config(config)
-        name = model or cfg.pop("adapter", None) or cfg.pop("model", None)
-        if not name:
-            fail("no model: pass --model NAME or a --config with 'adapter: NAME'")
-        if identity:
-            cfg["identity"] = identity
-        if dispatch:
-            cfg["dispatch"] = dispatch
-        if record_rate not in (16000, 24000, 48000):
-            fail(f"--record-rate {record_rate}: use 16000, 24000 or 48000")
-        try:
-            conn = LiveKitConnection.from_env(livekit_url)
-            opts = RunOptions(
-                suite=suite,
-                model=str(name),
-                out=out,
-                config=cfg,
-                connection=conn,
-                scenarios=scenario or None,
-                limit=limit,
-                settings=ScenarioSettings(
-                    record_rate=record_rate, model_join_timeout_s=join_timeout, print_join=print_join
-                ),
-                progress=not quiet and sys.stderr.isatty(),
-            )
-            summary = asyncio.run(run_suite(opts, on_scenario=None if opts.progress else _print_outcome))
-        except (ScenarioError, ModelError, ServerError, ValueError) as e:
-            fail(str(e))
-        except KeyboardInterrupt:
-            fail(f"interrupted; finished scenarios are in {out}")
-        typer.echo(f"{summary.completed} completed, {summary.failed} failed → {out}")
+
+def run(
+    suite: Annotated[
+        Path, typer.Option(help="suite folder (holds suite.yaml), or a packaged suite by name: example")
+    ],
+    out: Annotated[Path, typer.Option(help="run folder to write")],
+    model: Annotated[str | None, typer.Option(help="model name (see `floorbench models`)")] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="model config YAML, or a packaged one by name (openai-realtime, ...)")
+    ] = None,
+    livekit_url: Annotated[
+        str | None,
+        typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one"),
+    ] = None,
+    scenario: Annotated[list[str] | None, typer.Option(help="only these scenario ids")] = None,
+    limit: Annotated[int | None, typer.Option(help="only the first N scenarios")] = None,
+    identity: Annotated[str | None, typer.Option(help="external model: the participant identity to wait for")] = None,
+    dispatch: Annotated[str | None, typer.Option(help="external model: LiveKit agent name to dispatch")] = None,
+    join_timeout: Annotated[float, typer.Option(help="seconds to wait for the model to join")] = 60.0,
+    print_join: Annotated[bool, typer.Option(help="print the room URL and a join token per scenario")] = False,
+    record_rate: Annotated[int, typer.Option(help="recording sample rate (16000/24000/48000)")] = 16000,
+    quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
+) -> None:
+    """Run a suite live against a model: one LiveKit room per scenario, one folder per scenario."""
+    from floorbench.pipelines.runner import RunOptions, run_suite
+    from floorbench.pipelines.scenario_run import ScenarioSettings
+    from floorbench.processors.registry import ModelError
+    from floorbench.scenarios.files import resolve_model_config, resolve_suite
+    from floorbench.scenarios.validate import ScenarioError
+    from floorbench.transports.server import LiveKitConnection, ServerError
+
+    try:
+        suite = resolve_suite(suite)
+        config = resolve_model_config(config) if config is not None else None
+    except ScenarioError as e:
+        fail(str(e))
+    cfg = read_model_config(config)
+    name = model or cfg.pop("adapter", None) or cfg.pop("model", None)
+    if not name:
+        fail("no model: pass --model NAME or a --config with 'adapter: NAME'")
+    if identity:
+        cfg["identity"] = identity
+    if dispatch:
+        cfg["dispatch"] = dispatch
+    if record_rate not in (16000, 24000, 48000):
+        fail(f"--record-rate {record_rate}: use 16000, 24000 or 48000")
+    try:
+        conn = LiveKitConnection.from_env(livekit_url)
+        opts = RunOptions(
+            suite=suite,
+            model=str(name),
+            out=out,
+            config=cfg,
+            connection=conn,
+            scenarios=scenario or None,
+            limit=limit,
+            settings=ScenarioSettings(
+                record_rate=record_rate, model_join_timeout_s=join_timeout, print_join=print_join
+            ),
+            progress=not quiet and sys.stderr.isatty(),
+        )
+        summary = asyncio.run(run_suite(opts, on_scenario=None if opts.progress else _print_outcome))
+    except (ScenarioError, ModelError, ServerError, ValueError) as e:
+        fail(str(e))
+    except KeyboardInterrupt:
+        fail(f"interrupted; finished scenarios are in {out}")
+    typer.echo(f"{summary.completed} completed, {summary.failed} failed → {out}")
+
+
+def register(app: typer.Typer) -> None:
+    """`server`, `models`, `run` on the floorbench CLI (in this order in --help)."""
+    app.command()(server)
+    app.command()(models)
+    app.command()(run)
 
 
 def _print_outcome(meta: Any) -> None:

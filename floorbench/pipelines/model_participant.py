@@ -2,32 +2,35 @@
 
     LiveKitTransport.input() → model.processors() → LiveKitTransport.output()
 
-One process per scenario gives every model a fresh session (benchmarks.md §1
-step 1), keeps pipecat's one-session-per-process assumptions (pipecat #3378),
+One process per scenario gives every model a fresh session (docs/architecture.md,
+"Processes"), keeps pipecat's one-session-per-process assumptions (pipecat #3378),
 and lets a crashing or killed model lose one scenario, not the run.
 
-The spec (URL, token, model name, config, scenario file) arrives as JSON on
-stdin so the token never appears in a process listing or a file. The process
-writes one JSON line to stdout, ``{"ready": true}``, once the pipeline is built,
-or ``{"error": "..."}`` with a one-line reason, then runs until SIGTERM or the
-room closes.
+The `ModelSpec` (URL, token, model name, config, scenario file) arrives as
+one JSON line on stdin so the token never appears in a process listing or a
+file. The process writes one line to stdout, `ModelReady` once the pipeline is
+built or `ModelFailed` with a one-line reason (floorbench.pipelines.model_messages),
+then runs until SIGTERM, the room closes, its parent goes, or its lifetime ends.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from floorbench.pipelines.model_messages import ModelAnswer, ModelFailed, ModelReady, ModelSpec, answer_line
+
+if TYPE_CHECKING:
+    from floorbench.processors.registry import ModelContext
 
 
 def _disable_dtx_on_publish() -> None:
     """pipecat's LiveKit output publishes with default options (DTX and RED on).
 
-    Measurement tracks must be continuous (architecture.md "Clocks"), so in
+    Measurement tracks must be continuous (docs/architecture.md, "Clocks"), so in
     this child process every TrackPublishOptions starts with DTX and RED off.
     """
     from livekit import rtc
@@ -70,41 +73,40 @@ async def _watch_parent(parent: int, stop: asyncio.Event) -> None:
         await asyncio.sleep(1.0)
 
 
-def _emit(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj) + "\n")
+def _emit(answer: ModelAnswer) -> None:
+    sys.stdout.write(answer_line(answer))
     sys.stdout.flush()
 
 
-async def run(spec: dict[str, Any]) -> int:
-    from floorbench.processors.registry import ModelContext, ModelError, create_model
-    from floorbench.scenarios.validate import ScenarioError, load_scenario_file, read_yaml
+def _build_processors(spec: ModelSpec) -> tuple[ModelContext, list[Any]]:
+    """The model's per-scenario context and its processors (ModelError/ScenarioError on bad input)."""
+    from floorbench.processors.registry import ModelContext, create_model
+    from floorbench.scenarios.validate import load_scenario_file, read_yaml
 
     scenario = suite = None
-    suite_root = Path(spec["suite_root"]) if spec.get("suite_root") else None
-    try:
-        if spec.get("scenario_file"):
-            scenario = load_scenario_file(Path(spec["scenario_file"]), root=suite_root)
-        if suite_root is not None:
-            from floorbench.scenarios.schema import Suite
+    suite_root = spec.suite_root
+    if spec.scenario_file:
+        scenario = load_scenario_file(spec.scenario_file, root=suite_root)
+    if suite_root is not None:
+        from floorbench.scenarios.schema import Suite
 
-            suite = Suite.model_validate(read_yaml(suite_root / "suite.yaml"))
-        ctx = ModelContext(
-            name=spec["model"],
-            config=spec.get("config") or {},
-            scenario=scenario,
-            suite=suite,
-            suite_root=suite_root,
-            in_sample_rate=int(spec.get("in_sample_rate", 16000)),
-            out_sample_rate=int(spec.get("out_sample_rate", 24000)),
-            room=spec["room"],
-            identity=spec.get("identity", "model"),
-        )
-        model = create_model(ctx)
-        processors = model.processors()
-    except (ModelError, ScenarioError) as e:
-        _emit({"error": str(e)})
-        return 2
+        suite = Suite.model_validate(read_yaml(suite_root / "suite.yaml"))
+    ctx = ModelContext(
+        name=spec.model,
+        config=spec.config,
+        scenario=scenario,
+        suite=suite,
+        suite_root=suite_root,
+        in_sample_rate=spec.in_sample_rate,
+        out_sample_rate=spec.out_sample_rate,
+        room=spec.room,
+        identity=spec.identity,
+    )
+    return ctx, list(create_model(ctx).processors())
 
+
+def _pipeline(spec: ModelSpec, ctx: ModelContext, processors: list[Any]) -> tuple[Any, Any, Any]:
+    """LiveKitTransport.input() → processors → LiveKitTransport.output(): (transport, runner, worker)."""
     _disable_dtx_on_publish()
     from pipecat.pipeline.pipeline import Pipeline
     from pipecat.pipeline.worker import PipelineParams, PipelineWorker
@@ -112,16 +114,16 @@ async def run(spec: dict[str, Any]) -> int:
     from pipecat.workers.runner import WorkerRunner
 
     transport = LiveKitTransport(
-        url=spec["url"],
-        token=spec["token"],
-        room_name=spec["room"],
+        url=spec.url,
+        token=spec.token,
+        room_name=spec.room,
         params=LiveKitParams(
             audio_in_enabled=True,
             audio_out_enabled=True,
             audio_in_sample_rate=ctx.in_sample_rate,
             audio_out_sample_rate=ctx.out_sample_rate,
             audio_in_user_tracks=False,
-            audio_out_queue_size_ms=int(spec.get("out_queue_ms", 100)),
+            audio_out_queue_size_ms=spec.out_queue_ms,
         ),
     )
     pipeline = Pipeline([transport.input(), *processors, transport.output()])
@@ -135,6 +137,19 @@ async def run(spec: dict[str, Any]) -> int:
         check_dangling_tasks=False,
     )
     runner = WorkerRunner(handle_sigint=False, handle_sigterm=False)
+    return transport, runner, worker
+
+
+async def run(spec: ModelSpec) -> int:
+    from floorbench.processors.registry import ModelError
+    from floorbench.scenarios.validate import ScenarioError
+
+    try:
+        ctx, processors = _build_processors(spec)
+    except (ModelError, ScenarioError) as e:
+        _emit(ModelFailed(error=str(e)))
+        return 2
+    transport, runner, worker = _pipeline(spec, ctx, processors)
     await runner.add_workers(worker)
 
     loop = asyncio.get_running_loop()
@@ -146,11 +161,10 @@ async def run(spec: dict[str, Any]) -> int:
     async def _gone(*_: Any) -> None:
         stop.set()
 
-    _emit({"ready": True, "pid": os.getpid()})
-    watch = asyncio.create_task(_watch_parent(int(spec.get("parent_pid") or os.getppid()), stop))
-    max_s = spec.get("max_lifetime_s")
-    if max_s:
-        loop.call_later(float(max_s), stop.set)
+    _emit(ModelReady(pid=os.getpid()))
+    watch = asyncio.create_task(_watch_parent(spec.parent_pid, stop))
+    if spec.max_lifetime_s:
+        loop.call_later(spec.max_lifetime_s, stop.set)
     run_task = asyncio.create_task(runner.run())
     stop_task = asyncio.create_task(stop.wait())
     await asyncio.wait({run_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
@@ -173,7 +187,7 @@ def main() -> None:
     logger.add(sys.stderr, level=os.environ.get("FLOORBENCH_MODEL_LOG", "WARNING"))
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     _die_with_parent()
-    spec = json.loads(sys.stdin.readline())
+    spec = ModelSpec.model_validate_json(sys.stdin.readline())
     sys.exit(asyncio.run(run(spec)))
 
 

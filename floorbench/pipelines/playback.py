@@ -20,7 +20,6 @@ The schedule itself (what to play when) is a replaceable policy:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -32,10 +31,10 @@ from livekit import rtc
 
 from floorbench.audio.files import PcmAppender
 from floorbench.clock import SessionClock, TrackFit, fit_track
+from floorbench.pipelines.participant import RoomParticipant, ScenarioRoom, cancel_and_wait, settle
 from floorbench.pipelines.speech_monitor import ModelSpeechMonitor
-from floorbench.records import EventKind, TimelineEvent, TimelineWriter
+from floorbench.records import EventKind, TimelineEvent
 from floorbench.transports.rooms import PLAYBACK_IDENTITY, playback_token
-from floorbench.transports.server import LiveKitConnection
 
 log = logging.getLogger(__name__)
 
@@ -162,23 +161,19 @@ class TrackWriter:
     async def stop(self) -> None:
         self._stop.set()
         if self._task is not None:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.wait_for(self._task, 2.0)
+            await asyncio.wait({self._task}, timeout=2.0)  # ends after the frame in hand
+            await cancel_and_wait(self._task, 2.0, "playback: track writer")
         for clip in self.pending:
             clip.written.set()
         self.sent.finalize()
 
 
-class PlaybackParticipant:
+class PlaybackParticipant(RoomParticipant):
     """Publishes the humans' track and hears the model; the schedule drives it."""
 
     def __init__(
         self,
-        conn: LiveKitConnection,
-        room_name: str,
-        out_dir: Path,
-        clock: SessionClock,
-        timeline: TimelineWriter,
+        where: ScenarioRoom,
         sample_rate: int,
         is_model: Callable[[str], bool],
         queue_ms: int = 200,
@@ -186,52 +181,30 @@ class PlaybackParticipant:
     ) -> None:
         if queue_ms % 10:
             raise ValueError("queue_ms must be a multiple of 10 (LiveKit aborts otherwise)")
-        self.conn = conn
-        self.room_name = room_name
-        self.out_dir = out_dir
-        self.clock = clock
-        self.timeline = timeline
-        self.sample_rate = sample_rate
+        super().__init__(where, playback_token, sample_rate)
         self.is_model = is_model
         """which participant is the model (a name, or any non-floorbench one for dispatched agents)"""
         self.queue_ms = queue_ms
         self.track_name = track_name
-        self.room = rtc.Room()
         self.source = rtc.AudioSource(sample_rate, 1, queue_size_ms=queue_ms)
         self.writer = TrackWriter(
             self.source,
             sample_rate,
-            clock,
-            out_dir / f"{track_name}.sent.wav",
+            self.clock,
+            self.out_dir / f"{track_name}.sent.wav",
             queue_ms,
             on_underrun=lambda sample, slip: self.log(EventKind.underrun, sample=sample, slip_ms=slip // 1_000_000),
         )
-        self.monitor = ModelSpeechMonitor(clock, timeline)
+        self.monitor = ModelSpeechMonitor(self.clock, self.timeline)
         self.model_audio = asyncio.Event()
         self.subscribed_by: set[str] = set()
         self._sub_event = asyncio.Event()
 
     async def start(self, timeout_s: float = 10.0) -> None:
         room = self.room
-
-        @room.on("track_subscribed")
-        def _sub(track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant) -> None:
-            if self.is_model(p.identity) and isinstance(track, rtc.RemoteAudioTrack):
-                self.monitor.attach(track)
-                self.model_audio.set()
-
-        @room.on("local_track_subscribed")
-        def _local_sub(track: rtc.Track) -> None:
-            self._sub_event.set()
-
-        await asyncio.wait_for(
-            room.connect(
-                self.conn.url,
-                playback_token(self.conn, self.room_name),
-                options=rtc.RoomOptions(auto_subscribe=True),
-            ),
-            timeout_s,
-        )
+        self.on("track_subscribed", self._track_subscribed)
+        self.on("local_track_subscribed", self._local_track_subscribed)
+        await self.connect(timeout_s)
         track = rtc.LocalAudioTrack.create_audio_track(self.track_name, self.source)
         opts = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE, dtx=False, red=False)
         await asyncio.wait_for(room.local_participant.publish_track(track, opts), timeout_s)
@@ -243,6 +216,14 @@ class PlaybackParticipant:
                         self.monitor.attach(pub.track)
                         self.model_audio.set()
 
+    def _track_subscribed(self, track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant) -> None:
+        if self.is_model(p.identity) and isinstance(track, rtc.RemoteAudioTrack):
+            self.monitor.attach(track)
+            self.model_audio.set()
+
+    def _local_track_subscribed(self, track: rtc.Track) -> None:
+        self._sub_event.set()
+
     async def wait_subscribed(self, timeout_s: float) -> bool:
         try:
             await asyncio.wait_for(self._sub_event.wait(), timeout_s)
@@ -253,10 +234,8 @@ class PlaybackParticipant:
     async def stop(self) -> None:
         await self.writer.stop()
         await self.monitor.stop()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.room.disconnect(), 5.0)
-        with contextlib.suppress(Exception):
-            await self.source.aclose()
+        await self.leave()
+        await settle(self.source.aclose(), None, "playback: closing the audio source")
 
     def log(self, kind: EventKind, **fields: object) -> None:
         """A schedule decision; `t_ms` defaults to now, `decided_ms` is always now."""

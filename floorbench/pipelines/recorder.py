@@ -12,7 +12,6 @@ gap, which is filled with silence from the arrival times — never collapsed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,9 +22,9 @@ from livekit import rtc
 
 from floorbench.audio.files import PcmAppender
 from floorbench.clock import SessionClock, TrackFit, fit_track
-from floorbench.records import EventKind, TimelineEvent, TimelineWriter, TrackInfo
+from floorbench.pipelines.participant import RoomParticipant, ScenarioRoom, cancel_and_wait, settle
+from floorbench.records import EventKind, TimelineEvent, TrackInfo
 from floorbench.transports.rooms import recorder_token
-from floorbench.transports.server import LiveKitConnection
 
 log = logging.getLogger(__name__)
 
@@ -95,30 +94,20 @@ class TrackRecording:
         )
 
 
-class Recorder:
+class Recorder(RoomParticipant):
     """Joins the room hidden, records every audio track, reports participant events."""
 
     def __init__(
         self,
-        conn: LiveKitConnection,
-        room_name: str,
-        out_dir: Path,
-        clock: SessionClock,
-        timeline: TimelineWriter,
+        where: ScenarioRoom,
         sample_rate: int = 16000,
         track_names: dict[str, str] | None = None,
         is_model: Callable[[str], bool] | None = None,
     ) -> None:
-        self.conn = conn
-        self.room_name = room_name
-        self.out_dir = out_dir
-        self.clock = clock
-        self.timeline = timeline
-        self.sample_rate = sample_rate
+        super().__init__(where, recorder_token, sample_rate)
         self.track_names = track_names or {}
         self.is_model = is_model
         """the model's track is always recorded as `model.wav`, whatever its identity"""
-        self.room = rtc.Room()
         self.tracks: dict[str, TrackRecording] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._streams: dict[str, rtc.AudioStream] = {}
@@ -141,59 +130,47 @@ class Recorder:
                 log.exception("recorder listener failed")
 
     async def start(self, timeout_s: float = 10.0) -> None:
-        room = self.room
-
-        @room.on("participant_connected")
-        def _joined(p: rtc.RemoteParticipant) -> None:
+        self.on("participant_connected", self._joined)
+        self.on("participant_disconnected", self._left)
+        self.on("track_subscribed", self._track_subscribed)
+        self.on("track_unsubscribed", self._track_unsubscribed)
+        self.on("data_received", self._data)
+        await self.connect(timeout_s)
+        for p in self.room.remote_participants.values():
             self.present.add(p.identity)
             self._emit("joined", p.identity)
 
-        @room.on("participant_disconnected")
-        def _left(p: rtc.RemoteParticipant) -> None:
-            self.present.discard(p.identity)
-            self._emit("left", p.identity)
+    # -- room events ------------------------------------------------------------
+    def _joined(self, p: rtc.RemoteParticipant) -> None:
+        self.present.add(p.identity)
+        self._emit("joined", p.identity)
 
-        @room.on("track_subscribed")
-        def _subscribed(
-            track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant
-        ) -> None:
-            if track.kind != rtc.TrackKind.KIND_AUDIO:
-                return
-            assert isinstance(track, rtc.RemoteAudioTrack)
-            self._start_track(track, p.identity)
+    def _left(self, p: rtc.RemoteParticipant) -> None:
+        self.present.discard(p.identity)
+        self._emit("left", p.identity)
 
-        @room.on("track_unsubscribed")
-        def _unsubscribed(
-            track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant
-        ) -> None:
-            if track.kind == rtc.TrackKind.KIND_AUDIO:
-                self.audio_from.discard(p.identity)
-                self._emit("audio_unsubscribed", p.identity)
+    def _track_subscribed(self, track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant) -> None:
+        if track.kind != rtc.TrackKind.KIND_AUDIO:
+            return
+        assert isinstance(track, rtc.RemoteAudioTrack)
+        self._start_track(track, p.identity)
 
-        @room.on("data_received")
-        def _data(packet: rtc.DataPacket) -> None:
-            who = packet.participant.identity if packet.participant else "server"
-            try:
-                text = packet.data.decode("utf-8")[:2000]
-            except UnicodeDecodeError:
-                text = f"<{len(packet.data)} bytes>"
-            self.timeline.write(
-                TimelineEvent.of(
-                    self.clock.now_ms(), EventKind.marker, who, reason=packet.topic or "data", payload=text
-                )
-            )
+    def _track_unsubscribed(
+        self, track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant
+    ) -> None:
+        if track.kind == rtc.TrackKind.KIND_AUDIO:
+            self.audio_from.discard(p.identity)
+            self._emit("audio_unsubscribed", p.identity)
 
-        await asyncio.wait_for(
-            room.connect(
-                self.conn.url,
-                recorder_token(self.conn, self.room_name),
-                options=rtc.RoomOptions(auto_subscribe=True),
-            ),
-            timeout_s,
+    def _data(self, packet: rtc.DataPacket) -> None:
+        who = packet.participant.identity if packet.participant else "server"
+        try:
+            text = packet.data.decode("utf-8")[:2000]
+        except UnicodeDecodeError:
+            text = f"<{len(packet.data)} bytes>"
+        self.timeline.write(
+            TimelineEvent.of(self.clock.now_ms(), EventKind.marker, who, reason=packet.topic or "data", payload=text)
         )
-        for p in room.remote_participants.values():
-            self.present.add(p.identity)
-            self._emit("joined", p.identity)
 
     def track_name(self, identity: str) -> str:
         if identity in self.track_names:
@@ -234,8 +211,7 @@ class Recorder:
         except asyncio.CancelledError:
             pass
         finally:
-            with contextlib.suppress(Exception):
-                await stream.aclose()
+            await settle(stream.aclose(), None, f"recorder: closing the {rec.name} stream")
 
     async def transport_stats(self) -> None:
         """One `transport` timeline event per track with the inbound RTP stats we can read."""
@@ -277,15 +253,9 @@ class Recorder:
 
     async def stop(self) -> dict[str, TrackInfo]:
         """Stop recording and finalise every track file; safe to call after a failure."""
-        with contextlib.suppress(Exception):
-            await self.transport_stats()
-        for task in self._tasks.values():
-            task.cancel()
-        for task in self._tasks.values():
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.room.disconnect(), 5.0)
+        await settle(self.transport_stats(), None, "recorder: transport stats")
+        await cancel_and_wait(self._tasks.values(), 10.0, "recorder: track writers")
+        await self.leave()
         infos: dict[str, TrackInfo] = {}
         for name, rec in self.tracks.items():
             infos[name] = rec.finalize(self.clock)

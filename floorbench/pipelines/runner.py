@@ -10,7 +10,6 @@ died, it is restarted for the next scenario.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 import uuid
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from floorbench import __version__
+from floorbench.pipelines.participant import settle
 from floorbench.pipelines.scenario_run import ScenarioRun, ScenarioSettings
 from floorbench.processors.registry import ModelContext, create_model
 from floorbench.records import Outcome, RunMeta, write_json_atomic
@@ -80,8 +80,7 @@ async def check_reachable(conn: LiveKitConnection, timeout_s: float = 5.0) -> No
             "or check --livekit-url and LIVEKIT_API_KEY/SECRET"
         ) from None
     finally:
-        with contextlib.suppress(Exception):
-            await lk.aclose()
+        await settle(lk.aclose(), 5.0, f"closing the LiveKit API client for {conn.url}")
 
 
 async def run_suite(

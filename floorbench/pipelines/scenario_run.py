@@ -26,14 +26,15 @@ from typing import Any
 import numpy as np
 
 from floorbench import __version__
-from floorbench.audio.alignment import align_turns, drift_ms_per_100s, percentile_ms
 from floorbench.clock import SessionClock
+from floorbench.pipelines.model_messages import ModelFailed, ModelSpec, read_answer
+from floorbench.pipelines.participant import ScenarioRoom, cancel_and_wait, settle
 from floorbench.pipelines.playback import PlaybackParticipant
 from floorbench.pipelines.recorder import Recorder
 from floorbench.pipelines.schedules import MpeSchedule, MpeScheduleConfig
+from floorbench.pipelines.turn_mapping import dialogue_turns, measure_latency, turn_entries
 from floorbench.processors.registry import Model
 from floorbench.records import (
-    DialogueTurn,
     DialogueTurns,
     EventKind,
     FailureKind,
@@ -52,8 +53,6 @@ from floorbench.transports.server import LiveKitConnection, LiveKitServer
 
 log = logging.getLogger(__name__)
 
-MS = 1_000_000
-
 
 class ScenarioFailed(Exception):
     def __init__(self, kind: FailureKind, reason: str) -> None:
@@ -69,6 +68,8 @@ class ScenarioSettings:
     record_rate: int = 16000
     model_in_rate: int = 16000
     model_out_rate: int = 24000
+    model_out_queue_ms: int = 100
+    """the model's published audio queue (ms, a multiple of 10)"""
     playback_queue_ms: int = 200
     model_join_timeout_s: float = 60.0
     schedule: MpeScheduleConfig = field(default_factory=MpeScheduleConfig)
@@ -104,19 +105,20 @@ def default_timeout_s(scenario: Scenario, audio_s: float, cfg: MpeScheduleConfig
 class ModelProcess:
     """The pipeline model's child process (floorbench.pipelines.model_participant)."""
 
-    def __init__(self, spec: dict[str, Any], log_path: Path) -> None:
+    argv: tuple[str, ...] = (sys.executable, "-m", "floorbench.pipelines.model_participant")
+    """the child's command line; the spec goes to its stdin"""
+
+    def __init__(self, spec: ModelSpec, log_path: Path) -> None:
         self.spec = spec
         self.log_path = log_path
         self.proc: asyncio.subprocess.Process | None = None
-        self.error: str | None = None
 
     async def start(self, timeout_s: float) -> None:
+        """Start the child and wait for its answer; if it is not ready, it is stopped before this raises."""
         env = dict(os.environ)
         logf = self.log_path.open("ab")
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "floorbench.pipelines.model_participant",
+            *self.argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=logf,
@@ -124,26 +126,36 @@ class ModelProcess:
             start_new_session=True,
         )
         logf.close()
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write((json.dumps(self.spec) + "\n").encode())
-        await self.proc.stdin.drain()
-        self.proc.stdin.close()
         try:
-            line = await asyncio.wait_for(self.proc.stdout.readline(), timeout_s)
+            await self._handshake(self.proc, timeout_s)
+        except BaseException:
+            await self.stop()
+            raise
+        (self.log_path.parent / "model.pid").write_text(str(self.proc.pid))
+
+    async def _handshake(self, proc: asyncio.subprocess.Process, timeout_s: float) -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(self.spec.line())
+        await proc.stdin.drain()
+        proc.stdin.close()
+        try:
+            line = await asyncio.wait_for(proc.stdout.readline(), timeout_s)
         except TimeoutError:
             raise ScenarioFailed(
                 FailureKind.model_never_joined, f"model process not ready after {timeout_s:.0f} s"
             ) from None
         if not line:
-            code = await self.proc.wait()
+            code = await proc.wait()
             raise ScenarioFailed(
                 FailureKind.model_crashed,
                 f"model process exited with code {code} before it was ready; see {self.log_path.name}",
             )
-        msg = json.loads(line)
-        if "error" in msg:
-            raise ScenarioFailed(FailureKind.bad_input, f"model: {msg['error']}")
-        (self.log_path.parent / "model.pid").write_text(str(self.proc.pid))
+        try:
+            answer = read_answer(line)
+        except ValueError as e:
+            raise ScenarioFailed(FailureKind.internal, f"model process: {e}; see {self.log_path.name}") from None
+        if isinstance(answer, ModelFailed):
+            raise ScenarioFailed(FailureKind.bad_input, f"model: {answer.error}")
 
     @property
     def pid(self) -> int | None:
@@ -191,11 +203,14 @@ class ScenarioRun:
         self.room = room_name(run_id, scenario.scenario_id)
         self.clock = SessionClock()
         self.model_identity = str(model.config.get("identity") or "model")
-        matches: Callable[[str], bool] | None = getattr(model, "matches", None)
         # a dispatched LiveKit Agents worker picks its own identity (agent-<job id>):
-        # external models say which participant is theirs
-        self.is_model: Callable[[str], bool] = matches if callable(matches) else self._named_model
+        # every model says which participant is its own (`Model.matches`)
+        self.is_model: Callable[[str], bool] = model.matches
         self.timeout_s = settings.timeout_s or 3600.0
+        self.recorder: Recorder | None = None
+        self.playback: PlaybackParticipant | None = None
+        self.model_proc: ModelProcess | None = None
+        """set before the child starts, so whatever fails later, the run's end stops it"""
         self.meta = RunMeta(
             floorbench_version=__version__,
             scenario_id=scenario.scenario_id,
@@ -209,13 +224,42 @@ class ScenarioRun:
             versions=_versions(),
         )
 
-    def _named_model(self, identity: str) -> bool:
-        return identity == self.model_identity
-
     def _write_meta(self) -> None:
         write_json_atomic(self.dir / "meta.json", self.meta)
 
     async def run(self) -> RunMeta:
+        timeline = self._open_timeline()
+        try:
+            await self._play(timeline)
+            self.meta.outcome = Outcome.completed
+        except ScenarioFailed as e:
+            self._fail(timeline, e.kind, e.reason)
+        except ScenarioError as e:
+            self._fail(timeline, FailureKind.bad_input, str(e))
+        except asyncio.CancelledError:
+            self._fail(timeline, FailureKind.internal, "run interrupted")
+            raise
+        except Exception as e:  # a bug must not lose the recording or stop the run
+            log.exception("scenario %s crashed", self.scenario.scenario_id)
+            self._fail(timeline, FailureKind.internal, f"{type(e).__name__}: {e}")
+        finally:
+            infos = await self._stop_participants()
+            timeline.write(
+                TimelineEvent(t_ms=self.clock.now_ms(), kind=EventKind.end, source="runner", reason=self.meta.outcome)
+            )
+            timeline.close()
+            self.meta.tracks = infos
+            self.meta.duration_ms = self.clock.now_ms()
+            try:
+                self._finish_records(self.playback, infos)
+            except Exception as e:  # the recordings stay; say why turns.json is missing
+                log.exception("scenario %s: post-processing failed", self.scenario.scenario_id)
+                self.meta.playback["records_error"] = f"{type(e).__name__}: {e}"
+            self._write_meta()
+        return self.meta
+
+    def _open_timeline(self) -> TimelineWriter:
+        """A fresh folder state: stale records gone, meta.json written, the clock anchor first on the timeline."""
         self.dir.mkdir(parents=True, exist_ok=True)
         for stale in ("meta.json", "timeline.jsonl", "turns.json"):
             (self.dir / stale).unlink(missing_ok=True)
@@ -231,81 +275,50 @@ class ScenarioRun:
                 wall_ns=self.clock.anchor.wall_ns,
             )
         )
-        recorder: Recorder | None = None
-        playback: PlaybackParticipant | None = None
-        model_proc: ModelProcess | None = None
-        infos: dict[str, TrackInfo] = {}
-        try:
-            preamble, turn_audio, audio_s = self._load_audio()
-            schedule = MpeSchedule(
-                self.scenario, preamble, turn_audio, self.suite.suite.sample_rate, self.settings.schedule
-            )
-            self.meta.schedule = schedule.describe()
-            self._write_meta()
-            timeout = self.timeout_s = self.settings.timeout_s or default_timeout_s(
-                self.scenario, audio_s, self.settings.schedule
-            )
-            recorder = Recorder(
-                self.conn,
-                self.room,
-                self.dir,
-                self.clock,
-                timeline,
-                self.settings.record_rate,
-                track_names={PLAYBACK_IDENTITY: "humans"},
-                is_model=self.is_model,
-            )
-            await recorder.start()
-            model_proc = await self._start_model(recorder)
-            playback = PlaybackParticipant(
-                self.conn,
-                self.room,
-                self.dir,
-                self.clock,
-                timeline,
-                self.suite.suite.sample_rate,
-                self.is_model,
-                queue_ms=self.settings.playback_queue_ms,
-            )
-            await playback.start()
-            if not await playback.wait_subscribed(10.0):
-                raise ScenarioFailed(FailureKind.internal, "nobody subscribed to the playback track in 10 s")
-            await self._until(lambda: "humans" in recorder.tracks, 10.0, "recorder never got the humans track")
-            await self._supervise(schedule.run(playback), recorder, model_proc, timeout)
-            self.meta.outcome = Outcome.completed
-        except ScenarioFailed as e:
-            self._fail(timeline, e.kind, e.reason)
-        except ScenarioError as e:
-            self._fail(timeline, FailureKind.bad_input, str(e))
-        except asyncio.CancelledError:
-            self._fail(timeline, FailureKind.internal, "run interrupted")
-            raise
-        except Exception as e:  # a bug must not lose the recording or stop the run
-            log.exception("scenario %s crashed", self.scenario.scenario_id)
-            self._fail(timeline, FailureKind.internal, f"{type(e).__name__}: {e}")
-        finally:
-            if playback is not None:
-                with contextlib.suppress(Exception):
-                    await playback.stop()
-            if model_proc is not None:
-                with contextlib.suppress(Exception):
-                    await model_proc.stop()
-            if recorder is not None:
-                with contextlib.suppress(Exception):
-                    infos = await recorder.stop()
-            timeline.write(
-                TimelineEvent(t_ms=self.clock.now_ms(), kind=EventKind.end, source="runner", reason=self.meta.outcome)
-            )
-            timeline.close()
-            self.meta.tracks = infos
-            self.meta.duration_ms = self.clock.now_ms()
-            try:
-                self._finish_records(playback, infos)
-            except Exception as e:  # the recordings stay; say why turns.json is missing
-                log.exception("scenario %s: post-processing failed", self.scenario.scenario_id)
-                self.meta.playback["records_error"] = f"{type(e).__name__}: {e}"
-            self._write_meta()
-        return self.meta
+        return timeline
+
+    async def _play(self, timeline: TimelineWriter) -> None:
+        """Recorder, model, playback join in that order; then the schedule runs under supervision."""
+        preamble, turn_audio, audio_s = self._load_audio()
+        schedule = MpeSchedule(
+            self.scenario, preamble, turn_audio, self.suite.suite.sample_rate, self.settings.schedule
+        )
+        self.meta.schedule = schedule.describe()
+        self._write_meta()
+        timeout = self.timeout_s = self.settings.timeout_s or default_timeout_s(
+            self.scenario, audio_s, self.settings.schedule
+        )
+        where = ScenarioRoom(self.conn, self.room, self.dir, self.clock, timeline)
+        recorder = self.recorder = Recorder(
+            where,
+            self.settings.record_rate,
+            track_names={PLAYBACK_IDENTITY: "humans"},
+            is_model=self.is_model,
+        )
+        await recorder.start()
+        await self._start_model(recorder)
+        playback = self.playback = PlaybackParticipant(
+            where,
+            self.suite.suite.sample_rate,
+            self.is_model,
+            queue_ms=self.settings.playback_queue_ms,
+        )
+        await playback.start()
+        if not await playback.wait_subscribed(10.0):
+            raise ScenarioFailed(FailureKind.internal, "nobody subscribed to the playback track in 10 s")
+        await self._until(lambda: "humans" in recorder.tracks, 10.0, "recorder never got the humans track")
+        await self._supervise(schedule.run(playback), recorder, self.model_proc, timeout)
+
+    async def _stop_participants(self) -> dict[str, TrackInfo]:
+        """Playback, model, then the recorder (so it keeps all there was); a failing stop is logged."""
+        if self.playback is not None:
+            await settle(self.playback.stop(), None, f"{self.scenario.scenario_id}: stopping the playback")
+        if self.model_proc is not None:
+            await settle(self.model_proc.stop(), None, f"{self.scenario.scenario_id}: stopping the model process")
+        infos = None
+        if self.recorder is not None:
+            infos = await settle(self.recorder.stop(), None, f"{self.scenario.scenario_id}: stopping the recorder")
+        return infos or {}
 
     def _fail(self, timeline: TimelineWriter, kind: FailureKind, reason: str) -> None:
         if self.meta.outcome == Outcome.failed:
@@ -335,40 +348,16 @@ class ScenarioRun:
             total += len(turns[t.id])
         return pre, turns, total / rate
 
-    async def _start_model(self, recorder: Recorder) -> ModelProcess | None:
+    async def _start_model(self, recorder: Recorder) -> None:
+        """Start or invite the model, then wait until the recorder hears its audio."""
         s = self.settings
-        ident = self.model_identity
-        proc: ModelProcess | None = None
         if self.model.joins == "pipeline":
-            spec = {
-                "url": self.conn.url,
-                "token": model_token(self.conn, self.room, ident),
-                "room": self.room,
-                "identity": ident,
-                "model": self.model.name or self.model.ctx.name,
-                "config": self.model.config,
-                "suite_root": str(self.suite.root.resolve()),
-                "scenario_file": str(self.suite.files[self.scenario.scenario_id].resolve()),
-                "in_sample_rate": s.model_in_rate,
-                "out_sample_rate": s.model_out_rate,
-                "parent_pid": os.getpid(),
-                "max_lifetime_s": self.timeout_s + 120,
-            }
-            proc = ModelProcess(spec, self.dir / "model.log")
-            await proc.start(s.model_join_timeout_s)
+            self.model_proc = ModelProcess(self._model_spec(), self.dir / "model.log")
+            await self.model_proc.start(s.model_join_timeout_s)
             timeout = s.model_join_timeout_s
         else:
-            timeout = float(self.model.config.get("join_timeout_s", s.model_join_timeout_s))
-            dispatch = self.model.config.get("dispatch")
-            if dispatch:
-                await self._dispatch(str(dispatch))
-            if s.print_join or not dispatch:
-                print(
-                    f"room {self.room} at {self.conn.url}; join as {ident!r} with token:\n"
-                    f"{model_token(self.conn, self.room, ident)}",
-                    file=sys.stderr,
-                    flush=True,
-                )
+            timeout = await self._invite_external()
+        ident = self.model_identity
         try:
             await self._until(lambda: any(self.is_model(i) for i in recorder.audio_from), timeout, "")
             self.model_identity = next(i for i in sorted(recorder.audio_from) if self.is_model(i))
@@ -378,7 +367,41 @@ class ScenarioRun:
                 f"model participant {ident if self.model.joins == 'pipeline' or self.model.config.get('identity') else '(any agent)'!r} "
                 f"did not join with audio within {timeout:.0f} s",
             ) from None
-        return proc
+
+    def _model_spec(self) -> ModelSpec:
+        s = self.settings
+        return ModelSpec(
+            url=self.conn.url,
+            token=model_token(self.conn, self.room, self.model_identity),
+            room=self.room,
+            identity=self.model_identity,
+            model=self.model.name or self.model.ctx.name,
+            config=self.model.config,
+            suite_root=self.suite.root.resolve(),
+            scenario_file=self.suite.files[self.scenario.scenario_id].resolve(),
+            in_sample_rate=s.model_in_rate,
+            out_sample_rate=s.model_out_rate,
+            out_queue_ms=s.model_out_queue_ms,
+            parent_pid=os.getpid(),
+            max_lifetime_s=self.timeout_s + 120,
+        )
+
+    async def _invite_external(self) -> float:
+        """Dispatch the agent or print how to join; the join timeout to use."""
+        s = self.settings
+        ident = self.model_identity
+        timeout = float(self.model.config.get("join_timeout_s", s.model_join_timeout_s))
+        dispatch = self.model.config.get("dispatch")
+        if dispatch:
+            await self._dispatch(str(dispatch))
+        if s.print_join or not dispatch:
+            print(
+                f"room {self.room} at {self.conn.url}; join as {ident!r} with token:\n"
+                f"{model_token(self.conn, self.room, ident)}",
+                file=sys.stderr,
+                flush=True,
+            )
+        return timeout
 
     async def _dispatch(self, agent_name: str) -> None:
         from livekit import api
@@ -440,11 +463,9 @@ class ScenarioRun:
                 reason = f"model process exited with code {code} mid-scenario; see model.log"
             raise ScenarioFailed(kind, reason)
         finally:
-            for t in (sched, *watchers):
-                t.cancel()
-            for t in (sched, *watchers):
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await t
+            # a finished task's outcome was read above; the rest are cancelled and their errors logged
+            running = [t for t in (sched, *watchers) if not t.done()]
+            await cancel_and_wait(running, 10.0, f"{self.scenario.scenario_id}: schedule and watchers")
             recorder.listeners.remove(on_event)
 
     async def _server_watch(self) -> None:
@@ -459,82 +480,23 @@ class ScenarioRun:
             return
         import soundfile as sf
 
-        events = read_timeline(self.dir / "timeline.jsonl")
-        starts = {e.turn_id: e for e in events if e.kind == EventKind.turn_start and e.turn_id is not None}
-        ends = {e.turn_id: e for e in events if e.kind == EventKind.turn_end and e.turn_id is not None}
+        starts, ends = turn_entries(read_timeline(self.dir / "timeline.jsonl"))
         if not starts:
             return
         sent, sr_sent = sf.read(str(self.dir / "humans.sent.wav"), dtype="int16")
         rec, sr_rec = sf.read(str(self.dir / "humans.wav"), dtype="int16")
         humans, model = infos["humans"], infos["model"]
-        if sr_sent != sr_rec:
-            import soxr
-
-            sent = (soxr.resample(sent.astype(np.float32), sr_sent, sr_rec)).astype(np.int16)
-        ratio = sr_rec / sr_sent
-        # Per turn: where the turn would sit in humans.wav if transport took no
-        # time — its timeline entry (the playback's playout clock) mapped through
-        # the recorded track's fit. The lag found beyond that is the latency.
-        expected: dict[int, int] = {}
-        probes = []
-        for tid, e in sorted(starts.items()):
-            if e.sample is None:
-                continue
-            entry_in_rec = (e.t_ms * MS - humans.start_ns) * sr_rec // 1_000_000_000
-            expected[tid] = int(entry_in_rec - int(e.sample * ratio))
-            probes.append((tid, int(e.sample * ratio), expected[tid]))
-        lags = align_turns(sent, rec, probes, sr_rec)
-        found = [lg for lg in lags if lg.score >= 0.5]
-        lat_ns = [(lg.lag - expected[lg.turn_id]) * 1_000_000_000 // sr_rec for lg in found]
-        times_ns = [starts[lg.turn_id].t_ms * MS for lg in found]
-        lat_med = int(np.median(lat_ns)) if lat_ns else 0
-        onset_err = [
-            {"turn_id": lg.turn_id, "error_ms": round((lt - lat_med) / MS, 2), "latency_ms": round(lt / MS, 2)}
-            for lg, lt in zip(found, lat_ns, strict=True)
-        ]
+        latency = measure_latency(sent, sr_sent, rec, sr_rec, starts, humans.start_ns)
         fit = playback.writer.fit()
-        self.meta.transport_latency_ms = {
-            "humans": {
-                "method": "xcorr per turn: playback sent vs recorder received, from the turn's timeline entry",
-                "n": len(found),
-                "p50": percentile_ms(lat_ns, 50),
-                "p95": percentile_ms(lat_ns, 95),
-                "drift_ms_per_100s": drift_ms_per_100s(times_ns, lat_ns),
-                "not_found": [lg.turn_id for lg in lags if lg.score < 0.5],
-            }
-        }
+        self.meta.transport_latency_ms = {"humans": latency.summary()}
         self.meta.playback = {
             "online_start_ns": playback.writer.first_write_ns,
             "capture_fit_start_ns": fit.start_ns,
             "underruns": playback.writer.underruns,
             "queue_ms": playback.queue_ms,
-            "turn_onset_error_ms": onset_err,
+            "turn_onset_error_ms": latency.onset_errors(),
         }
-        lag_by_turn = {lg.turn_id: lg.lag for lg in found}
-        turns = []
-        for t in self.scenario.turns:
-            s, e = starts.get(t.id), ends.get(t.id)
-            if s is None or e is None or s.sample is None or e.sample is None:
-                continue
-            s_sample, e_sample = s.sample, e.sample
-            if t.id in lag_by_turn:
-                lag = lag_by_turn[t.id]
-            else:  # not found cleanly: its expected place plus the median latency
-                lag = expected.get(t.id, 0) + lat_med * int(sr_rec) // 1_000_000_000
-            t0 = humans.start_ns - model.start_ns
-
-            turns.append(
-                DialogueTurn(
-                    turn_id=t.id,
-                    speaker=t.speaker,
-                    label=str(t.label),
-                    start_ms=(t0 + (int(s_sample * ratio) + lag) * 1_000_000_000 // sr_rec) // MS,
-                    end_ms=(t0 + (int(e_sample * ratio) + lag) * 1_000_000_000 // sr_rec) // MS,
-                    text=t.text,
-                    gold=t.gold,
-                    gold_aliases=list(t.gold_aliases),
-                )
-            )
+        turns = dialogue_turns(self.scenario.turns, starts, ends, latency, humans.start_ns - model.start_ns)
         write_json_atomic(
             self.dir / "turns.json",
             DialogueTurns(

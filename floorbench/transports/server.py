@@ -4,7 +4,7 @@ floorbench starts its own pinned LiveKit server for a run unless the user points
 it at an existing one (``--livekit-url`` or ``LIVEKIT_URL`` with
 ``LIVEKIT_API_KEY``/``LIVEKIT_API_SECRET``). The generated config keeps every
 socket on loopback: `--dev` would advertise the first non-loopback address and
-listen for ICE-TCP on all interfaces (see livekit-pipecat-notes.md).
+listen for ICE-TCP on all interfaces.
 
 Every failure is a `ServerError` with one line naming the cause and the fix.
 """

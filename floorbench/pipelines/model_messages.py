@@ -1,0 +1,82 @@
+"""The two messages between the runner and the model child process, as typed records.
+
+The runner sends one `ModelSpec` as a JSON line on the child's stdin — on
+stdin so the room token never appears in a process listing, a file or a log
+(`repr` hides it too). The child answers with one JSON line on stdout:
+`ModelReady` once its pipeline is built, or `ModelFailed` with a one-line
+reason. Both sides import this module, so it stays light: pydantic only, no
+LiveKit, no pipecat.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+
+class ModelSpec(BaseModel):
+    """Everything the child needs to join one scenario room as the model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    url: str
+    """LiveKit server URL (ws:// or wss://)"""
+    token: str = Field(repr=False)
+    """the model participant's room token; travels on stdin only"""
+    room: str
+    identity: str
+    """the participant identity the token was minted for"""
+    model: str
+    """registered model name (see `floorbench models`)"""
+    config: dict[str, Any] = Field(default_factory=dict)
+    suite_root: Path | None = None
+    scenario_file: Path | None = None
+    in_sample_rate: int
+    """what the model hears (Hz)"""
+    out_sample_rate: int
+    """what the model speaks (Hz)"""
+    out_queue_ms: int
+    """the model's published audio source queue (ms); a multiple of 10"""
+    parent_pid: int
+    """the runner: the child stops when it is re-parented"""
+    max_lifetime_s: float
+    """the child stops by itself after this, whatever happens to the runner"""
+
+    def line(self) -> bytes:
+        return (self.model_dump_json() + "\n").encode()
+
+
+class ModelReady(BaseModel):
+    """The pipeline is built and the child is joining the room."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ready: Literal[True] = True
+    pid: int
+
+
+class ModelFailed(BaseModel):
+    """The model could not be built (bad config, missing key, bad scenario)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    error: str
+
+
+ModelAnswer = ModelReady | ModelFailed
+_ANSWER: TypeAdapter[ModelAnswer] = TypeAdapter(ModelAnswer)
+
+
+def answer_line(answer: ModelAnswer) -> str:
+    return answer.model_dump_json() + "\n"
+
+
+def read_answer(line: bytes | str) -> ModelAnswer:
+    """Parse the child's one answer line; ValueError naming what arrived if it is neither."""
+    try:
+        return _ANSWER.validate_json(line)
+    except ValidationError:
+        text = line.decode(errors="replace") if isinstance(line, bytes) else line
+        raise ValueError(f"not a ready/error line: {text.strip()[:200]!r}") from None
