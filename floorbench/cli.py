@@ -12,6 +12,8 @@ import importlib
 
 import typer
 
+from floorbench.errors import FloorbenchError
+
 app = typer.Typer(
     name="floorbench",
     help="Live, real-time evaluation of full-duplex spoken dialogue systems over WebRTC.",
@@ -55,9 +57,19 @@ def _quiet_logs() -> None:
         pass
 
 
+def run_cli(cli: typer.Typer, args: list[str] | None = None) -> None:
+    """Run `cli`: an expected failure (`FloorbenchError`) prints ``error: <message>`` and exits
+    with its exit code; any other exception is a bug and keeps its traceback."""
+    try:
+        cli(args=args)
+    except FloorbenchError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise SystemExit(e.exit_code) from None
+
+
 def main() -> None:
     _quiet_logs()
-    app()
+    run_cli(app)
 
 
 if __name__ == "__main__":

@@ -39,64 +39,85 @@ import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 from loguru import logger
 from pipecat.frames.frames import (
-    CancelFrame,
-    EndFrame,
-    Frame,
     InputAudioRawFrame,
     InterruptionFrame,
     OutputAudioRawFrame,
     OutputTransportMessageUrgentFrame,
-    StartFrame,
 )
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.processors.frame_processor import FrameProcessor
+from pydantic import Field
 
 from floorbench.audio.vad import SILENCE_THRESHOLD, SPEECH_THRESHOLD, VAD_RATE, WINDOW, WINDOW_MS, VadStream
-from floorbench.processors.adapter_config import get_float, get_int
+from floorbench.processors.adapter_config import AdapterSettings, Ms, Settings
 from floorbench.processors.cascade_answer import answer
-from floorbench.processors.cascade_llm import LLMResponder
+from floorbench.processors.cascade_llm import LLMResponder, LLMSettings
 from floorbench.processors.cascade_speech import Transcriber, Voice, resolve_asr_model, resolve_voice
 from floorbench.processors.cascade_text import Heard, addressing
-from floorbench.processors.registry import Model, ModelContext, ModelError
+from floorbench.processors.registry import Model, ModelContext
+from floorbench.processors.room_audio import RoomAudioProcessor
 
 
-@dataclass(frozen=True)
-class CascadeSettings:
-    name: str = "Aria"
-    asr_model: str = ""
-    asr_threads: int = 2
-    voice: str = ""
-    length_scale: float | None = None
-    threshold: float = SPEECH_THRESHOLD
-    neg_threshold: float = SILENCE_THRESHOLD
-    onset_ms: int = 64
-    end_silence_ms: int = 450
-    min_utterance_ms: int = 250
-    max_utterance_ms: int = 20000
-    preroll_ms: int = 300
-    join_gap_ms: int = 1200
+class AsrSettings(Settings):
+    model: str = "tiny.en"
+    """the packaged tiny.en, or a CTranslate2 Whisper folder (resolved to a path when the model is built)"""
+    threads: int = Field(default=2, ge=1, strict=True)
+
+
+class TtsSettings(Settings):
+    voice: str = "piper:joe"
+    """the packaged Piper voice, or a Piper .onnx file (resolved to a path when the model is built)"""
+    length_scale: float | None = Field(default=None, gt=0)
+    """Piper's speaking rate (> 1 is slower); None: the voice's own"""
+
+
+class VadSettings(Settings):
+    threshold: float = Field(default=SPEECH_THRESHOLD, ge=0, le=1)
+    neg_threshold: float = Field(default=SILENCE_THRESHOLD, ge=0, le=1)
+    onset_ms: Ms = 64
+    """speech needed to call an onset (and to barge in)"""
+    end_silence_ms: Ms = 450
+    """quiet needed to end an utterance"""
+    min_utterance_ms: Ms = 250
+    max_utterance_ms: Ms = 20000
+    preroll_ms: Ms = 300
+
+
+class CascadeSettings(AdapterSettings):
+    """The cascade's config (``floorbench/data/models/cascade.yaml`` spells out every default)."""
+
+    name: str = Field(default="Aria", pattern=r"\S")
+    """the assistant's name: what it listens for, and what Whisper is prompted with"""
+    asr: AsrSettings = AsrSettings()
+    tts: TtsSettings = TtsSettings()
+    vad: VadSettings = VadSettings()
+    llm: LLMSettings | None = None
+    """answer with an LLM on an OpenAI-compatible endpoint instead of the rules"""
+    join_gap_ms: Ms = 1200
+    """a request split by a shorter pause is judged joined"""
     barge_in: bool = True
-    barge_in_ms: int = 64
-    output_lead_ms: int = 100
-    out_rate: int = 24000
+    output_lead_ms: Ms = 100
 
 
 def _now_ms(t0: int) -> int:
     return (time.monotonic_ns() - t0) // 1_000_000
 
 
-class CascadeProcessor(FrameProcessor):
+class CascadeProcessor(RoomAudioProcessor):
     """The whole cascade in one processor (see the module docstring)."""
 
-    def __init__(self, settings: CascadeSettings, llm: LLMResponder | None = None) -> None:
+    def __init__(
+        self, settings: CascadeSettings, llm: LLMResponder | None = None, out_rate: int = 24000
+    ) -> None:
         super().__init__(name="cascade")
         self.s = settings
+        """as resolved by `CascadeModel`: asr.model and tts.voice are paths"""
         self.llm = llm
+        self.out_rate = out_rate
         self.history: list[Heard] = []
         self.spoken: list[str] = []
         self.latencies: list[dict[str, Any]] = []
@@ -130,33 +151,26 @@ class CascadeProcessor(FrameProcessor):
 
     def _load(self) -> None:
         t = time.monotonic()
-        self._asr = Transcriber(self.s.asr_model, threads=self.s.asr_threads)
-        self._voice = Voice(self.s.voice, self.s.out_rate, self.s.length_scale)
+        self._asr = Transcriber(self.s.asr.model, threads=self.s.asr.threads)
+        self._voice = Voice(self.s.tts.voice, self.out_rate, self.s.tts.length_scale)
         # First calls are slow (graph set-up, allocations): pay that now, during the preamble.
         self._asr(np.zeros(VAD_RATE, dtype=np.int16), None)
         for _ in self._voice.sentences("Okay.", threading.Event()):
             pass
         logger.info(f"cascade: models loaded in {time.monotonic() - t:.2f} s")
 
-    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
-        await super().process_frame(frame, direction)
-        if isinstance(frame, StartFrame):
-            await self.push_frame(frame, direction)
-            # the VAD is small (≈ 50 ms to load): hear from the first frame on, and let
-            # utterances wait in the queue while ASR and TTS load in a worker thread
-            self._vad = VadStream()
-            loop = asyncio.get_running_loop()
-            self._loaded = loop.run_in_executor(self._asr_pool, self._load)
-            self._worker = self.create_task(self._utterance_worker(), name="cascade-utterances")
-        elif isinstance(frame, InputAudioRawFrame):
-            await self._on_audio(frame)
-        elif isinstance(frame, EndFrame | CancelFrame):
-            await self._shutdown()
-            await self.push_frame(frame, direction)
-        else:
-            await self.push_frame(frame, direction)
+    async def on_start(self) -> None:
+        # the VAD is small (≈ 50 ms to load): hear from the first frame on, and let
+        # utterances wait in the queue while ASR and TTS load in a worker thread
+        self._vad = VadStream()
+        loop = asyncio.get_running_loop()
+        self._loaded = loop.run_in_executor(self._asr_pool, self._load)
+        self._worker = self.create_task(self._utterance_worker(), name="cascade-utterances")
 
-    async def _shutdown(self) -> None:
+    async def on_room_audio(self, frame: InputAudioRawFrame) -> None:
+        await self._on_audio(frame)
+
+    async def on_stop(self) -> None:
         if self._closed:
             return
         self._closed = True
@@ -195,7 +209,7 @@ class CascadeProcessor(FrameProcessor):
             await self._on_window(w.audio, w.probability)
 
     async def _on_window(self, window: np.ndarray, prob: float) -> None:
-        s = self.s
+        s = self.s.vad
         now = _now_ms(self._t0)
         if not self._in_speech:
             self._pre = [*self._pre, window][-max(1, s.preroll_ms // WINDOW_MS) :]
@@ -208,7 +222,7 @@ class CascadeProcessor(FrameProcessor):
                 self._utt = list(self._pre)
                 self._pre = []
                 self._last_speech_ms = now
-                if s.barge_in and self.speaking:
+                if self.s.barge_in and self.speaking:
                     # audio between the first speech window's start and now (VAD needs onset_ms of it)
                     await self._barge_in(
                         detect_delay_ms=(self._in_samples - self._onset_sample) * 1000 // VAD_RATE
@@ -338,7 +352,7 @@ class CascadeProcessor(FrameProcessor):
             self._tts_pool.submit(produce)
         except RuntimeError:  # shutting down
             return
-        rate = self.s.out_rate
+        rate = self.out_rate
         step = rate // 50  # 20 ms frames
         lead_ns = self.s.output_lead_ms * 1_000_000
         start_ns = 0
@@ -401,54 +415,41 @@ class CascadeProcessor(FrameProcessor):
         await self.push_frame(OutputTransportMessageUrgentFrame(message=json.dumps(record)))
 
 
-class CascadeModel(Model):
+class CascadeModel(Model[CascadeSettings]):
     """Silero VAD → faster-whisper → rules/LLM → Piper, all local (module docstring)."""
 
     name: ClassVar[str] = "cascade"
     joins = "pipeline"
+    Settings = CascadeSettings
 
     def __init__(self, ctx: ModelContext) -> None:
         super().__init__(ctx)
-        c, n = self.config, self.name
-        for key in ("asr", "tts", "vad", "llm"):
-            if c.get(key) is not None and not isinstance(c[key], dict):
-                raise ModelError(f"model {n}: `{key}` must be a mapping")
-        asr, tts, vad = c.get("asr") or {}, c.get("tts") or {}, c.get("vad") or {}
-        name = c.get("name", "Aria")
-        if not isinstance(name, str) or not name.strip():
-            raise ModelError(f"model {n}: `name` must be the assistant's name, e.g. Aria")
-        ls = tts.get("length_scale")
-        self.settings = CascadeSettings(
-            name=name,
-            asr_model=resolve_asr_model(asr.get("model"), n),
-            asr_threads=get_int(asr, "threads", n, 2),
-            voice=resolve_voice(tts.get("voice"), n),
-            length_scale=float(ls) if ls else None,
-            threshold=get_float(vad, "threshold", n, SPEECH_THRESHOLD),
-            neg_threshold=get_float(vad, "neg_threshold", n, SILENCE_THRESHOLD),
-            onset_ms=get_int(vad, "onset_ms", n, 64),
-            end_silence_ms=get_int(vad, "end_silence_ms", n, 450),
-            min_utterance_ms=get_int(vad, "min_utterance_ms", n, 250),
-            preroll_ms=get_int(vad, "preroll_ms", n, 300),
-            join_gap_ms=get_int(c, "join_gap_ms", n, 1200),
-            barge_in=bool(c.get("barge_in", True)),
-            output_lead_ms=get_int(c, "output_lead_ms", n, 100),
-            out_rate=ctx.out_sample_rate,
+        s, n = self.settings, self.name
+        # local weights only: a missing model or voice is a config error now, not in the room
+        self.settings = s.model_copy(
+            update={
+                "asr": s.asr.model_copy(update={"model": resolve_asr_model(s.asr.model, n)}),
+                "tts": s.tts.model_copy(update={"voice": resolve_voice(s.tts.voice, n)}),
+            }
         )
-        self.llm = LLMResponder.from_config(c["llm"], n) if c.get("llm") else None
+        self.llm = LLMResponder.from_settings(s.llm, n) if s.llm else None
 
     def processors(self) -> list[FrameProcessor]:
-        return [CascadeProcessor(self.settings, self.llm)]
+        return [CascadeProcessor(self.settings, self.llm, self.ctx.out_sample_rate)]
 
     def card(self) -> dict[str, Any]:
         card = super().card()
         s = self.settings
         card.update(
             model_id="cascade: silero-vad + faster-whisper + rules/LLM + piper",
-            asr_model=s.asr_model,
-            tts_voice=s.voice,
+            asr_model=s.asr.model,
+            tts_voice=s.tts.voice,
             responder=self.llm.card() if self.llm else "rules (floorbench.processors.cascade_text)",
-            vad={"threshold": s.threshold, "onset_ms": s.onset_ms, "end_silence_ms": s.end_silence_ms},
+            vad={
+                "threshold": s.vad.threshold,
+                "onset_ms": s.vad.onset_ms,
+                "end_silence_ms": s.vad.end_silence_ms,
+            },
             barge_in=s.barge_in,
         )
         return card

@@ -26,6 +26,8 @@ Times are said in words (Piper reads "3:00" as "three hundred").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from floorbench.processors.cascade_text import (
     NAME_VARIANTS,
@@ -119,47 +121,99 @@ def _duration_words(minutes: float) -> str:
     return " and ".join(parts) or "no time at all"
 
 
-def answer(question: str, history: list[Heard], name: str = "Aria") -> tuple[str, str]:
+Answer = tuple[str, str]
+"""(spoken answer, the rule that produced it)"""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a rule works on: the question, and the quantities heard before it."""
+
+    question: str
+    q: str
+    """the question's words, lower case, space-padded (so that ``f" {cue} " in q`` finds whole words)"""
+    earlier: list[Heard]
+    """what was heard before, without the requests to the assistant"""
+    qs: list[Quantity]
+    amounts: list[Quantity]
+    clocks: list[Quantity]
+    durations: list[Quantity]
+    items: list[str]
+    """the item phrases the question names"""
+    named: list[Quantity]
+    """the quantities of those items, in the question's order"""
+    unit: str
+    """the unit the question asks in ("" when it names none)"""
+
+
+def answer(question: str, history: list[Heard], name: str = "Aria") -> Answer:
     """(spoken answer, the rule that produced it) from the question and what was heard before it."""
-    q = " " + " ".join(words(question)) + " "
+    ev = _evidence(question, history, name)
+    for rule in RULES:
+        found = rule(ev)
+        if found is not None:
+            return found
+    return _extractive(question, ev.earlier)
+
+
+def _evidence(question: str, history: list[Heard], name: str) -> Evidence:
     earlier = [
         h for h in history if h.text.strip() and not (mentions_name(h.text, name) and is_request(h.text))
     ]
     qs = [x for h in earlier for x in quantities(h.text)]
     amounts = [x for x in qs if x.unit not in ("clock", "minutes")]
-    clocks = [x for x in qs if x.unit == "clock"]
-    durations = [x for x in qs if x.unit == "minutes"]
     items = _items(question)
     named = [x for x in (_item_quantity(i, amounts) for i in items) if x is not None]
-    unit = _asked_unit(question, amounts)
     if named and len(named) < len(items):
         # an item not heard by its name (ASR: "salmon" → "cement") takes a remaining amount
         # in the same unit, latest first
         ref = named[0].unit
         spare = [x for x in amounts if x not in named and (x.unit == ref or not x.unit or not ref)]
         named = named + spare[::-1][: len(items) - len(named)]
+    return Evidence(
+        question=question,
+        q=" " + " ".join(words(question)) + " ",
+        earlier=earlier,
+        qs=qs,
+        amounts=amounts,
+        clocks=[x for x in qs if x.unit == "clock"],
+        durations=[x for x in qs if x.unit == "minutes"],
+        items=items,
+        named=named,
+        unit=_asked_unit(question, amounts),
+    )
 
-    # which option is closest / cheapest …
+
+def _extreme(ev: Evidence) -> Answer | None:
+    """Which option is closest / cheapest …"""
     for word, pick in EXTREMES.items():
-        if f" {word} " in q and len(items) >= 2:
-            options = [(i, _item_quantity(i, amounts)) for i in items]
+        if f" {word} " in ev.q and len(ev.items) >= 2:
+            options = [(i, _item_quantity(i, ev.amounts)) for i in ev.items]
             known = [(i, x) for i, x in options if x is not None]
             if len(known) >= 2:
                 best = pick(known, key=lambda p: p[1].value)
                 return f"The {best[0]}, at {_say(best[1].value, best[1].unit)}.", "extreme"
+    return None
 
+
+def _difference(ev: Evidence) -> Answer | None:
+    q, unit = ev.q, ev.unit
     if (" more " in q and " than " in q) or " difference " in q:
-        pair = named if len(named) >= 2 else [x for x in amounts if not unit or x.unit == unit][-2:]
+        pair = ev.named if len(ev.named) >= 2 else [x for x in ev.amounts if not unit or x.unit == unit][-2:]
         if len(pair) >= 2:
             return (
                 f"The difference is {_say(abs(pair[0].value - pair[1].value), pair[0].unit or unit)}.",
                 "difference",
             )
+    return None
 
+
+def _split(ev: Evidence) -> Answer | None:
+    q, unit = ev.q, ev.unit
     n_way = next(
         (
             GROUP_SIZE[w]
-            for w in words(question)
+            for w in words(ev.question)
             if w in GROUP_SIZE and (" split " in q or " each " in q or " of us " in q)
         ),
         None,
@@ -168,13 +222,17 @@ def answer(question: str, history: list[Heard], name: str = "Aria") -> tuple[str
     if m:
         n_way = int(m.group(1))
     if n_way and (" split " in q or " each " in q or " share " in q or " per " in q):
-        base = named or [x for x in amounts if not unit or x.unit == unit]
+        base = ev.named or [x for x in ev.amounts if not unit or x.unit == unit]
         if base:
             total = sum(x.value for x in base)
             return f"That's {_say(total / n_way, base[0].unit or unit)} each.", "split"
+    return None
 
+
+def _remaining(ev: Evidence) -> Answer | None:
+    q, unit = ev.q, ev.unit
     if any(f" {c} " in q for c in ("left", "still", "to go", "remaining", "remain", "further", "farther")):
-        pool = [x for x in amounts if not unit or x.unit == unit or not x.unit]
+        pool = [x for x in ev.amounts if not unit or x.unit == unit or not x.unit]
         if len(pool) >= 2:
             cap = next(
                 (
@@ -189,69 +247,97 @@ def answer(question: str, history: list[Heard], name: str = "Aria") -> tuple[str
                 None,
             )
             cap = cap or max(pool, key=lambda x: x.value)
-            spent = [x for x in named if x is not cap] or [x for x in pool if x is not cap]
+            spent = [x for x in ev.named if x is not cap] or [x for x in pool if x is not cap]
             left = cap.value - sum(x.value for x in spent)
             return f"You have {_say(left, cap.unit or unit)} left.", "remaining"
+    return None
 
-    if (" how long " in q or " how much time " in q) and len(clocks) >= 2:
-        a, b = clocks[-2], clocks[-1]
+
+def _duration_between(ev: Evidence) -> Answer | None:
+    if (" how long " in ev.q or " how much time " in ev.q) and len(ev.clocks) >= 2:
+        a, b = ev.clocks[-2], ev.clocks[-1]
         return f"That's {_duration_words(abs(b.value - a.value))}.", "duration_between"
+    return None
 
-    if (" what time " in q or " when " in q) and clocks:
-        # only durations said with or after the latest clock time belong to it
-        last = max(i for i, x in enumerate(qs) if x.unit == "clock")
-        durations = [x for x in qs[last:] if x.unit == "minutes"] or durations
-        if any(
-            f" {w} " in q for w in ("done", "finish", "finished", "over", "end", "ends", "wrap up", "be back")
-        ):
-            t = clocks[-1].value + sum(d.value for d in durations)
-            return f"At {_fmt_clock(t)}.", "end_time"
-        if (
-            " what time " in q
-            and durations
-            and any(
-                f" {w} " in q for w in ("leave", "set off", "go", "start", "head out", "need to", "have to")
-            )
-        ):
-            t = clocks[-1].value - sum(d.value for d in durations)
-            return f"You should leave at {_fmt_clock(t)}.", "time_minus_durations"
-        return f"At {_fmt_clock(clocks[-1].value)}, I think.", "clock_time"
 
-    if " how many " in q and any(
-        f" {w} " in q
+def _clock(ev: Evidence) -> Answer | None:
+    """What time: the end of something, when to leave, or the latest time heard."""
+    q, clocks = ev.q, ev.clocks
+    if not ((" what time " in q or " when " in q) and clocks):
+        return None
+    # only durations said with or after the latest clock time belong to it
+    last = max(i for i, x in enumerate(ev.qs) if x.unit == "clock")
+    durations = [x for x in ev.qs[last:] if x.unit == "minutes"] or ev.durations
+    if any(
+        f" {w} " in q for w in ("done", "finish", "finished", "over", "end", "ends", "wrap up", "be back")
+    ):
+        t = clocks[-1].value + sum(d.value for d in durations)
+        return f"At {_fmt_clock(t)}.", "end_time"
+    if (
+        " what time " in q
+        and durations
+        and any(f" {w} " in q for w in ("leave", "set off", "go", "start", "head out", "need to", "have to"))
+    ):
+        t = clocks[-1].value - sum(d.value for d in durations)
+        return f"You should leave at {_fmt_clock(t)}.", "time_minus_durations"
+    return f"At {_fmt_clock(clocks[-1].value)}, I think.", "clock_time"
+
+
+def _count(ev: Evidence) -> Answer | None:
+    if " how many " in ev.q and any(
+        f" {w} " in ev.q
         for w in ("coming", "come", "will be", "actually", "now", "expect", "be there", "attending")
     ):
-        counted = _count_after_changes(earlier, unit)
+        counted = _count_after_changes(ev.earlier, ev.unit)
         if counted is not None:
             value, u = counted
             return f"That's {_say(value, u)}.", "count_after_changes"
+    return None
 
-    sum_cues = (
-        "total",
-        "altogether",
-        "all together",
-        "in all",
-        "add up",
-        "sum",
-        "owe",
-        "headcount",
-        "how many",
-        "how much",
-        "come to",
-    )
-    if any(f" {c} " in q for c in sum_cues):
+
+SUM_CUES = (
+    "total",
+    "altogether",
+    "all together",
+    "in all",
+    "add up",
+    "sum",
+    "owe",
+    "headcount",
+    "how many",
+    "how much",
+    "come to",
+)
+
+
+def _total(ev: Evidence) -> Answer | None:
+    unit = ev.unit
+    if any(f" {c} " in ev.q for c in SUM_CUES):
         base = (
-            named
-            if named
-            else [x for x in amounts if x.unit == unit or (unit == "people" and not x.unit)]
+            ev.named
+            if ev.named
+            else [x for x in ev.amounts if x.unit == unit or (unit == "people" and not x.unit)]
             if unit
-            else amounts
+            else ev.amounts
         )
         if base:
             total = sum(-x.value if x.negative else x.value for x in base)
             rule = "total" if len(base) > 1 else "single_quantity"
             return f"That's {_say(total, base[0].unit or unit)} in total.", rule
-    return _extractive(question, earlier)
+    return None
+
+
+RULES: tuple[Callable[[Evidence], Answer | None], ...] = (
+    _extreme,
+    _difference,
+    _split,
+    _remaining,
+    _duration_between,
+    _clock,
+    _count,
+    _total,
+)
+"""tried in this order (the module docstring's table); the first that answers wins"""
 
 
 def _count_after_changes(earlier: list[Heard], unit: str) -> tuple[float, str] | None:

@@ -12,9 +12,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from floorbench.processors.adapter_config import get_float, get_str, public_url, secret_from_env
+from pydantic import Field, field_validator
+
+from floorbench.processors.adapter_config import KeyFromEnv, ModelError, public_url
 from floorbench.processors.cascade_text import Heard
-from floorbench.processors.registry import ModelError
 
 SYSTEM_PROMPT = (
     "You are {name}, a voice assistant listening to a room where several people talk. "
@@ -26,39 +27,51 @@ SYSTEM_PROMPT = (
 )
 
 
-@dataclass
-class LLMResponder:
+class LLMSettings(KeyFromEnv):
+    """The cascade's ``llm:`` block."""
+
     base_url: str
-    model: str
-    api_key: str | None
-    timeout_s: float = 8.0
-    max_tokens: int = 80
-    temperature: float = 0.0
+    """an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1"""
+    model: str = Field(pattern=r"\S")
+    timeout_s: float = Field(default=8.0, ge=0.5)
+    max_tokens: int = Field(default=80, ge=1)
+    temperature: float = Field(default=0.0, ge=0)
     decides_addressing: bool = False
     """ask the LLM on every utterance (not only those the rules call addressed)"""
 
+    @field_validator("base_url")
+    @classmethod
+    def _http(cls, url: str) -> str:
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"must be an http(s) URL, got {url!r}")
+        return url.rstrip("/")
+
+
+@dataclass
+class LLMResponder:
+    settings: LLMSettings
+    api_key: str | None
+
+    @classmethod
+    def from_settings(cls, settings: LLMSettings, model_name: str) -> LLMResponder:
+        """The responder, with its key read from the environment now (a missing key fails before any room)."""
+        return cls(settings, settings.api_key(f"{model_name} llm", required=settings.api_key_env is not None))
+
     @classmethod
     def from_config(cls, config: dict[str, Any], model_name: str) -> LLMResponder:
-        c = config
-        if not isinstance(c, dict):
+        """From an ``llm:`` mapping alone (tests, tools); the cascade reads it as part of its settings."""
+        if not isinstance(config, dict):
             raise ModelError(f"model {model_name}: `llm` must be a mapping with base_url and model")
-        base = get_str(c, "base_url", f"{model_name} llm")
-        if not base.startswith(("http://", "https://")):
-            raise ModelError(f"model {model_name}: `llm.base_url` must be an http(s) URL, got {base!r}")
-        return cls(
-            base_url=base.rstrip("/"),
-            model=get_str(c, "model", f"{model_name} llm"),
-            api_key=secret_from_env(c, f"{model_name} llm", required=bool(c.get("api_key_env"))),
-            timeout_s=get_float(c, "timeout_s", model_name, 8.0, minimum=0.5),
-            max_tokens=int(c.get("max_tokens", 80)),
-            temperature=float(c.get("temperature", 0.0)),
-            decides_addressing=bool(c.get("decides_addressing", False)),
-        )
+        return cls.from_settings(LLMSettings.load(config, f"{model_name} llm"), model_name)
+
+    @property
+    def decides_addressing(self) -> bool:
+        return self.settings.decides_addressing
 
     def card(self) -> dict[str, Any]:
         return {
-            "endpoint": public_url(self.base_url),
-            "model": self.model,
+            "endpoint": public_url(self.settings.base_url),
+            "model": self.settings.model,
             "decides_addressing": self.decides_addressing,
         }
 
@@ -85,18 +98,19 @@ class LLMResponder:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
+        s = self.settings
         body = {
-            "model": self.model,
+            "model": s.model,
             "messages": self.messages(name, history, spoken, latest),
-            "max_tokens": self.max_tokens,
-            "temperature": self.temperature,
+            "max_tokens": s.max_tokens,
+            "temperature": s.temperature,
         }
         t0 = time.monotonic()
-        timeout = aiohttp.ClientTimeout(total=self.timeout_s)
+        timeout = aiohttp.ClientTimeout(total=s.timeout_s)
         async with aiohttp.ClientSession(timeout=timeout) as session:
-            async with session.post(f"{self.base_url}/chat/completions", json=body, headers=headers) as r:
+            async with session.post(f"{s.base_url}/chat/completions", json=body, headers=headers) as r:
                 if r.status != 200:
-                    raise RuntimeError(f"LLM endpoint {public_url(self.base_url)} answered HTTP {r.status}")
+                    raise RuntimeError(f"LLM endpoint {public_url(s.base_url)} answered HTTP {r.status}")
                 data = await r.json()
         text = str(data["choices"][0]["message"]["content"] or "").strip()
         ms = int((time.monotonic() - t0) * 1000)

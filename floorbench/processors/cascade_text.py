@@ -33,6 +33,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from floorbench.speech.spoken_numbers import spell_numbers
+
 NAME_VARIANTS = {"aria": ("aria", "arya", "ariya", "ariah", "area", "ahria", "arria", "aryah")}
 WAKE_WORDS = ("siri", "alexa", "google", "cortana", "bixby", "hey computer")
 QUESTION_OPENERS = (
@@ -195,9 +197,8 @@ def leading_vocative(sentence: str, name: str) -> str | None:
         r"^\s*(?:(?:ok(?:ay)?|so|well|thanks|thank you|good|right|dad|mum|mom)[,.]?\s+)?([A-Z][a-z]+),",
         sentence,
     )
-    if m and m.group(1).lower() not in NAME_VARIANTS.get(name.lower(), (name.lower(),)):
-        if m.group(1).lower() not in QUESTION_OPENERS and m.group(1).lower() not in STOP:
-            return m.group(1)
+    if m and _another_name(m.group(1), name):
+        return m.group(1)
     if re.match(r"^\s*(dad|mum|mom|mate|guys|honey|love)\b,", sentence, re.I):
         return sentence.split(",")[0].strip()
     # "Okay okay, Peter, can you …": a name right before the request
@@ -205,10 +206,17 @@ def leading_vocative(sentence: str, name: str) -> str | None:
         r"\b([A-Z][a-z]+),\s+(?:can|could|would|will|do|did|please|what|how|when|where|who|which|is|are)\b",
         sentence,
     )
-    if m and m.group(1).lower() not in NAME_VARIANTS.get(name.lower(), (name.lower(),)):
-        if m.group(1).lower() not in QUESTION_OPENERS and m.group(1).lower() not in STOP:
-            return m.group(1)
+    if m and _another_name(m.group(1), name):
+        return m.group(1)
     return None
+
+
+def _another_name(word: str, name: str) -> bool:
+    """A capitalised word that is a person's name, and not the assistant's (nor "What", "The" …)."""
+    low = word.lower()
+    if low in NAME_VARIANTS.get(name.lower(), (name.lower(),)):
+        return False
+    return low not in QUESTION_OPENERS and low not in STOP
 
 
 def gives_up(text: str) -> bool:
@@ -395,27 +403,11 @@ def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
 
 
-_HOURS = "twelve one two three four five six seven eight nine ten eleven".split()
-
-
 def _fmt_clock(minutes: float) -> str:
     """A clock time in words, as people say it ("two oh five", "three o'clock"): Piper reads
     "3:00" as "three hundred"."""
     h, mm = divmod(int(minutes) % (12 * 60), 60)
-    hour = _HOURS[h]
-    if mm == 0:
-        return f"{hour} o'clock"
-    if mm < 10:
-        return f"{hour} oh {_number_words(mm)}"
-    return f"{hour} {_number_words(mm)}"
-
-
-def _number_words(n: int) -> str:
-    small = {v: k for k, v in SMALL.items() if k not in ("a", "an")}
-    if n in small:
-        return small[n]
-    tens, ones = divmod(n, 10)
-    return f"{small[tens * 10]}-{small[ones]}"
+    return spell_numbers(f"{h or 12}:{mm:02d}")
 
 
 def content_words(text: str) -> set[str]:

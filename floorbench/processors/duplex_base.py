@@ -21,20 +21,17 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from loguru import logger
-from pipecat.frames.frames import (
-    CancelFrame,
-    EndFrame,
-    Frame,
-    InputAudioRawFrame,
-    InterruptionFrame,
-    OutputAudioRawFrame,
-    StartFrame,
-)
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.frames.frames import InputAudioRawFrame, InterruptionFrame, OutputAudioRawFrame
+from pipecat.processors.frame_processor import FrameProcessor
+from typing_extensions import TypeVar
+
+from floorbench.processors.adapter_config import AdapterSettings, WebSocketEndpoint, public_url
+from floorbench.processors.registry import Model
+from floorbench.processors.room_audio import RoomAudioProcessor
 
 
 @dataclass
@@ -54,7 +51,7 @@ class SocketStats:
     """quiet model audio dropped to keep playout latency bounded (max_backlog_ms)"""
 
 
-class DuplexSocketProcessor(FrameProcessor):
+class DuplexSocketProcessor(RoomAudioProcessor):
     """Base of the WebSocket model bridges; see the module docstring."""
 
     def __init__(
@@ -136,19 +133,15 @@ class DuplexSocketProcessor(FrameProcessor):
 
     # --- pipecat plumbing --------------------------------------------------------
 
-    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
-        await super().process_frame(frame, direction)
-        if isinstance(frame, StartFrame):
-            await self.push_frame(frame, direction)
-            self._t0 = time.monotonic()
-            self._tasks.append(self.create_task(self._run(), name=f"{self.name}-socket"))
-        elif isinstance(frame, InputAudioRawFrame):
-            self._send_input(frame)  # consumed: the room's audio is not played back
-        elif isinstance(frame, EndFrame | CancelFrame):
-            await self._close()
-            await self.push_frame(frame, direction)
-        else:
-            await self.push_frame(frame, direction)
+    async def on_start(self) -> None:
+        self._t0 = time.monotonic()
+        self._tasks.append(self.create_task(self._run(), name=f"{self.name}-socket"))
+
+    async def on_room_audio(self, frame: InputAudioRawFrame) -> None:
+        self._send_input(frame)
+
+    async def on_stop(self) -> None:
+        await self._close()
 
     def _send_input(self, frame: InputAudioRawFrame) -> None:
         pcm = np.frombuffer(frame.audio, dtype=np.int16)
@@ -246,3 +239,33 @@ class DuplexSocketProcessor(FrameProcessor):
             f"{s.interruptions} interruptions, {s.dropped_input_ms} ms input dropped before ready, "
             f"{s.dropped_output_ms} ms quiet output dropped to bound latency"
         )
+
+
+class SocketSettings(AdapterSettings, WebSocketEndpoint):
+    """What every WebSocket model config holds: the endpoint and what to call the model in its card."""
+
+    model_id: str = "unknown (set `model_id` in the config)"
+
+
+SocketS = TypeVar("SocketS", bound=SocketSettings, default=SocketSettings)
+
+
+class DuplexSocketModel(Model[SocketS]):
+    """A model server behind one WebSocket: one bridge processor; its card names endpoint and protocol."""
+
+    protocol: ClassVar[str] = ""
+
+    def bridge(self, **endpoint: Any) -> DuplexSocketProcessor:
+        """The protocol's processor, given the endpoint keyword arguments every bridge takes."""
+        raise NotImplementedError
+
+    def processors(self) -> list[FrameProcessor]:
+        s = self.settings
+        return [self.bridge(url=s.url, connect_timeout_s=s.connect_timeout_s, name=f"{self.name}-model")]
+
+    def card(self) -> dict[str, Any]:
+        card = super().card()
+        card.update(
+            model_id=self.settings.model_id, endpoint=public_url(self.settings.url), protocol=self.protocol
+        )
+        return card

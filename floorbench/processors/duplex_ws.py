@@ -19,7 +19,7 @@ servers already speak or can be wrapped to speak in a few lines:
 - ``audio_prefix`` (an int 0–255) puts one kind byte before every binary
   audio message in both directions, for servers that multiplex.
 
-Example config (``configs/models/websocket-local.yaml``)::
+Example config (``floorbench/data/models/websocket-local.yaml``, ``--config websocket-local``)::
 
     adapter: websocket
     url: ws://127.0.0.1:8765/
@@ -30,16 +30,17 @@ Example config (``configs/models/websocket-local.yaml``)::
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from loguru import logger
+from pydantic import Field
 
-from floorbench.processors.adapter_config import get_float, get_int, public_url, secret_from_env, ws_url
-from floorbench.processors.duplex_base import DuplexSocketProcessor
-from floorbench.processors.registry import Model, ModelContext, ModelError
+from floorbench.processors.adapter_config import KeyFromEnv
+from floorbench.processors.duplex_base import DuplexSocketModel, DuplexSocketProcessor, SocketSettings
+from floorbench.processors.registry import ModelContext
 
-PCM_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)
+PcmRate = Literal[8000, 16000, 22050, 24000, 32000, 44100, 48000]
 
 
 class PcmSocketProcessor(DuplexSocketProcessor):
@@ -91,63 +92,60 @@ class PcmSocketProcessor(DuplexSocketProcessor):
             self.stats.text.append(str(event.get("text", "")))
 
 
-class WebSocketDuplexModel(Model):
-    """A full-duplex model server speaking pcm-ws (see module docstring)."""
+class PcmSocketSettings(SocketSettings, KeyFromEnv):
+    """The `websocket` config (module docstring)."""
 
-    name: ClassVar[str] = "websocket"
-    joins = "pipeline"
+    input_sample_rate: PcmRate = 16000
+    output_sample_rate: PcmRate = 24000
+    frame_ms: Literal[10, 20, 40, 60, 80, 100] = 20
+    audio_prefix: int | None = Field(default=None, ge=0, le=255, strict=True)
+    headers: dict[str, str | int | float] = Field(default_factory=dict)
+    hello: dict[str, Any] | None = None
+    """the first text message; not set: a ``start`` message naming the rates; null: none"""
 
-    def __init__(self, ctx: ModelContext) -> None:
-        super().__init__(ctx)
-        c, n = self.config, self.name
-        self.url = ws_url(c, n)
-        self.input_sample_rate = get_int(c, "input_sample_rate", n, 16000, PCM_RATES)
-        self.output_sample_rate = get_int(c, "output_sample_rate", n, 24000, PCM_RATES)
-        self.frame_ms = get_int(c, "frame_ms", n, 20, (10, 20, 40, 60, 80, 100))
-        self.connect_timeout_s = get_float(c, "connect_timeout_s", n, 10.0)
-        prefix = c.get("audio_prefix")
-        if prefix is not None and not (isinstance(prefix, int) and 0 <= prefix <= 255):
-            raise ModelError(f"model {n}: `audio_prefix` must be an integer 0-255 or null, got {prefix!r}")
-        self.audio_prefix = prefix
-        headers = c.get("headers") or {}
-        if not isinstance(headers, dict):
-            raise ModelError(f"model {n}: `headers` must be a mapping of header name to value")
-        self._headers = {str(k): str(v) for k, v in headers.items()}
-        key = secret_from_env(c, n, required=bool(c.get("api_key_env")))
-        if key:
-            self._headers["Authorization"] = f"Bearer {key}"
-        default_hello = {
+    def start_message(self) -> dict[str, Any] | None:
+        if "hello" in self.model_fields_set:
+            return self.hello
+        return {
             "type": "start",
             "input_sample_rate": self.input_sample_rate,
             "output_sample_rate": self.output_sample_rate,
             "encoding": "pcm_s16le",
         }
-        self.hello = c.get("hello", default_hello)
-        if self.hello is not None and not isinstance(self.hello, dict):
-            raise ModelError(f"model {n}: `hello` must be a JSON object or null")
 
-    def processors(self) -> list:
-        return [
-            PcmSocketProcessor(
-                url=self.url,
-                send_sample_rate=self.input_sample_rate,
-                recv_sample_rate=self.output_sample_rate,
-                headers=self._headers,
-                connect_timeout_s=self.connect_timeout_s,
-                frame_ms=self.frame_ms,
-                hello=self.hello,
-                audio_prefix=self.audio_prefix,
-                name="websocket-model",
-            )
-        ]
+
+class WebSocketDuplexModel(DuplexSocketModel[PcmSocketSettings]):
+    """A full-duplex model server speaking pcm-ws (see module docstring)."""
+
+    name: ClassVar[str] = "websocket"
+    joins = "pipeline"
+    Settings = PcmSocketSettings
+    protocol = "pcm-ws v1"
+
+    def __init__(self, ctx: ModelContext) -> None:
+        super().__init__(ctx)
+        s = self.settings
+        self._headers = {str(k): str(v) for k, v in s.headers.items()}
+        key = s.api_key(self.name, required=s.api_key_env is not None)
+        if key:
+            self._headers["Authorization"] = f"Bearer {key}"
+
+    def bridge(self, **endpoint: Any) -> PcmSocketProcessor:
+        s = self.settings
+        return PcmSocketProcessor(
+            **endpoint,
+            send_sample_rate=s.input_sample_rate,
+            recv_sample_rate=s.output_sample_rate,
+            headers=self._headers,
+            frame_ms=s.frame_ms,
+            hello=s.start_message(),
+            audio_prefix=s.audio_prefix,
+        )
 
     def card(self) -> dict[str, Any]:
         card = super().card()
         card.update(
-            model_id=self.config.get("model_id", "unknown (set `model_id` in the config)"),
-            endpoint=public_url(self.url),
-            protocol="pcm-ws v1",
-            input_sample_rate=self.input_sample_rate,
-            output_sample_rate=self.output_sample_rate,
+            input_sample_rate=self.settings.input_sample_rate,
+            output_sample_rate=self.settings.output_sample_rate,
         )
         return card

@@ -23,43 +23,57 @@ gives the room URL and a join token (printed by the runner).
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
-from floorbench.processors.adapter_config import get_float
-from floorbench.processors.registry import Model, ModelContext, ModelError
+from pydantic import Field, model_validator
+
+from floorbench.processors.adapter_config import AdapterSettings
+from floorbench.processors.registry import Model, ModelError
 
 FLOORBENCH_IDENTITIES = frozenset({"playback", "recorder", "humans"})
 """identities floorbench's own participants use; never taken for the model"""
 
 
-class ExternalParticipant(Model):
+class ExternalSettings(AdapterSettings):
+    """The `external` config (module docstring)."""
+
+    identity: str | None = Field(default=None, pattern=r"\S")
+    dispatch: str | None = Field(default=None, pattern=r"\S")
+    """a LiveKit Agents worker name to dispatch into each room"""
+    join_timeout_s: float = Field(default=60.0, ge=1.0)
+    dispatch_metadata: dict[str, Any] | str = Field(default_factory=dict)
+    model_id: str = "external (whatever joined; set `model_id` to name it)"
+
+    @model_validator(mode="after")
+    def _who_joins(self) -> Self:
+        if not self.identity and not self.dispatch:
+            raise ValueError(
+                "say who joins: --identity NAME (a participant that joins by itself) "
+                "and/or --dispatch AGENT_NAME (a LiveKit Agents worker)"
+            )
+        if self.identity in FLOORBENCH_IDENTITIES:
+            raise ValueError(f"identity {self.identity!r} is floorbench's own; choose another")
+        return self
+
+
+class ExternalParticipant(Model[ExternalSettings]):
     """A model that joins the room by itself; floorbench waits for it and records it."""
 
     name: ClassVar[str] = "external"
     joins = "external"
+    Settings = ExternalSettings
 
-    def __init__(self, ctx: ModelContext) -> None:
-        super().__init__(ctx)
-        c, n = self.config, self.name
-        identity = c.get("identity")
-        dispatch = c.get("dispatch")
-        for key, value in (("identity", identity), ("dispatch", dispatch)):
-            if value is not None and (not isinstance(value, str) or not value.strip()):
-                raise ModelError(f"model {n}: `{key}` must be a non-empty string")
-        if not identity and not dispatch:
-            raise ModelError(
-                f"model {n}: say who joins: --identity NAME (a participant that joins by itself) "
-                "and/or --dispatch AGENT_NAME (a LiveKit Agents worker)"
-            )
-        if identity in FLOORBENCH_IDENTITIES:
-            raise ModelError(f"model {n}: identity {identity!r} is floorbench's own; choose another")
-        self.identity: str | None = identity
-        self.dispatch: str | None = dispatch
-        self.join_timeout_s = get_float(c, "join_timeout_s", n, 60.0, minimum=1.0)
-        meta = c.get("dispatch_metadata", {})
-        if not isinstance(meta, dict | str):
-            raise ModelError(f"model {n}: `dispatch_metadata` must be a mapping or a string")
-        self.dispatch_metadata = meta
+    @property
+    def identity(self) -> str | None:
+        return self.settings.identity
+
+    @property
+    def dispatch(self) -> str | None:
+        return self.settings.dispatch
+
+    @property
+    def join_timeout_s(self) -> float:
+        return self.settings.join_timeout_s
 
     def processors(self) -> list:
         raise ModelError(
@@ -75,9 +89,10 @@ class ExternalParticipant(Model):
 
     def metadata_json(self, room: str, scenario_id: str | None = None) -> str:
         """Metadata for the dispatched job: the configured mapping plus room and scenario."""
-        if isinstance(self.dispatch_metadata, str):
-            return self.dispatch_metadata
-        return json.dumps({**self.dispatch_metadata, "room": room, "scenario_id": scenario_id})
+        meta = self.settings.dispatch_metadata
+        if isinstance(meta, str):
+            return meta
+        return json.dumps({**meta, "room": room, "scenario_id": scenario_id})
 
     async def dispatch_agent(self, http_url: str, api_key: str, api_secret: str, room: str) -> str | None:
         """Ask LiveKit's agent dispatch to send the `dispatch` worker into `room`; returns the dispatch id."""
@@ -106,7 +121,7 @@ class ExternalParticipant(Model):
             identity=self.identity,
             dispatch=self.dispatch,
             join_timeout_s=self.join_timeout_s,
-            model_id=self.config.get("model_id", "external (whatever joined; set `model_id` to name it)"),
+            model_id=self.settings.model_id,
         )
         return card
 

@@ -28,15 +28,15 @@ when that is installed.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from loguru import logger
+from pydantic import Field
 
-from floorbench.processors.adapter_config import get_float, get_int, public_url, ws_url
-from floorbench.processors.duplex_base import DuplexSocketProcessor
+from floorbench.processors.adapter_config import Ms, Seconds
+from floorbench.processors.duplex_base import DuplexSocketModel, DuplexSocketProcessor, SocketSettings
 from floorbench.processors.ogg_opus import OggOpusReader, OggOpusWriter
-from floorbench.processors.registry import Model, ModelContext, ModelError
 
 MOSHI_RATE = 24000
 KIND_HANDSHAKE, KIND_AUDIO, KIND_TEXT = 0x00, 0x01, 0x02
@@ -73,42 +73,31 @@ class MoshiSocketProcessor(DuplexSocketProcessor):
             logger.debug(f"{self}: ignoring message kind {kind}")
 
 
-class MoshiModel(Model):
+class MoshiSettings(SocketSettings):
+    """The `moshi` config (module docstring)."""
+
+    url: str = Field(default="ws://127.0.0.1:8998/api/chat", validate_default=True)
+    connect_timeout_s: Seconds = 30.0
+    """the server serves one client at a time; the handshake waits for it"""
+    opus_frame_ms: Literal[20, 40, 60, 80] = 80
+    max_backlog_ms: Ms | None = 240
+    """quiet output is dropped while more than this is queued for playout; null: never"""
+    model_id: str = "unknown (set `model_id`, e.g. kyutai/moshiko-pytorch-bf16)"
+
+
+class MoshiModel(DuplexSocketModel[MoshiSettings]):
     """A Moshi server reached over its WebSocket protocol."""
 
     name: ClassVar[str] = "moshi"
     joins = "pipeline"
+    Settings = MoshiSettings
+    protocol = "moshi (0x00 handshake, 0x01 Ogg/Opus 24 kHz, 0x02 text)"
 
-    def __init__(self, ctx: ModelContext) -> None:
-        super().__init__(ctx)
-        c, n = self.config, self.name
-        self.url = ws_url(c, n, "ws://127.0.0.1:8998/api/chat")
-        self.connect_timeout_s = get_float(c, "connect_timeout_s", n, 30.0)
-        self.opus_frame_ms = get_int(c, "opus_frame_ms", n, 80, (20, 40, 60, 80))
-        backlog = c.get("max_backlog_ms", 240)
-        if backlog is not None and (isinstance(backlog, bool) or not isinstance(backlog, int) or backlog < 0):
-            raise ModelError(f"model {n}: `max_backlog_ms` must be a whole number of ms ≥ 0, or null")
-        self.max_backlog_ms = backlog
-
-    def processors(self) -> list:
-        return [
-            MoshiSocketProcessor(
-                url=self.url,
-                connect_timeout_s=self.connect_timeout_s,
-                frame_ms=self.opus_frame_ms,
-                opus_frame_ms=self.opus_frame_ms,
-                max_backlog_ms=self.max_backlog_ms,
-                name="moshi-model",
-            )
-        ]
-
-    def card(self) -> dict[str, Any]:
-        card = super().card()
-        card.update(
-            model_id=self.config.get(
-                "model_id", "unknown (set `model_id`, e.g. kyutai/moshiko-pytorch-bf16)"
-            ),
-            endpoint=public_url(self.url),
-            protocol="moshi (0x00 handshake, 0x01 Ogg/Opus 24 kHz, 0x02 text)",
+    def bridge(self, **endpoint: Any) -> MoshiSocketProcessor:
+        s = self.settings
+        return MoshiSocketProcessor(
+            **endpoint,
+            frame_ms=s.opus_frame_ms,
+            opus_frame_ms=s.opus_frame_ms,
+            max_backlog_ms=s.max_backlog_ms,
         )
-        return card

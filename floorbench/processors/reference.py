@@ -29,9 +29,11 @@ from pipecat.frames.frames import (
     OutputAudioRawFrame,
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pydantic import Field
 
 from floorbench.audio.alignment import best_match
 from floorbench.audio.vad import VAD_RATE, WINDOW, VadRules, VadStream, speech_probabilities
+from floorbench.processors.adapter_config import AdapterSettings, Ms
 from floorbench.processors.registry import Model, ModelContext, ModelError
 
 DEFAULT_VOICE = "piper:joe"
@@ -274,67 +276,69 @@ class OracleProcessor(ListeningAgent):
             await self.speak(pcm, what)
 
 
-class SilentAgent(Model):
+class SilentAgent(Model[AdapterSettings]):
     """Never speaks; publishes a silent track."""
 
     name = "silent"
+    Settings = AdapterSettings
 
     def processors(self) -> list[FrameProcessor]:
         return [SilentProcessor()]
 
 
-class EchoAgent(Model):
+class EchoSettings(AdapterSettings):
+    delay_ms: Ms = 500
+
+
+class EchoAgent(Model[EchoSettings]):
     """Plays back the room audio after `delay_ms` (default 500)."""
 
     name = "echo"
-
-    def __init__(self, ctx: ModelContext) -> None:
-        super().__init__(ctx)
-        self.delay_ms = int(self.config.get("delay_ms", 500))
-        if self.delay_ms < 0:
-            raise ModelError(f"echo: delay_ms={self.delay_ms}; use a delay >= 0")
+    Settings = EchoSettings
 
     def processors(self) -> list[FrameProcessor]:
-        return [EchoProcessor(self.delay_ms)]
+        return [EchoProcessor(self.settings.delay_ms)]
 
 
-class EagerAgent(Model):
+class EagerSettings(AdapterSettings):
+    voice: str = DEFAULT_VOICE
+    replies: list[str] = Field(default=list(DEFAULT_REPLIES), min_length=1)
+    """said in turn, one per end of human speech"""
+    end_silence_ms: Ms = 300
+    pause_ms: Ms = 200
+
+
+class EagerAgent(Model[EagerSettings]):
     """Replies to every end of human speech, addressed or not."""
 
     name = "eager"
-
-    def __init__(self, ctx: ModelContext) -> None:
-        super().__init__(ctx)
-        self.voice = str(self.config.get("voice", DEFAULT_VOICE))
-        self.replies = [str(r) for r in self.config.get("replies", DEFAULT_REPLIES)]
-        self.end_silence_ms = int(self.config.get("end_silence_ms", 300))
-        self.pause_ms = int(self.config.get("pause_ms", 200))
-        if not self.replies:
-            raise ModelError("eager: 'replies' is empty; give at least one reply text")
+    Settings = EagerSettings
 
     def processors(self) -> list[FrameProcessor]:
         rate = self.ctx.out_sample_rate
-        pcm = [_tts(r, self.voice, rate) for r in self.replies]
-        return [
-            EagerProcessor(
-                pcm, self.end_silence_ms, self.pause_ms, out_rate=rate
-            )
-        ]
+        s = self.settings
+        pcm = [_tts(r, s.voice, rate) for r in s.replies]
+        return [EagerProcessor(pcm, s.end_silence_ms, s.pause_ms, out_rate=rate)]
 
 
-class OracleAgent(Model):
+class OracleSettings(AdapterSettings):
+    voice: str = DEFAULT_VOICE
+    answer_template: str = "The answer is {gold}."
+    response_delay_ms: Ms = 400
+    n4_wait_ms: Ms = 3000
+    """the schedule's fixed wait between N4Q and N4R"""
+
+
+class OracleAgent(Model[OracleSettings]):
     """Speaks the gold answer after T and an attempt after N4Q; yields at N4R."""
 
     name = "oracle"
+    Settings = OracleSettings
 
     def __init__(self, ctx: ModelContext) -> None:
         super().__init__(ctx)
         if ctx.scenario is None:
             raise ModelError("oracle: needs the scenario (run it through `floorbench run`)")
-        self.voice = str(self.config.get("voice", DEFAULT_VOICE))
-        self.template = str(self.config.get("answer_template", "The answer is {gold}."))
-        self.response_delay_ms = int(self.config.get("response_delay_ms", 400))
-        self.n4_wait_ms = int(self.config.get("n4_wait_ms", 3000))
 
     def _segments(self) -> list[dict[str, Any]]:
         import soundfile as sf
@@ -349,7 +353,7 @@ class OracleAgent(Model):
         for t in ctx.scenario.turns:
             text = None
             if t.label == "T":
-                text = self.template.format(gold=t.gold)
+                text = self.settings.answer_template.format(gold=t.gold)
             elif t.label == "N4Q":
                 text = t.attempt or DEFAULT_ATTEMPT
             clips.append((str(t.label), t.audio, text))
@@ -371,7 +375,7 @@ class OracleAgent(Model):
                     "lead": lead,
                     "length": len(x16),
                     "probe": probe,
-                    "speech": _tts(text, self.voice, rate) if text else None,
+                    "speech": _tts(text, self.settings.voice, rate) if text else None,
                 }
             )
         return out
@@ -379,6 +383,9 @@ class OracleAgent(Model):
     def processors(self) -> list[FrameProcessor]:
         return [
             OracleProcessor(
-                self._segments(), self.response_delay_ms, self.n4_wait_ms, out_rate=self.ctx.out_sample_rate
+                self._segments(),
+                self.settings.response_delay_ms,
+                self.settings.n4_wait_ms,
+                out_rate=self.ctx.out_sample_rate,
             )
         ]

@@ -19,18 +19,18 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, cast
 
-from floorbench.errors import FloorbenchError
+from typing_extensions import TypeVar
+
+from floorbench.processors.adapter_config import AdapterSettings, ModelError, OpenSettings
 
 if TYPE_CHECKING:
     from pipecat.processors.frame_processor import FrameProcessor
 
     from floorbench.scenarios.schema import Scenario, Suite
 
-
-class ModelError(FloorbenchError, ValueError):
-    """A model cannot be created: unknown name, missing extra, missing key, bad config."""
+S = TypeVar("S", bound=AdapterSettings, default=OpenSettings)
 
 
 @dataclass
@@ -55,20 +55,39 @@ class ModelContext:
     identity: str = "model"
 
 
-class Model:
-    """Base of every system under test; subclasses set `name` and build processors."""
+class Model(Generic[S]):
+    """Base of every system under test; subclasses set `name`, `Settings` and build processors.
+
+    A subclass declares its config once, as a pydantic `Settings` class
+    (``class CascadeModel(Model[CascadeSettings]): Settings = CascadeSettings``);
+    the config is read into `self.settings` here, so a mistyped key fails
+    before any room starts. A model that declares no settings gets
+    `OpenSettings`, which keeps any key for it in `self.config`.
+    """
 
     name: ClassVar[str] = ""
     joins: ClassVar[Literal["pipeline", "external"]] = "pipeline"
+    Settings: ClassVar[type[AdapterSettings]] = OpenSettings
     secret_keys: ClassVar[tuple[str, ...]] = ("api_key", "key", "secret", "token", "password")
 
     def __init__(self, ctx: ModelContext) -> None:
         self.ctx = ctx
         self.config = dict(ctx.config)
+        """the config as given (recorded, redacted, in the card)"""
+        self.settings: S = cast(S, self.Settings.load(self.config, self.name or ctx.name))
 
     def processors(self) -> list[FrameProcessor]:
         """The pipecat processors between the transport's input and output."""
         raise NotImplementedError
+
+    def matches(self, identity: str) -> bool:
+        """Is the room participant `identity` this model?
+
+        By default the one identity the runner gives it (config ``identity``,
+        else ``model``); a model that joins by itself may accept identities it
+        cannot know in advance (a dispatched worker picks ``agent-<job id>``).
+        """
+        return identity == (self.settings.identity or "model")
 
     def card(self) -> dict[str, Any]:
         """The model card stored in meta.json: adapter, id/version, config — no secrets."""
@@ -164,3 +183,14 @@ def create_model(ctx: ModelContext) -> Model:
     """Create the model named in `ctx` (config errors surface here, before any room)."""
     cls = model_class(ctx.name, ctx.config)
     return cls(ctx)
+
+
+def check_config(config: dict[str, Any], where: str = "") -> AdapterSettings:
+    """Read a model config file's settings without building the model (no keys, extras or weights needed).
+
+    The adapter is the config's ``adapter`` (or ``class``); errors name `where`.
+    """
+    name = str(config.get("adapter") or "")
+    if not name and not config.get("class"):
+        raise ModelError(f"{where}: a model config names its adapter (`adapter: NAME`)")
+    return model_class(name, config).Settings.load(config, name, where)

@@ -44,7 +44,7 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from floorbench.processors.adapter_config import public_url, secret_from_env
+from floorbench.processors.adapter_config import AdapterSettings, KeyFromEnv, public_url
 from floorbench.processors.registry import Model, ModelContext, ModelError
 
 
@@ -134,17 +134,38 @@ class _ServerTurnInterrupter(FrameProcessor):
             await self.push_frame(InterruptionFrame())
 
 
-class PipecatServiceModel(Model):
+class ServiceSettings(AdapterSettings, KeyFromEnv):
+    """The `pipecat-service` config (module docstring)."""
+
+    service: str | None = None
+    """an alias of `SERVICES`, or ``package.module:ClassName``"""
+    extra: str = "the provider's"
+    """for a ``module:Class`` service: the floorbench extra that installs it (named in errors)"""
+    api_key_param: str | None = "api_key"
+    """the constructor argument taking the key (dotted: inside a params dict); not set: the alias's"""
+    settings: dict[str, Any] | None = None
+    """→ ServiceClass.Settings.from_mapping(...)"""
+    params: dict[str, Any] | None = None
+    """other constructor keyword arguments"""
+    system_prompt: str | None = None
+    prime_context: bool | None = None
+    """push one empty context at start; not set: the alias's choice"""
+    interrupt_on_user_speech: bool = True
+
+
+class PipecatServiceModel(Model[ServiceSettings]):
     """A pipecat realtime service, built from config (module docstring)."""
 
     name: ClassVar[str] = "pipecat-service"
     joins = "pipeline"
 
+    Settings = ServiceSettings
+
     def __init__(self, ctx: ModelContext) -> None:
         super().__init__(ctx)
-        c = self.config
-        service = c.get("service")
-        if not service or not isinstance(service, str):
+        c = self.settings
+        service = c.service
+        if not service:
             raise ModelError(
                 f"model {self.name}: config needs `service`: one of {', '.join(SERVICES)} "
                 "or 'package.module:ClassName'"
@@ -152,35 +173,26 @@ class PipecatServiceModel(Model):
         if service in SERVICES:
             self.spec = SERVICES[service]
         elif ":" in service:
-            self.spec = ServiceSpec(
-                service,
-                str(c.get("extra", "the provider's")),
-                api_key_param=c.get("api_key_param", "api_key"),
-            )
+            self.spec = ServiceSpec(service, c.extra, api_key_param=c.api_key_param)
         else:
             raise ModelError(
                 f"model {self.name}: unknown service {service!r}; use one of {', '.join(SERVICES)} "
                 "or 'package.module:ClassName'"
             )
         self.service_alias = service
-        for key in ("settings", "params"):
-            if not isinstance(c.get(key, {}) or {}, dict):
-                raise ModelError(f"model {self.name}: `{key}` must be a mapping")
-        self.system_prompt = c.get("system_prompt")
-        if self.system_prompt is not None and not isinstance(self.system_prompt, str):
-            raise ModelError(f"model {self.name}: `system_prompt` must be text or null")
-        self.prime_context = bool(c.get("prime_context", self.spec.prime_context))
-        self.interrupt_on_user_speech = bool(c.get("interrupt_on_user_speech", True))
+        self.system_prompt = c.system_prompt
+        self.prime_context = self.spec.prime_context if c.prime_context is None else c.prime_context
+        self.interrupt_on_user_speech = c.interrupt_on_user_speech
         # Import first: a missing extra is reported before a missing key.
         self.service_class = _import(self.spec.path, self.spec.extra, f"service {service!r}")
-        key_param = c.get("api_key_param", self.spec.api_key_param)
-        self._api_key = secret_from_env(c, self.name, required=key_param is not None)
+        key_param = c.api_key_param if "api_key_param" in c.model_fields_set else self.spec.api_key_param
+        self._api_key = c.api_key(self.name, required=key_param is not None)
         self._key_param = key_param
 
     def build_service(self) -> FrameProcessor:
         """The service instance, configured; connects only when the pipeline starts."""
-        c = self.config
-        kwargs: dict[str, Any] = dict(c.get("params") or {})
+        c = self.settings
+        kwargs: dict[str, Any] = dict(c.params or {})
         if self._key_param and self._api_key:
             head, _, tail = self._key_param.partition(".")
             if tail:
@@ -190,7 +202,7 @@ class PipecatServiceModel(Model):
         for arg, type_path in self.spec.params_types:
             if isinstance(kwargs.get(arg), dict):
                 kwargs[arg] = _import(type_path, self.spec.extra, arg)(**kwargs[arg])
-        settings = dict(c.get("settings") or {})
+        settings = dict(c.settings or {})
         if self.system_prompt:
             settings["system_instruction"] = self.system_prompt
         if settings:
@@ -216,8 +228,8 @@ class PipecatServiceModel(Model):
 
     def card(self) -> dict[str, Any]:
         card = super().card()
-        settings = dict(self.config.get("settings") or {})
-        params = dict(self.config.get("params") or {})
+        settings = dict(self.settings.settings or {})
+        params = dict(self.settings.params or {})
         endpoint = params.get("base_url") or params.get("endpoint")
         try:
             import pipecat
