@@ -108,9 +108,9 @@ class ClockAnchor(BaseModel):
 class TrackInfo(BaseModel):
     """How one recorded track maps onto the session clock."""
 
-    name: str
-    participant: str
-    file: str
+    name: str = Field(description="track name: 'model', a configured name such as 'humans', or the identity made file-safe")
+    participant: str = Field(description="LiveKit identity of the participant that published it")
+    file: str = Field(description="the WAV file in the scenario folder, e.g. model.wav")
     sample_rate: int
     samples: int
     start_ms: int = Field(description="session time of sample 0 (low-percentile fit)")

@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+from html import escape as html_escape
 from pathlib import Path
 
 import pytest
@@ -13,13 +14,14 @@ from fixtures.scoring import build  # type: ignore[import-not-found]
 from typer.testing import CliRunner
 
 from floorbench.cli import app
+from floorbench.report.render import NO_CURVE, write_report
 from floorbench.scoring.score import ScoreOptions, score
 
 EVIL = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def spec(sid: str, cond: str, speech: list[object]) -> object:
+def spec(sid: str, cond: str, speech: list[build.Speech]) -> build.DialogueSpec:
     turns = [
         build.Turn(1, "N2", 500, 2000, "Okay, option one: the taco place <b>on Fifth</b>."),
         build.Turn(2, "T", 2500, 4000, "Aria, which one is the cheapest?", "the taco place", "D"),
@@ -93,3 +95,53 @@ def test_html_opens_in_headless_chromium_without_errors(runs: tuple[Path, Path],
     assert dom.count("<svg") >= 10 and "Dialogue timelines" in dom
     console = [ln for ln in proc.stderr.splitlines() if "CONSOLE" in ln or "Uncaught" in ln]
     assert console == []
+
+
+def test_report_draws_the_curve_scoring_stored_without_running_vad(
+    runs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import floorbench.audio.vad as vad
+
+    def no_silero(*_a: object, **_k: object) -> None:
+        raise AssertionError("the report ran Silero")
+
+    monkeypatch.setattr(vad, "speech_probabilities_many", no_silero)
+    monkeypatch.setattr(vad, "_session", no_silero)
+    lines = (runs[0] / "vad.jsonl").read_text().splitlines()
+    for line in lines:
+        row = json.loads(line)
+        assert len(line) < 4000  # a few kB per dialogue at most
+        step = row["curve_step_ms"]
+        assert step >= 96 and step % 32 == 0
+        assert len(row["probability_pct"]) == len(row["envelope_pct"]) == -(-(row["duration_ms"] // 32) // (step // 32))
+        assert all(0 <= v <= 100 for v in row["probability_pct"] + row["envelope_pct"])
+        assert max(row["envelope_pct"]) == 100 and max(row["probability_pct"]) > 50  # the answer is speech
+    _, html = write_report([runs[0]], tmp_path / "rep")
+    text = html.read_text()
+    assert text.count('class="prob"') == len(lines) and text.count('class="env"') == len(lines)
+    assert NO_CURVE not in text
+
+
+def test_a_folder_scored_before_curves_were_stored_still_reports(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    old = tmp_path / "old"
+    shutil.copytree(runs[0], old)
+    rows = [json.loads(x) for x in (old / "vad.jsonl").read_text().splitlines()]
+    for r in rows:
+        for k in ("curve_step_ms", "probability_pct", "envelope_pct"):
+            del r[k]
+    (old / "vad.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = CliRunner().invoke(app, ["report", str(old), "--out", str(tmp_path / "rep")])
+    assert res.exit_code == 0, res.output
+    text = (tmp_path / "rep" / "report.html").read_text()
+    assert 'class="prob"' not in text and 'class="env"' not in text
+    assert text.count(html_escape(NO_CURVE)) == len(rows)
+    assert text.count('class="seg"') >= len(rows)  # speech segments are still drawn
+
+
+def test_a_broken_scores_json_is_one_line(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    shutil.copytree(runs[0], bad)
+    (bad / "scores.json").write_text('{"created": 1}')
+    res = CliRunner().invoke(app, ["report", str(bad), "--out", str(tmp_path / "rep")])
+    assert res.exit_code == 2
+    assert res.output.count("\n") == 1 and "not a scores.json of this version" in res.output

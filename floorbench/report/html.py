@@ -74,7 +74,7 @@ def render_html(runs: list[ScoredRun], title: str, timelines: list[TimelineBlock
         f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
         f"<h1>{esc(title)}</h1>",
         f'<p class="note">Generated {esc(datetime.now(UTC).isoformat(timespec="seconds"))} by '
-        "<code>floorbench report</code>. Metrics as defined in benchmarks.md §1 (suite mpe): four capacities "
+        "<code>floorbench report</code>. Metrics as defined in docs/suites/mpe.md (suite mpe): four capacities "
         "with separate denominators and two coverage diagnostics, 95% scenario-bootstrap intervals.</p>",
         "<h2>Metrics</h2>",
         charts(runs),

@@ -1,8 +1,11 @@
-"""Load scored runs for reporting: scores.json, items.jsonl, vad.jsonl, and the dialogues."""
+"""Load scored runs for reporting: scores.json, items.jsonl, vad.jsonl, and the dialogues.
+
+The report reads only what `floorbench score` wrote (and each dialogue's
+turns.json): no audio is read and no VAD is run here.
+"""
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +14,16 @@ from typing import Any
 from floorbench.records import DialogueTurns
 from floorbench.scoring.inputs import InputError, load_turns
 from floorbench.scoring.items import Item
-from floorbench.scoring.score import ScoresFile, read_items, read_scores
+from floorbench.scoring.score import ScoresFile, read_items, read_scores, read_vad_rows
+
+
+@dataclass
+class Curve:
+    """What `floorbench score` stored to draw a dialogue: Silero probability and RMS envelope, 0..1."""
+
+    step_ms: int
+    probability: list[float]
+    envelope: list[float]
 
 
 @dataclass
@@ -22,7 +34,7 @@ class ScoredRun:
     scores: ScoresFile
     items: list[Item]
     vad: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """scenario_id → {'duration_ms', 'segments', 'folder', ...}"""
+    """scenario_id → its vad.jsonl row: {'duration_ms', 'segments', 'folder', the curve ...}"""
     label: str = ""
 
     def items_by_scenario(self) -> dict[str, list[Item]]:
@@ -38,6 +50,18 @@ class ScoredRun:
         src = Path(self.scores.source)
         folder = src if self.scores.source_kind == "dialogue" else src / str(row.get("folder", scenario_id))
         return folder if folder.is_dir() else None
+
+    def curve(self, scenario_id: str) -> Curve | None:
+        """The stored drawing curve; None for a folder scored before vad.jsonl carried one."""
+        row = self.vad.get(scenario_id, {})
+        try:
+            return Curve(
+                int(row["curve_step_ms"]),
+                [int(v) / 100 for v in row["probability_pct"]],
+                [int(v) / 100 for v in row["envelope_pct"]],
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
 
     def turns(self, scenario_id: str) -> DialogueTurns | None:
         folder = self.dialogue_folder(scenario_id)
@@ -55,13 +79,9 @@ def load_run(path: Path) -> ScoredRun:
     items_path = folder / "items.jsonl"
     if not items_path.is_file():
         raise InputError(f"{folder}: scores.json without items.jsonl; re-run `floorbench score`")
-    vad: dict[str, dict[str, Any]] = {}
-    if (folder / "vad.jsonl").is_file():
-        for line in (folder / "vad.jsonl").read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                vad[str(row["scenario_id"])] = row
-    return ScoredRun(folder=folder, scores=scores, items=read_items(items_path), vad=vad, label=scores.run)
+    return ScoredRun(
+        folder=folder, scores=scores, items=read_items(items_path), vad=read_vad_rows(folder), label=scores.run
+    )
 
 
 def load_runs(paths: list[Path]) -> list[ScoredRun]:

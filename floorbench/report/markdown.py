@@ -32,7 +32,7 @@ def render_markdown(runs: list[ScoredRun], title: str, failures: int = 30) -> st
         f"# {md_cell(title)}",
         "",
         f"Generated {datetime.now(UTC).isoformat(timespec='seconds')} by `floorbench report`. "
-        "Metrics as defined in benchmarks.md §1 (suite `mpe`); times on the recorder's clock.",
+        "Metrics as defined in docs/suites/mpe.md (suite `mpe`); times on the recorder's clock.",
         "",
     ]
     parts += [md_table(t) for t in all_tables(runs)]

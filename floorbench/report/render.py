@@ -1,10 +1,13 @@
-"""`floorbench report`: scored runs → report.md and report.html (side by side)."""
+"""`floorbench report`: scored runs → report.md and report.html (side by side).
+
+Timelines draw the VAD probability and the loudness of the model's track from
+the curve `floorbench score` stored in vad.jsonl; a folder scored before that
+is drawn without them, and its summary line says so.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import numpy as np
 
 from floorbench.report.html import TimelineBlock, render_html
 from floorbench.report.load import ScoredRun, load_runs
@@ -12,7 +15,7 @@ from floorbench.report.markdown import render_markdown
 from floorbench.report.svg import timeline
 from floorbench.scoring.items import Item
 
-ENVELOPE_MS = 50
+NO_CURVE = "no stored VAD curve (scored before vad.jsonl carried one; re-run `floorbench score` to draw it)"
 
 
 def pick_dialogues(run: ScoredRun, limit: int) -> list[str]:
@@ -21,30 +24,6 @@ def pick_dialogues(run: ScoredRun, limit: int) -> list[str]:
     failing = sorted(s for s, its in by.items() if any(i.counted and i.passed is False for i in its))
     passing = sorted(s for s in by if s not in failing)
     return (failing + passing)[:limit]
-
-
-def _audio_views(paths: list[Path | None]) -> list[tuple[np.ndarray | None, np.ndarray | None]]:
-    """(VAD probabilities, RMS envelope) of each model track that can be read."""
-    from floorbench.audio.vad import speech_probabilities_many
-    from floorbench.scoring.inputs import InputError, read_model_track
-
-    audios: list[np.ndarray | None] = []
-    for p in paths:
-        try:
-            audios.append(read_model_track(p / "model.wav")[0] if p is not None else None)
-        except InputError:
-            audios.append(None)
-    present = [a for a in audios if a is not None]
-    probs = iter(speech_probabilities_many(present) if present else [])
-    out: list[tuple[np.ndarray | None, np.ndarray | None]] = []
-    hop = 16 * ENVELOPE_MS
-    for a in audios:
-        if a is None:
-            out.append((None, None))
-            continue
-        x = a[: len(a) // hop * hop].astype(np.float32).reshape(-1, hop) / 32768.0
-        out.append((next(probs), np.sqrt((x**2).mean(axis=1))))
-    return out
 
 
 def _summary(items: list[Item]) -> str:
@@ -56,29 +35,26 @@ def _summary(items: list[Item]) -> str:
 def timeline_blocks(runs: list[ScoredRun], max_per_run: int) -> list[TimelineBlock]:
     blocks: list[TimelineBlock] = []
     for run in runs:
-        chosen = pick_dialogues(run, max_per_run)
-        folders = [run.dialogue_folder(s) for s in chosen]
-        views = _audio_views(folders)
         by = run.items_by_scenario()
-        for sid, (probs, env) in zip(chosen, views, strict=True):
+        for sid in pick_dialogues(run, max_per_run):
             turns = run.turns(sid)
             row = run.vad.get(sid, {})
             items = by.get(sid, [])
+            curve = run.curve(sid)
             svg = timeline(
                 turns.turns if turns else [],
                 [tuple(s) for s in row.get("segments", [])],
                 items,
                 int(row.get("duration_ms", 0)),
-                probabilities=probs,
-                envelope=env,
-                envelope_ms=ENVELOPE_MS,
+                curve,
             )
+            summary = _summary(items) if curve else f"{_summary(items)}; {NO_CURVE}"
             transcripts = [
                 (f"turn {i.turn_id} {i.label} {i.metric.value}", i.kind.value, i.transcript or "")
                 for i in items
                 if i.transcript is not None
             ]
-            blocks.append(TimelineBlock(run.label, sid, _summary(items), svg, transcripts))
+            blocks.append(TimelineBlock(run.label, sid, summary, svg, transcripts))
     return blocks
 
 

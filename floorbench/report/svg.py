@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-import numpy as np
-
 from floorbench.records import DialogueTurn
+from floorbench.report.load import Curve
 from floorbench.scoring.items import Item, Metric
 from floorbench.scoring.metrics import MetricScore
 
@@ -99,12 +98,12 @@ def timeline(
     segments: Sequence[tuple[int, int]],
     items: Sequence[Item],
     duration_ms: int,
-    probabilities: np.ndarray | None = None,
-    envelope: np.ndarray | None = None,
-    window_ms: int = 32,
-    envelope_ms: int = 50,
+    curve: Curve | None = None,
 ) -> str:
-    """One dialogue: human turns by label, model speech (envelope + VAD segments), VAD probability, items."""
+    """One dialogue: human turns by label, model speech (envelope + VAD segments), VAD probability, items.
+
+    Without a stored `curve` the envelope and the probability line are left out.
+    """
     w, left = 960, 70
     lanes = ["humans", "model speech", "VAD", "items"]
     lane_h, top = 26, 8
@@ -133,10 +132,10 @@ def timeline(
             f'<text x="{x(t.start_ms) + 2:.1f}" y="{y0 + 14}" class="lbl">{esc(t.label)}</text>'
         )
     y1 = top + lane_h + 3
-    if envelope is not None and len(envelope):
-        peak = float(envelope.max()) or 1.0
+    if curve is not None and curve.envelope:
+        peak = max(curve.envelope) or 1.0
         pts = " ".join(
-            f"{x(i * envelope_ms):.1f},{y1 + (lane_h - 6) * (1 - float(v) / peak):.1f}" for i, v in enumerate(envelope)
+            f"{x(i * curve.step_ms):.1f},{y1 + (lane_h - 6) * (1 - v / peak):.1f}" for i, v in enumerate(curve.envelope)
         )
         out.append(f'<polyline points="{pts}" class="env"/>')
     for s, e in segments:
@@ -145,12 +144,9 @@ def timeline(
             f'class="seg"><title>model speech {s}–{e} ms</title></rect>'
         )
     y2 = top + 2 * lane_h + 3
-    if probabilities is not None and len(probabilities):
-        stride = max(1, len(probabilities) // 1500)
+    if curve is not None and curve.probability:
         pts = " ".join(
-            f"{x(i * window_ms):.1f},{y2 + (lane_h - 6) * (1 - float(p)):.1f}"
-            for i, p in enumerate(probabilities)
-            if i % stride == 0
+            f"{x(i * curve.step_ms):.1f},{y2 + (lane_h - 6) * (1 - p):.1f}" for i, p in enumerate(curve.probability)
         )
         out.append(f'<polyline points="{pts}" class="prob"/>')
         out.append(

@@ -12,14 +12,21 @@ from pathlib import Path
 
 import typer
 
+from floorbench.errors import FloorbenchError
+
 suite_app = typer.Typer(help="Inspect and import scenario suites.", no_args_is_help=True)
 
 
 def _fail(msg: str, code: int = 1) -> None:
+    """One red line on stderr, then exit with `code`."""
     from rich.console import Console
 
     Console(stderr=True).print(f"[red]error:[/red] {msg}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def _first_line(err: FloorbenchError) -> str:
+    return (str(err).splitlines() or [type(err).__name__])[0]
 
 
 def generate(
@@ -38,7 +45,7 @@ def generate(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from floorbench.scenarios.validate import ScenarioError, load_suite
+    from floorbench.scenarios.validate import load_suite
 
     if suite != "mpe":
         _fail(f"--suite {suite}: only 'mpe' can be generated; write other suites by hand and `suite import` them", 2)
@@ -65,8 +72,8 @@ def generate(
                 write_generated_suite(out, pairs, seed, GenConfig(min_turns=min_turns, max_turns=max_turns),
                                       force=force, progress=lambda n: bar.update(task, completed=n))
         loaded = load_suite(out, audio=False)
-    except ScenarioError as e:
-        _fail(str(e))
+    except FloorbenchError as e:
+        _fail(_first_line(e))
     gen_ms = int((time.monotonic() - t0) * 1000)
     console.print(f"wrote {len(loaded.pairs())} pairs ({len(loaded.scenarios)} scenarios) to {out} "
                   f"in {gen_ms / 1000:.1f} s; all validated. Next: floorbench render {out}", soft_wrap=True)
@@ -87,8 +94,6 @@ def render(
 
     from floorbench.scenarios.info import hours
     from floorbench.scenarios.render import read_voice_map, render_suite
-    from floorbench.scenarios.validate import ScenarioError
-    from floorbench.speech.tts import TTSError
 
     if rate not in (16000, 24000, 48000):
         _fail(f"--rate {rate}: use 16000, 24000 or 48000", 2)
@@ -100,8 +105,8 @@ def render(
             task = bar.add_task("rendering", total=None)
             stats = render_suite(suite_dir, rate=rate, jobs=jobs or os.cpu_count() or 1, voice_map=vmap, prune=prune,
                                  progress=lambda done, total: bar.update(task, completed=done, total=total))
-    except (ScenarioError, TTSError) as e:
-        _fail(str(e))
+    except FloorbenchError as e:
+        _fail(_first_line(e))
     if stats.failed:
         for line in stats.failed[:20]:
             console.print(f"[red]failed:[/red] {line}", highlight=False, soft_wrap=True)
@@ -124,11 +129,10 @@ def info(
     from rich.table import Table
 
     from floorbench.scenarios.info import hours, suite_info
-    from floorbench.scenarios.validate import ScenarioError
 
     try:
         si = suite_info(suite_dir, check_audio=check_audio)
-    except ScenarioError as e:
+    except FloorbenchError as e:
         problems = getattr(e, "problems", [str(e)])
         for line in problems[1:]:
             Console(stderr=True).print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
@@ -181,13 +185,12 @@ def import_(
     from rich.console import Console
 
     from floorbench.scenarios.importer import import_scenarios
-    from floorbench.scenarios.validate import ScenarioError
 
     console = Console()
     try:
         result = import_scenarios(src, out, name=name, preamble=preamble, strict_vocab=strict_vocab, force=force)
-    except ScenarioError as e:
-        _fail(str(e))
+    except FloorbenchError as e:
+        _fail(_first_line(e))
     for line in result.rejected:
         Console(stderr=True).print(f"[red]rejected:[/red] {line}", highlight=False, soft_wrap=True)
     if result.written:

@@ -37,6 +37,8 @@ RENDER_VERSION = 1
 AUDIO_DIR = "audio"
 MANIFEST = "audio/manifest.json"
 _KEY_RE = re.compile(r"^[0-9a-f]{20}\.flac$")
+RenderResult = tuple[str, int, int, str | None]
+"""(output path, frames, cpu_ms, error) of one clip, as `_render_clip` returns it"""
 
 
 @dataclass(frozen=True)
@@ -59,12 +61,17 @@ class RenderStats:
     """What a render did; times in integer ms."""
 
     clips: int = 0
+    """distinct clips the suite needs (shared turns count once)"""
     rendered: int = 0
     cached: int = 0
+    """clips already on disk at the right rate, not rendered again"""
     failed: list[str] = field(default_factory=list)
+    """one line per clip that could not be synthesized"""
     audio_ms_rendered: int = 0
     audio_ms_total: int = 0
+    """audio of every clip, rendered or cached (set only when none failed)"""
     cpu_ms: int = 0
+    """CPU time of the synthesis, TTS engine processes included"""
     wall_ms: int = 0
 
     @property
@@ -120,7 +127,7 @@ def _clip_ok(path: Path, rate: int) -> int | None:
     return int(info.frames)
 
 
-def _render_clip(text: str, voice: str, rate: int, out: str) -> tuple[str, int, int, str | None]:
+def _render_clip(text: str, voice: str, rate: int, out: str) -> RenderResult:
     """Worker: synthesize one clip and write it atomically. Returns (out, frames, cpu_ms, error)."""
     import soundfile as sf
 
@@ -212,7 +219,7 @@ def render_suite(
     jobs = max(1, jobs or os.cpu_count() or 1)
     by_out = {str(root / c.rel): c for c in todo}
 
-    def _take(result: tuple[str, int, int, str | None]) -> None:
+    def _take(result: RenderResult) -> None:
         nonlocal done
         out, n, cpu_ms, err = result
         c = by_out[out]
@@ -227,34 +234,43 @@ def render_suite(
         if progress:
             progress(done, len(clips))
 
-    if jobs == 1 or len(todo) <= 1:
-        for c in todo:
-            _take(_render_clip(c.text, c.voice, c.rate, str(root / c.rel)))
-    else:
-        # Order by voice so each worker mostly reuses one loaded engine.
-        todo.sort(key=lambda c: (c.voice, c.key))
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init) as pool:
-            pending: set[Future] = set()
-            it = iter(todo)
-            for c in it:
-                pending.add(pool.submit(_render_clip, c.text, c.voice, c.rate, str(root / c.rel)))
-                if len(pending) >= jobs * 4:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for f in finished:
-                        _take(f.result())
-            for f in pending:
-                _take(f.result())
+    _render_all(todo, root, jobs, _take)
     stats.wall_ms = int((time.monotonic() - t_start) * 1000)
     if stats.failed:
         return stats
     _write_back(suite, clips, where, frames, rate, voice_map)
     if prune:
-        keep = {f"{c.key}.flac" for c in clips}
-        for p in audio_dir.iterdir():
-            if _KEY_RE.match(p.name) and p.name not in keep:
-                p.unlink()
+        _prune(audio_dir, clips)
     stats.audio_ms_total = sum(frames[c.key] * 1000 // rate for c in clips)
     return stats
+
+
+def _render_all(todo: list[Clip], root: Path, jobs: int, take: Callable[[RenderResult], None]) -> None:
+    """Render `todo` in this process (one job) or a pool of `jobs` processes, handing each result to `take`."""
+    if jobs == 1 or len(todo) <= 1:
+        for c in todo:
+            take(_render_clip(c.text, c.voice, c.rate, str(root / c.rel)))
+        return
+    # Order by voice so each worker mostly reuses one loaded engine.
+    todo.sort(key=lambda c: (c.voice, c.key))
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init) as pool:
+        pending: set[Future] = set()
+        for c in todo:
+            pending.add(pool.submit(_render_clip, c.text, c.voice, c.rate, str(root / c.rel)))
+            if len(pending) >= jobs * 4:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    take(f.result())
+        for f in pending:
+            take(f.result())
+
+
+def _prune(audio_dir: Path, clips: list[Clip]) -> None:
+    """Delete clip files the suite no longer uses (only files named like clips)."""
+    keep = {f"{c.key}.flac" for c in clips}
+    for p in audio_dir.iterdir():
+        if _KEY_RE.match(p.name) and p.name not in keep:
+            p.unlink()
 
 
 def _write_back(

@@ -8,7 +8,6 @@ disagreements with their transcripts.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from pathlib import Path
@@ -20,7 +19,7 @@ from floorbench.scoring.content import turn_context
 from floorbench.scoring.inputs import InputError, load_turns
 from floorbench.scoring.items import Item, Metric
 from floorbench.scoring.judges import JudgeInput, Task, judge_cached, judge_id, make_judge
-from floorbench.scoring.score import read_items, read_scores
+from floorbench.scoring.score import read_items, read_scores, read_vad_rows
 
 
 def cohen_kappa(a: list[str], b: list[str]) -> float | None:
@@ -65,12 +64,7 @@ def agreement(
         raise InputError(f"{scored}: no items.jsonl; run `floorbench score` first")
     items = [i for i in read_items(items_path) if (i.transcript or "").strip()]
     source = Path(scores.source)
-    folders: dict[str, str] = {}
-    vad_path = scored / "vad.jsonl"
-    if vad_path.is_file():
-        for line in vad_path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            folders[row["scenario_id"]] = row.get("folder", row["scenario_id"])
+    folders = {sid: str(row.get("folder", sid)) for sid, row in read_vad_rows(scored).items()}
     rng = random.Random(seed)
     ja = make_judge(judge_a, **(options_a or {}))
     jb = make_judge(judge_b, **(options_b or {}))

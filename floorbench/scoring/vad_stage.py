@@ -4,6 +4,11 @@ Files are read, resampled to 16 kHz and run through Silero (ONNX) as batches
 of independent streams (`floorbench.audio.vad.speech_probabilities_many`), one
 batch per task, spread over a pool of worker processes. Sorting by length
 keeps the lanes of a batch busy until their common end.
+
+Each result also carries a drawing curve (`VadResult.curve`): the Silero
+probability and the loudness of the track, downsampled to at most
+`CURVE_POINTS` steps, stored by `floorbench score` in vad.jsonl so that the
+report draws them without reading audio or running Silero again.
 """
 
 from __future__ import annotations
@@ -13,13 +18,29 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 
-from floorbench.audio.vad import WINDOW_MS, VadRules, probabilities_to_segments
+from floorbench.audio.vad import WINDOW, WINDOW_MS, VadRules, probabilities_to_segments
 from floorbench.scoring.inputs import SCORING_RATE, InputError, read_model_track
 
 Segment = tuple[int, int]
+
+CURVE_POINTS = 1000
+"""at most this many steps per drawing curve (the report's timeline is under 1000 px wide)"""
+CURVE_MIN_WINDOWS = 3
+"""a curve step is at least this many 32 ms VAD windows (96 ms)"""
+
+
+class CurveFields(TypedDict):
+    """The drawing curve's fields in a vad.jsonl row."""
+
+    curve_step_ms: int
+    probability_pct: list[int]
+    """highest Silero probability in each step, percent"""
+    envelope_pct: list[int]
+    """RMS level of each step, percent of the loudest step"""
 
 
 @dataclass
@@ -31,12 +52,43 @@ class VadResult:
     rate: int = 0
     probabilities: np.ndarray | None = None
     """per 32 ms window"""
+    window_rms: np.ndarray | None = None
+    """RMS level per 32 ms window (full scale = 1), aligned with `probabilities`"""
     error: str | None = None
 
     def segments(self, rules: VadRules = VadRules()) -> list[Segment]:
         if self.probabilities is None:
             return []
         return probabilities_to_segments(self.probabilities, rules, WINDOW_MS)
+
+    def curve(self) -> CurveFields | None:
+        """The drawing curve as vad.jsonl stores it; None without audio.
+
+        Per step of `curve_step_ms`: the highest Silero probability in the step
+        (percent, so a short burst of speech still shows) and the step's RMS
+        level as a percent of the loudest step of the track.
+        """
+        if self.probabilities is None or self.window_rms is None or not len(self.probabilities):
+            return None
+        n = len(self.probabilities)
+        k = max(CURVE_MIN_WINDOWS, -(-n // CURVE_POINTS))
+        starts = np.arange(0, n, k)
+        prob = np.maximum.reduceat(self.probabilities, starts)
+        power = np.add.reduceat(self.window_rms.astype(np.float64) ** 2, starts) / np.diff(np.append(starts, n))
+        env = np.sqrt(power)
+        peak = float(env.max()) or 1.0
+        return CurveFields(
+            curve_step_ms=k * WINDOW_MS,
+            probability_pct=[int(v) for v in np.rint(prob * 100)],
+            envelope_pct=[int(v) for v in np.rint(env / peak * 100)],
+        )
+
+
+def window_rms(audio: np.ndarray) -> np.ndarray:
+    """RMS level of each whole 32 ms window of 16 kHz int16 audio (full scale = 1)."""
+    n = len(audio) // WINDOW
+    x = audio[: n * WINDOW].astype(np.float32).reshape(n, WINDOW) / 32768.0
+    return np.sqrt((x**2).mean(axis=1))
 
 
 _SESSION = None
@@ -61,7 +113,9 @@ def _vad_task(paths: list[Path], batch: int) -> list[VadResult]:
         except InputError as e:
             results.append(VadResult(path=p, error=str(e)))
             continue
-        results.append(VadResult(path=p, duration_ms=len(audio) * 1000 // SCORING_RATE, rate=rate))
+        results.append(
+            VadResult(path=p, duration_ms=len(audio) * 1000 // SCORING_RATE, rate=rate, window_rms=window_rms(audio))
+        )
         audios.append(audio)
     probs = speech_probabilities_many(audios, batch=batch, session=_SESSION)
     it = iter(probs)

@@ -116,4 +116,4 @@ def make_judge(spec: str, **options: object) -> Judge:
 
         model = spec.split(":", 1)[1] if ":" in spec else str(options.pop("model", "") or "")
         return LLMJudge(model=model, **options)  # type: ignore[arg-type]
-    raise ValueError(f"unknown judge '{spec}'; use 'offline' or 'llm:<model>'")
+    raise JudgeError(f"unknown judge '{spec}'; use 'offline' or 'llm:<model>'")

@@ -64,7 +64,7 @@ class LLMJudge:
         retries: int = 3,
     ) -> None:
         if not model:
-            raise ValueError("the LLM judge needs a model name: --judge llm:<model>")
+            raise JudgeError("the LLM judge needs a model name: --judge llm:<model>")
         self.model = model
         self.base_url = (base_url or os.environ.get("FLOORBENCH_JUDGE_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         self.api_key_env = api_key_env
