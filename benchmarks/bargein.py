@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import signal
 import statistics
@@ -263,6 +264,7 @@ def summarize(trials: list[Trial]) -> dict[str, Any]:
 
 
 async def main_async(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any]:
+    from floorbench.pipelines.model_messages import ModelSpec
     from floorbench.pipelines.scenario_run import ModelProcess
     from floorbench.processors.registry import ModelContext, create_model
     from floorbench.transports.rooms import model_token
@@ -278,16 +280,19 @@ async def main_async(args: argparse.Namespace, config: dict[str, Any]) -> dict[s
         conn = await asyncio.to_thread(server.start)
     room = f"bargein-{int(time.time())}"
     tmp = Path(tempfile.mkdtemp(prefix="floorbench-bargein-"))
-    spec = {
-        "url": conn.url,
-        "token": model_token(conn, room, "model"),
-        "room": room,
-        "identity": "model",
-        "model": args.model,
-        "config": config,
-        "in_sample_rate": 16000,
-        "out_sample_rate": 24000,
-    }
+    spec = ModelSpec(
+        url=conn.url,
+        token=model_token(conn, room, "model"),
+        room=room,
+        identity="model",
+        model=args.model,
+        config=config,
+        in_sample_rate=16000,
+        out_sample_rate=24000,
+        out_queue_ms=100,
+        parent_pid=os.getpid(),
+        max_lifetime_s=None,
+    )
     proc = ModelProcess(spec, tmp / "model.log")
     driver = Driver(conn, room, "model")
     # SIGTERM/SIGINT cancel the benchmark so that `finally` stops the model process

@@ -56,7 +56,7 @@ def server(
         return
     secret = os.environ.get("LIVEKIT_API_SECRET")
     key = os.environ.get("LIVEKIT_API_KEY", "devkey")
-    srv = LiveKitServer(port=port, udp_port=udp_port, api_key=key, api_secret=secret)
+    srv = LiveKitServer(port=port, udp_port=udp_port, api_key=key, api_secret=secret or "")
     try:
         conn = srv.start()
     except ServerError as e:

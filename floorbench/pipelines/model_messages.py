@@ -41,8 +41,8 @@ class ModelSpec(BaseModel):
     """the model's published audio source queue (ms); a multiple of 10"""
     parent_pid: int
     """the runner: the child stops when it is re-parented"""
-    max_lifetime_s: float
-    """the child stops by itself after this, whatever happens to the runner"""
+    max_lifetime_s: float | None
+    """the child stops by itself after this, whatever happens to the runner (None: no limit)"""
 
     def line(self) -> bytes:
         return (self.model_dump_json() + "\n").encode()

@@ -192,7 +192,6 @@ class ScenarioRun:
         settings: ScenarioSettings,
         server: LiveKitServer | None = None,
     ) -> None:
-        self.run_id = run_id
         self.suite = suite
         self.scenario = scenario
         self.model = model

@@ -15,6 +15,7 @@ from livekit import rtc
 
 from floorbench.audio.vad import VAD_RATE, WINDOW, WINDOW_MS, Edge, SpeechSegmenter, VadRules, VadStream
 from floorbench.clock import SessionClock
+from floorbench.pipelines.participant import cancel_and_wait, settle
 from floorbench.records import EventKind, TimelineEvent, TimelineWriter
 
 
@@ -147,10 +148,6 @@ class ModelSpeechMonitor:
             await asyncio.wait_for(self.changed.wait(), timeout_s)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+        await cancel_and_wait(self._task, 5.0, "model speech monitor")
         if self._stream is not None:
-            with contextlib.suppress(Exception):
-                await self._stream.aclose()
+            await settle(self._stream.aclose(), None, "model speech monitor: closing the stream")

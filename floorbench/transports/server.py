@@ -164,26 +164,24 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the forked child
         pass
 
 
+@dataclass(eq=False)
 class LiveKitServer:
     """A LiveKit server child process on 127.0.0.1; use as a (sync or async) context manager."""
 
-    def __init__(
-        self,
-        port: int | None = None,
-        udp_port: int | None = None,
-        binary: Path | None = None,
-        log_path: Path | None = None,
-        api_key: str = "floorbench",
-        api_secret: str | None = None,
-    ) -> None:
-        self.port = port
-        self.udp_port = udp_port
-        self.binary = binary
-        self.log_path = log_path
-        self.api_key = api_key
-        self.api_secret = api_secret or secrets.token_hex(24)
-        self.proc: subprocess.Popen[bytes] | None = None
-        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+    port: int | None = None
+    """None: a free port, chosen at start"""
+    udp_port: int | None = None
+    binary: Path | None = None
+    """None: `find_binary()`"""
+    log_path: Path | None = None
+    api_key: str = "floorbench"
+    api_secret: str = field(default="", repr=False)
+    """empty: a random secret for this server"""
+    proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+    _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.api_secret = self.api_secret or secrets.token_hex(24)
 
     @property
     def connection(self) -> LiveKitConnection:
