@@ -149,13 +149,12 @@ def test_every_declared_dependency_is_imported() -> None:
 
 
 def test_pins_say_why() -> None:
-    """An exact or compatible-release pin carries its reason in a comment just above it."""
+    """An exact or compatible-release pin carries its reason in a comment beside or just above it."""
     lines = (ROOT / "pyproject.toml").read_text().splitlines()
     for i, line in enumerate(lines):
-        if re.search(r'^\s*"[^"]*(==|~=)', line):
-            assert lines[i - 1].lstrip().startswith("#"), (
-                f"pyproject.toml:{i + 1}: pin without a reason: {line}"
-            )
+        if re.search(r'"[^"#]*(==|~=)', line):
+            reason = "#" in line or lines[i - 1].lstrip().startswith("#")
+            assert reason, f"pyproject.toml:{i + 1}: pin without a reason: {line}"
 
 
 def test_packaged_suite_and_configs_by_name() -> None:
