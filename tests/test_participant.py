@@ -215,3 +215,15 @@ async def test_a_model_that_never_joins_is_stopped_by_the_runs_end(
     sent = json.loads(seen.read_text())  # what the child read, less the token
     assert sent["out_queue_ms"] == 120 and sent["identity"] == "model" and sent["model"] == "silent"
     assert sent["scenario_file"] == str(suite.files[scenario.scenario_id].resolve())
+
+
+async def test_the_real_child_reads_the_spec_and_answers_failed_for_a_bad_model(tmp_path: Path) -> None:
+    from floorbench.pipelines.scenario_run import ModelProcess, ScenarioFailed
+
+    proc = ModelProcess(spec(model="no-such-model"), tmp_path / "model.log")
+    with pytest.raises(ScenarioFailed) as failed:
+        await proc.start(60.0)
+    assert failed.value.kind == FailureKind.bad_input
+    assert failed.value.reason.startswith("model: unknown model 'no-such-model'")
+    assert proc.proc is not None and proc.proc.returncode is not None  # exited, or stopped on the way out
+    assert "jwt-secret-token" not in (tmp_path / "model.log").read_text()
