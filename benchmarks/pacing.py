@@ -12,7 +12,7 @@ processes) and prints, over every turn of every scenario:
 
     .venv/bin/python benchmarks/pacing.py --suite example --n 4 --model silent
 
-Targets (issue 2): onset error p99 ≤ 10 ms, drift ≤ 5 ms per 100 s.
+Targets: onset error p99 ≤ 10 ms, drift ≤ 5 ms per 100 s.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ third dialogue; real speech clips from tests/fixtures/scoring/clips) unless a
 run directory is given, then measures:
 
 1. the timing stage — read + resample + batched Silero + 120/800 ms rules +
-   every §1 timing rule — in × real time (audio seconds per wall second), with
+   every mpe timing rule — in × real time (audio seconds per wall second), with
    1 and with N worker processes;
 2. end to end (timing + faster-whisper tiny.en + offline judge + 10 000
    bootstrap resamples) on a subset, in dialogues per minute, with the time a

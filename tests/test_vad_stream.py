@@ -64,12 +64,12 @@ def test_any_chunking_gives_the_same_windows(sizes: list[int]) -> None:
     for n in sizes:
         got += stream.feed(x[at : at + n])
         at += n
-    assert [w.index for w in got] == list(range(len(x) // WINDOW))
+    assert [w.number for w in got] == list(range(len(x) // WINDOW))
     assert [w.start for w in got] == [i * WINDOW for i in range(len(got))]
     assert [w.probability for w in got] == pytest.approx([0.1 * i for i in range(len(got))])
     for w in got:
         assert w.audio.dtype == np.int16 and np.array_equal(w.audio, x[w.start : w.start + WINDOW])
-        assert np.array_equal(fake.windows[w.index], x[w.start : w.start + WINDOW] / np.float32(32768.0))
+        assert np.array_equal(fake.windows[w.number], x[w.start : w.start + WINDOW] / np.float32(32768.0))
     assert stream.samples == len(x)
 
 

@@ -3,7 +3,7 @@
 The playback participant keeps what it sent (``humans.sent.wav``, indexed by its
 track's sample clock); the recorder keeps what arrived (``humans.wav``, with
 its fitted start time). Cross-correlating the two gives, per turn, the lag in
-samples and so the transport latency (benchmarks.md §4): time from a sample
+samples and so the transport latency (docs/transport.md): time from a sample
 leaving the playback participant to the same sample arriving at the recorder.
 
 The same lags put every human turn on the recorder's clock (``turns.json``):

@@ -166,15 +166,15 @@ class VadRules:
 class Window(NamedTuple):
     """One 512-sample window of a `VadStream` and its speech probability."""
 
-    index: int
-    """windows since the stream began; the window starts at sample ``index * WINDOW``"""
+    number: int
+    """windows since the stream began; the window starts at sample ``number * WINDOW``"""
     audio: np.ndarray
     """the 512 samples as fed (int16 or float)"""
     probability: float
 
     @property
     def start(self) -> int:
-        return self.index * WINDOW
+        return self.number * WINDOW
 
 
 class VadStream:

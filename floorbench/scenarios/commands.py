@@ -9,6 +9,7 @@ or 2 — never a stack trace.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 
@@ -17,7 +18,7 @@ from floorbench.errors import FloorbenchError
 suite_app = typer.Typer(help="Inspect and import scenario suites.", no_args_is_help=True)
 
 
-def _fail(msg: str, code: int = 1) -> None:
+def _fail(msg: str, code: int = 1) -> NoReturn:
     """One red line on stderr, then exit with `code`."""
     from rich.console import Console
 

@@ -230,6 +230,7 @@ class _Pair:
         """The request text, and whether the turn before needs an implicit cue."""
         rng = self.rng
         please = rng.choice(self.register.please)
+        frame = text = ""
         for _ in range(12):
             frames = P.REQUEST_EXPLICIT if explicit else P.REQUEST_IMPLICIT
             frame = rng.choice(frames)
@@ -325,7 +326,7 @@ class _Pair:
 def generate_pairs(
     pairs: int, seed: int, cfg: GenConfig | None = None, families: list[str] | None = None
 ):
-    """Yield (explicit, implicit) scenario pairs; each is checked against benchmarks.md §1."""
+    """Yield (explicit, implicit) scenario pairs; each is checked against the rules of docs/suites/mpe.md."""
     cfg = cfg or GenConfig()
     if not 2 <= cfg.min_turns <= cfg.max_turns:
         raise ScenarioError(f"turns {cfg.min_turns}-{cfg.max_turns}: need 3 <= min <= max; fix --min-turns/--max-turns")

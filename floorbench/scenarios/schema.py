@@ -8,7 +8,7 @@ A *suite* is a folder:
 
 These are plain versioned pydantic models that import nothing heavy, so the CLI
 and the scoring package can read them without pulling in LiveKit or pipecat.
-The constraints of benchmarks.md §1 are *not* enforced here but in
+The constraints of suite mpe (docs/suites/mpe.md) are *not* enforced here but in
 `floorbench.scenarios.validate`, so that one bad file yields one clear error
 naming the file, scenario and turn instead of a pydantic trace.
 """
@@ -24,7 +24,7 @@ SCHEMA_VERSION = 1
 
 
 class Label(StrEnum):
-    """What a human turn asks of Aria (benchmarks.md §1)."""
+    """What a human turn asks of Aria (docs/suites/mpe.md)."""
 
     T = "T"
     """A direct, unresolved request to Aria: she must answer correctly."""

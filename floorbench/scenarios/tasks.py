@@ -194,6 +194,8 @@ def split_cost(ctx: Ctx) -> Task | None:
         return None
     m = len(ctx.names)
     k = ctx.rng.choice((2, 2, 3))
+    chosen: list[tuple[str, int]] = []
+    total = 0
     for _ in range(50):
         chosen = _pick_items(ctx, k)
         total = sum(p for _, p in chosen)

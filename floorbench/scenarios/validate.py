@@ -112,7 +112,7 @@ def parse_scenario(path: Path, data: object | None = None) -> Scenario:
 
 
 def check_scenario(scenario: Scenario, path: Path) -> None:
-    """Enforce benchmarks.md §1 on one scenario; raise on the first broken rule."""
+    """Enforce the mpe scenario rules (docs/suites/mpe.md) on one scenario; raise on the first broken rule."""
     sid = scenario.scenario_id
     turns = scenario.turns
     if not turns:

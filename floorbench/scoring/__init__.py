@@ -3,7 +3,7 @@
     inputs      find dialogue folders (run directory or recordings folder), one-line errors
     vad_stage   model.wav → Silero probabilities and a drawing curve, batched over worker processes
     items       one line of items.jsonl: metric, kind and reason of one window
-    timing      the §1 timing rules on VAD segments → items with kind + reason
+    timing      the mpe timing rules on VAD segments → items with kind + reason
     asr         faster-whisper on the speech inside each window (batched, cached)
     judges/     answer and intrusion judges: offline rules + MiniLM, or any OpenAI-compatible LLM
     content     ASR + judges filled into the pending items

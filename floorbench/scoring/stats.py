@@ -1,4 +1,4 @@
-"""Statistics of §1: scenario bootstrap, exact McNemar, Spearman rank agreement.
+"""Statistics of suite mpe (docs/suites/mpe.md): scenario bootstrap, exact McNemar, Spearman rank agreement.
 
 The bootstrap resamples *scenarios* with replacement (all items of a drawn
 scenario come along) and recomputes each metric as a ratio of sums, so
