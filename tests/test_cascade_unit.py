@@ -67,6 +67,7 @@ def cascade(**config) -> CascadeProcessor:
     return proc
 
 
+@pytest.mark.slow  # real time: loads ASR and TTS, then talks for seconds
 async def test_answers_a_named_request_from_what_was_said(voice16k):
     room = np.concatenate(
         [
@@ -93,6 +94,7 @@ async def test_answers_a_named_request_from_what_was_said(voice16k):
     assert sum(f.num_frames for f in audio) / 24000 > 0.8  # a spoken answer, not a blip
 
 
+@pytest.mark.slow  # real time: loads ASR and TTS, then talks for seconds
 async def test_stops_when_talked_over(voice16k):
     room = np.concatenate(
         [

