@@ -1,1 +1,7 @@
-"""floorbench.transports"""
+"""The LiveKit side of a run: the server and the rooms, nothing about models or scoring.
+
+    server    the pinned LiveKit server: built with `go install`, started on 127.0.0.1
+              with a generated config, health-checked, killed with its parent;
+              or an existing server / LiveKit Cloud named by URL and credentials
+    rooms     room names, participant identities and join tokens (recorder hidden)
+"""
