@@ -6,6 +6,10 @@ here (the live tests put the same adapters in real rooms).
 
 from __future__ import annotations
 
+import json
+import struct
+from pathlib import Path
+
 import numpy as np
 import pytest
 from pipecat.frames.frames import InterruptionFrame, OutputAudioRawFrame
@@ -152,14 +156,56 @@ def test_ogg_opus_roundtrip_cut_anywhere():
     assert ogg_crc(b"OggS") != 0
 
 
-def test_ogg_opus_interoperates_with_sphn():
-    sphn = pytest.importorskip("sphn", reason="sphn (kyutai's codec) not installed")
-    x = tone(960, 24000, freq=440).astype(np.float32) / 32768
-    writer = sphn.OpusStreamWriter(24000)
-    ours = OggOpusReader(24000)
-    got = sum(len(ours.append_bytes(writer.append_pcm(x[i : i + 1920]))) for i in range(0, len(x), 1920))
-    assert got == len(x)
-    w = OggOpusWriter(24000, frame_ms=80)
-    reader = sphn.OpusStreamReader(24000)
-    data = w.append_pcm((x * 32767).astype(np.int16))
-    assert reader.append_bytes(data).shape[-1] > 0
+REFERENCE = Path(__file__).resolve().parent / "fixtures" / "reference"
+
+
+def _reference_signal() -> np.ndarray:
+    """The signal of tests/fixtures/reference/make.py (reference.json states it)."""
+    t = np.arange(24000 * 960 // 1000, dtype=np.float64) / 24000
+    return (0.3 * np.sin(2 * np.pi * 440 * t) + 0.1 * np.sin(2 * np.pi * 1250 * t)).astype(np.float32)
+
+
+def _pages(data: bytes) -> list[tuple[int, int, int, int, bytes]]:
+    """(header type, granule, serial, sequence, packet) of each Ogg page (one packet per page)."""
+    out, pos = [], 0
+    while pos < len(data):
+        assert data[pos : pos + 4] == b"OggS"
+        htype, granule, serial, seq = struct.unpack_from("<BqII", data, pos + 5)
+        nseg = data[pos + 26]
+        size = sum(data[pos + 27 : pos + 27 + nseg])
+        body = data[pos + 27 + nseg : pos + 27 + nseg + size]
+        out.append((htype, granule, serial, seq, body))
+        pos += 27 + nseg + size
+    return out
+
+
+def test_ogg_opus_reads_sphn_streams():
+    """kyutai's sphn writer's stream (recorded by tests/fixtures/reference/make.py, as sphn is
+    not installed here) decodes, cut anywhere, to what sphn's own reader made of it."""
+    meta = json.loads((REFERENCE / "reference.json").read_text())
+    data = (REFERENCE / "sphn_writer.ogg").read_bytes()
+    theirs = np.load(REFERENCE / "sphn_writer.sphn_decoded.npy")
+    reader = OggOpusReader(24000)
+    ours = np.concatenate([reader.append_bytes(data[i : i + 101]) for i in range(0, len(data), 101)])
+    assert len(ours) == len(theirs) == len(_reference_signal()) == 23040 and reader.bad_pages == 0
+    assert int(np.abs(ours.astype(np.int32) - theirs).max()) <= meta["pcm_tolerance_int16"] == 2
+
+
+def test_ogg_opus_writer_stream_is_the_one_sphn_read():
+    """Our writer's stream of the reference signal has the page layout of the stream sphn
+    decoded when the fixture was made (header pages byte for byte, granules, sequence,
+    flags, one packet per page), and our reader agrees with sphn's decoding of it."""
+    meta = json.loads((REFERENCE / "reference.json").read_text())
+    recorded = (REFERENCE / "floorbench_writer.ogg").read_bytes()
+    sphn_pcm = np.load(REFERENCE / "floorbench_writer.sphn_decoded.npy")
+    x = np.clip(np.round(_reference_signal().astype(np.float64) * 32768), -32768, 32767).astype(np.int16)
+    got, want = _pages(OggOpusWriter(24000, frame_ms=80).append_pcm(x)), _pages(recorded)
+    assert [p[:4] for p in got] == [p[:4] for p in want] and len(want) == 2 + 12
+    assert got[:2] == want[:2]  # OpusHead and OpusTags byte for byte
+    assert len(sphn_pcm) == len(x) == 23040
+    ours = OggOpusReader(24000).append_bytes(recorded)
+    assert int(np.abs(ours.astype(np.int32) - sphn_pcm).max()) <= meta["pcm_tolerance_int16"]
+    # sphn heard the signal, not noise: past the codec's start-up the decoded tone follows the input
+    heard, sent = sphn_pcm.astype(np.float64), x[2400:20000].astype(np.float64)
+    lag = max(range(400), key=lambda k: float(np.dot(heard[2400 + k : 20000 + k], sent)))
+    assert np.corrcoef(heard[2400 + lag : 20000 + lag], sent)[0, 1] > 0.9

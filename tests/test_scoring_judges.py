@@ -12,7 +12,15 @@ from typing import ClassVar
 import pytest
 
 from floorbench.scoring.cache import JsonlCache
-from floorbench.scoring.judges import JudgeError, JudgeInput, Task, Verdict, judge_cached, make_judge
+from floorbench.scoring.judges import (
+    JudgeError,
+    JudgeInput,
+    Task,
+    Verdict,
+    judge_cached,
+    make_judge,
+    verdict_key,
+)
 from floorbench.scoring.judges.llm import LLMJudge, parse_reply
 from floorbench.scoring.judges.normalize import normalize_tokens
 from floorbench.scoring.judges.offline import OfflineJudge
@@ -82,11 +90,25 @@ def test_offline_answer_aliases(offline: OfflineJudge) -> None:
         ("The bus takes about fifteen minutes.", Verdict.intrusion),
         ("Do you want me to check?", Verdict.intrusion),
         ("Okay okay okay okay okay.", Verdict.intrusion),
+        ("All right.", Verdict.backchannel),
+        ("No problem.", Verdict.backchannel),
     ],
 )
 def test_offline_intrusion_lexicon(offline: OfflineJudge, transcript: str, expected: Verdict) -> None:
     v = offline.judge([JudgeInput(Task.intrusion, transcript)])[0]
     assert v.verdict is expected, v.reason
+
+
+@pytest.mark.parametrize(
+    "transcript",
+    ["Yes.", "No.", "Yeah.", "Nope.", "Yep!", "Nah.", "Absolutely.", "Exactly.", "Of course.", "True.",
+     "False.", "Right.", "Wrong.", "Sure.", "Okay, yes.", "No, thanks."],
+)
+def test_offline_intrusion_a_bare_yes_or_no_is_an_answer_either_way(offline: OfflineJudge, transcript: str) -> None:
+    """Symmetric: "Yes." and "No." both answer the question asked in the window (the
+    lexicon once held "yes", "absolutely", "exactly", "of course", "true" but not "no")."""
+    v = offline.judge([JudgeInput(Task.intrusion, transcript, context="Do they take cards, do you know?")])[0]
+    assert v.verdict is Verdict.intrusion and v.reason.startswith("answers yes/no"), (transcript, v.reason)
 
 
 class CountingJudge:
@@ -95,8 +117,12 @@ class CountingJudge:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.endpoint = "a"
 
-    def judge(self, inputs):  # type: ignore[no-untyped-def]
+    def identity(self) -> dict[str, object]:
+        return {"endpoint": self.endpoint}
+
+    def judge(self, inputs, on_verdict=None):  # type: ignore[no-untyped-def]
         from floorbench.scoring.judges import JudgeVerdict
 
         self.calls += len(inputs)
@@ -114,23 +140,75 @@ def test_cache_is_keyed_by_judge_prompt_version_and_inputs(tmp_path: Path) -> No
     j.prompt_version = "t2"
     judge_cached(j, inputs, JsonlCache(tmp_path / "judge.jsonl"))
     assert j.calls == 4
+    j.endpoint = "b"  # same name and prompt, another identity (an LLM judge's base_url)
+    judge_cached(j, inputs, JsonlCache(tmp_path / "judge.jsonl"))
+    assert j.calls == 6
+
+
+def test_llm_judge_cache_key_includes_the_endpoint() -> None:
+    inp = JudgeInput(Task.answer, "x", gold="y")
+    a = LLMJudge(model="m", base_url="http://127.0.0.1:1/v1")
+    b = LLMJudge(model="m", base_url="http://127.0.0.1:2/v1")
+    a2 = LLMJudge(model="m", base_url="http://127.0.0.1:1/v1/")
+    assert verdict_key(a, inp) != verdict_key(b, inp)
+    assert verdict_key(a, inp) == verdict_key(a2, inp)
+    assert a.identity() == {"base_url": "http://127.0.0.1:1/v1", "temperature": 0}
 
 
 def test_parse_reply() -> None:
     assert parse_reply(Task.answer, '{"verdict": "correct", "reason": "x"}').verdict is Verdict.correct
-    assert parse_reply(Task.answer, 'Sure:\n```json\n{"verdict":"wrong"}\n```').verdict is Verdict.wrong
+    assert parse_reply(Task.answer, '{"verdict": "Wrong", "reason": "x"}').verdict is Verdict.wrong
+    assert parse_reply(Task.answer, '```json\n{"verdict":"wrong"}\n```').verdict is Verdict.wrong
     assert parse_reply(Task.intrusion, "backchannel").verdict is Verdict.backchannel
+    assert parse_reply(Task.answer, "Correct.").verdict is Verdict.correct
     assert parse_reply(Task.answer, "backchannel").verdict is Verdict.unparsable
     assert parse_reply(Task.answer, "correct or wrong, hard to say").verdict is Verdict.unparsable
+
+
+@pytest.mark.parametrize(
+    ("task", "reply"),
+    [
+        (Task.answer, "Not correct."),
+        (Task.answer, '{"verdict": "not correct"}'),
+        (Task.answer, '{"verdict": "incorrect", "reason": "x"}'),
+        (Task.answer, "The answer is not correct"),
+        (Task.answer, "It is correct."),
+        (Task.answer, 'Sure:\n```json\n{"verdict":"wrong"}\n```'),
+        (Task.answer, 'Not sure. {"verdict": "correct"}'),
+        (Task.answer, '{"verdict": ["correct"]}'),
+        (Task.answer, '["correct"]'),
+        (Task.answer, '{"verdict": "correct"} {"verdict": "wrong"}'),
+        (Task.answer, ""),
+        (Task.intrusion, "It is NOT an intrusion"),
+        (Task.intrusion, "not an intrusion"),
+        (Task.intrusion, '{"verdict": "no intrusion"}'),
+        (Task.intrusion, '{"verdict": "not a backchannel"}'),
+    ],
+)
+def test_parse_reply_never_reads_a_negation_or_prose_as_a_verdict(task: Task, reply: str) -> None:
+    v = parse_reply(task, reply)
+    assert v.verdict is Verdict.unparsable and v.reason.startswith("unreadable reply"), reply
+
+
+def test_parser_version_is_part_of_the_cache_key() -> None:
+    """Verdicts cached by the old parser (which read "Not correct." as correct) are never reused."""
+    j = LLMJudge(model="m", base_url="http://127.0.0.1:1/v1")
+    assert j.prompt_version.endswith("-p2") and j.prompt_version.startswith("v1-")
 
 
 class _Endpoint(BaseHTTPRequestHandler):
     seen: ClassVar[list[dict[str, object]]] = []
     fail_with: ClassVar[int | None] = None
+    fail_after: ClassVar[int | None] = None
+    """answer this many requests, then fail every later one with HTTP 500"""
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+        if type(self).fail_after is not None and len(type(self).seen) > (type(self).fail_after or 0):
+            self.send_response(500)
+            self.end_headers()
+            return
         if type(self).fail_with:
             self.send_response(type(self).fail_with)
             self.end_headers()
@@ -152,7 +230,7 @@ class _Endpoint(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def endpoint() -> Iterator[str]:
-    _Endpoint.seen, _Endpoint.fail_with = [], None
+    _Endpoint.seen, _Endpoint.fail_with, _Endpoint.fail_after = [], None, None
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Endpoint)
     th = threading.Thread(target=server.serve_forever, daemon=True)
     th.start()
@@ -189,3 +267,48 @@ def test_llm_judge_raises_instead_of_inventing_verdicts(endpoint: str) -> None:
     j = LLMJudge(model="m", base_url=endpoint, retries=1)
     with pytest.raises(JudgeError, match="failed \\(HTTP 500\\)"):
         j.judge([JudgeInput(Task.answer, "x", gold="y")])
+
+
+def test_llm_verdicts_are_cached_as_they_arrive_and_a_rerun_resumes(endpoint: str, tmp_path: Path) -> None:
+    """The endpoint answers 3 requests, then fails: the 3 verdicts are in the cache file,
+    and the re-run asks the (recovered) endpoint only for the other 3."""
+    _Endpoint.fail_after = 3
+    j = LLMJudge(model="m", base_url=endpoint, concurrency=1, retries=0)
+    inputs = [JudgeInput(Task.answer, f"It's the taco place, number {n}.", gold="the taco place") for n in range(6)]
+    with pytest.raises(JudgeError, match=r"failed \(HTTP 500\).*3 of 6 new verdicts .* are cached"):
+        judge_cached(j, inputs, JsonlCache(tmp_path / "judge.jsonl"))
+    lines = (tmp_path / "judge.jsonl").read_text().splitlines()
+    assert len(lines) == 3 and all(json.loads(ln)["value"]["verdict"] == "correct" for ln in lines)
+    assert len(_Endpoint.seen) == 4  # 3 answered, 1 failed, none started after the failure
+    _Endpoint.seen, _Endpoint.fail_after = [], None
+    again = judge_cached(j, inputs, JsonlCache(tmp_path / "judge.jsonl"))
+    assert [v.verdict for v in again] == [Verdict.correct] * 6
+    assert [v.cached for v in again] == [True] * 3 + [False] * 3
+    assert len(_Endpoint.seen) == 3
+    assert all(f"number {n}" in str(r["body"]) for n, r in zip(range(3, 6), _Endpoint.seen, strict=True))
+
+
+def test_llm_verdicts_in_flight_when_the_endpoint_fails_are_kept(endpoint: str, tmp_path: Path) -> None:
+    """With 4 requests in flight, every verdict that came back before or after the failing
+    one is cached; only the failed request is asked again."""
+    _Endpoint.fail_after = 5
+    j = LLMJudge(model="m", base_url=endpoint, concurrency=4, retries=0)
+    inputs = [JudgeInput(Task.answer, f"The burger joint, {n}.", gold="the taco place") for n in range(12)]
+    with pytest.raises(JudgeError, match="failed"):
+        judge_cached(j, inputs, JsonlCache(tmp_path / "judge.jsonl"))
+    cached = len((tmp_path / "judge.jsonl").read_text().splitlines())
+    assert cached == 5 and len(_Endpoint.seen) < 12
+    _Endpoint.seen, _Endpoint.fail_after = [], None
+    judge_cached(j, inputs, JsonlCache(tmp_path / "judge.jsonl"))
+    assert len(_Endpoint.seen) == 12 - cached
+
+
+def test_llm_judge_endpoint_is_part_of_the_cache_key(endpoint: str, tmp_path: Path) -> None:
+    inputs = [JudgeInput(Task.answer, "It's the taco place.", gold="the taco place")]
+    judge_cached(LLMJudge(model="m", base_url=endpoint), inputs, JsonlCache(tmp_path / "judge.jsonl"))
+    assert len(_Endpoint.seen) == 1
+    other = LLMJudge(model="m", base_url=endpoint + "/")  # the same endpoint, spelled with a slash
+    assert judge_cached(other, inputs, JsonlCache(tmp_path / "judge.jsonl"))[0].cached
+    moved = LLMJudge(model="m", base_url=endpoint.replace("127.0.0.1", "localhost"))
+    assert not judge_cached(moved, inputs, JsonlCache(tmp_path / "judge.jsonl"))[0].cached
+    assert len(_Endpoint.seen) == 2

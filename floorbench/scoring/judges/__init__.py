@@ -7,15 +7,19 @@ Two tasks:
   does not take the floor, or a substantive intrusion? backchannel /
   intrusion / unparsable (no exemption).
 
-A judge has a `name` and a `prompt_version` (the version of its prompt files
-or rule set) and judges a batch of `JudgeInput`s. `judge_cached` wraps any
-judge with a verdict cache keyed by a hash of (judge, prompt version, inputs),
-so a re-score or a judge-agreement run never pays twice.
+A judge has a `name`, a `prompt_version` (the version of its prompt files,
+reply parser or rule set) and an `identity()` (everything else that changes a
+verdict: an LLM judge's endpoint, the offline judge's sentence model) and
+judges a batch of `JudgeInput`s, handing each verdict to a callback as it
+arrives. `judge_cached` wraps any judge with a verdict cache keyed by a hash of
+(judge, prompt version, identity, inputs) and writes each verdict to it as it
+arrives, so a re-score or a judge-agreement run never pays twice, and an
+endpoint that fails mid-batch loses none of the verdicts already received.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -72,21 +76,41 @@ class JudgeError(FloorbenchError, RuntimeError):
     """A judge could not give verdicts at all (endpoint down, no key): one line, no verdicts invented."""
 
 
+OnVerdict = Callable[[int, JudgeVerdict], None]
+"""called with (index in the batch, verdict) as each verdict arrives"""
+
+
 class Judge(Protocol):
     name: str
     prompt_version: str
 
-    def judge(self, inputs: Sequence[JudgeInput]) -> list[JudgeVerdict]: ...
+    def identity(self) -> dict[str, object]:
+        """What else changes a verdict (part of the cache key); no secrets in clear needed."""
+        ...
+
+    def judge(self, inputs: Sequence[JudgeInput], on_verdict: OnVerdict | None = None) -> list[JudgeVerdict]:
+        """One verdict per input, in order; each also handed to `on_verdict` as it arrives."""
+        ...
 
 
 def judge_id(judge: Judge) -> str:
     return f"{judge.name}@{judge.prompt_version}"
 
 
+def verdict_key(judge: Judge, inp: JudgeInput) -> str:
+    """The cache key of one verdict: everything that can change it."""
+    return content_key("judge", judge.name, judge.prompt_version, judge.identity(), asdict(inp))
+
+
 def judge_cached(judge: Judge, inputs: Sequence[JudgeInput], cache: JsonlCache | None) -> list[JudgeVerdict]:
-    """Verdicts for `inputs`, from the cache where present, the judge otherwise."""
+    """Verdicts for `inputs`, from the cache where present, the judge otherwise.
+
+    Each fresh verdict is written to the cache the moment the judge hands it over,
+    so when the judge fails part-way (`JudgeError`) the verdicts received so far are
+    kept and a re-run asks only for the rest.
+    """
     jid = judge_id(judge)
-    keys = [content_key("judge", judge.name, judge.prompt_version, asdict(i)) for i in inputs]
+    keys = [verdict_key(judge, i) for i in inputs]
     out: list[JudgeVerdict | None] = [None] * len(inputs)
     todo: list[int] = []
     for n, k in enumerate(keys):
@@ -95,13 +119,27 @@ def judge_cached(judge: Judge, inputs: Sequence[JudgeInput], cache: JsonlCache |
             out[n] = JudgeVerdict(Verdict(hit["verdict"]), str(hit["reason"]), jid, cached=True)
         else:
             todo.append(n)
-    if todo:
-        fresh = judge.judge([inputs[n] for n in todo])
-        for n, v in zip(todo, fresh, strict=True):
-            v.judge = jid
-            out[n] = v
-            if cache is not None:
-                cache.put(keys[n], {"verdict": v.verdict.value, "reason": v.reason, "judge": jid})
+    if not todo:
+        return [v for v in out if v is not None]
+
+    def arrived(k: int, v: JudgeVerdict) -> None:
+        n = todo[k]
+        v.judge = jid
+        out[n] = v
+        if cache is not None:
+            cache.put(keys[n], {"verdict": v.verdict.value, "reason": v.reason, "judge": jid})
+
+    try:
+        fresh = judge.judge([inputs[n] for n in todo], on_verdict=arrived)
+    except JudgeError as e:
+        kept = sum(out[n] is not None for n in todo)
+        if cache is None or not kept:
+            raise
+        raise JudgeError(f"{e} ({kept} of {len(todo)} new verdicts received before it are cached: "
+                         "a re-run asks only for the rest)") from e
+    for k, v in enumerate(fresh):
+        if out[todo[k]] is None:  # a judge that returned its verdicts without handing them over
+            arrived(k, v)
     return [v for v in out if v is not None]
 
 

@@ -15,39 +15,72 @@ import hashlib
 import json
 import os
 import re
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from floorbench.scoring.judges import VERDICTS, JudgeError, JudgeInput, JudgeVerdict, Task, Verdict
+from floorbench.scoring.judges import VERDICTS, JudgeError, JudgeInput, JudgeVerdict, OnVerdict, Task, Verdict
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+TEMPERATURE = 0
 
 
 def load_prompts(version: str = "v1") -> dict[Task, str]:
     return {t: (PROMPTS / f"{t.value}_{version}.txt").read_text(encoding="utf-8") for t in Task}
 
 
+PARSER_VERSION = "p2"
+"""part of `prompt_version` (so of the cache key): p2 accepts only the exact reply forms
+below; verdicts cached by p1, which read "Not correct." as correct, are never reused"""
+
+_FENCE = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", flags=re.S | re.I)
+_LONE_WORD = re.compile(r"""\A["'`*]*([A-Za-z]+)["'`*]*[.!]?\Z""")
+
+
 def parse_reply(task: Task, text: str) -> JudgeVerdict:
-    """The verdict in a model's reply: a JSON object, else a lone allowed word."""
+    """The verdict in a model's reply, read only from the forms the prompt asks for.
+
+    Accepted: the whole reply is one JSON object whose ``verdict`` is exactly an
+    allowed word (case and surrounding spaces aside), optionally inside one
+    Markdown code fence; or the whole reply is a lone allowed word (quotes and a
+    final full stop aside). Anything else — prose around the JSON, "Not correct.",
+    ``{"verdict": "not correct"}``, "It is NOT an intrusion", two verdicts — is
+    `unparsable`, which the metrics count as a failure: a negation must never be
+    read as the word it negates.
+    """
     allowed = {v.value for v in VERDICTS[task]}
-    m = re.search(r"\{.*\}", text, flags=re.S)
-    if m:
-        try:
-            obj = json.loads(m.group(0))
-            v = str(obj.get("verdict", "")).strip().lower()
-            if v in allowed:
-                return JudgeVerdict(Verdict(v), str(obj.get("reason", ""))[:300])
-        except (json.JSONDecodeError, AttributeError):
-            pass
-    words = set(re.findall(r"[a-z]+", text.lower())) & allowed
-    if len(words) == 1:
-        return JudgeVerdict(Verdict(words.pop()), "verdict word without JSON")
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1)
+    if body.startswith("{"):
+        found = _json_verdict(body, allowed)
+        if found is not None:
+            return found
+    else:
+        word = _LONE_WORD.match(body)
+        if word and word.group(1).lower() in allowed:
+            return JudgeVerdict(Verdict(word.group(1).lower()), "verdict word without JSON")
     return JudgeVerdict(Verdict.unparsable, f"unreadable reply: {text[:120]!r}")
+
+
+def _json_verdict(body: str, allowed: set[str]) -> JudgeVerdict | None:
+    """The verdict of a reply that is exactly one JSON object, else None."""
+    try:
+        obj = json.loads(body)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    verdict = obj.get("verdict")
+    if not isinstance(verdict, str) or verdict.strip().lower() not in allowed:
+        return None
+    return JudgeVerdict(Verdict(verdict.strip().lower()), str(obj.get("reason", ""))[:300])
 
 
 class LLMJudge:
@@ -71,10 +104,16 @@ class LLMJudge:
         self.prompts = load_prompts(prompt)
         digest = hashlib.sha256("".join(self.prompts[t] for t in Task).encode()).hexdigest()[:8]
         self.name = f"llm:{model}"
-        self.prompt_version = f"{prompt}-{digest}"
+        self.prompt_version = f"{prompt}-{digest}-{PARSER_VERSION}"
         self.concurrency = concurrency
         self.timeout_s = timeout_s
         self.retries = retries
+
+    def identity(self) -> dict[str, object]:
+        """What, besides the model name and prompt version, changes a verdict: the endpoint
+        (the same model name on another server is another judge) and the sampling settings.
+        It enters the cache key only as part of a sha256 digest, never in clear."""
+        return {"base_url": self.base_url, "temperature": TEMPERATURE}
 
     def settings(self) -> dict[str, object]:
         """What to record about this judge (no secrets)."""
@@ -93,7 +132,7 @@ class LLMJudge:
         body = json.dumps(
             {
                 "model": self.model,
-                "temperature": 0,
+                "temperature": TEMPERATURE,
                 "messages": [{"role": "user", "content": prompt}],
             }
         ).encode()
@@ -115,15 +154,48 @@ class LLMJudge:
                 last = type(e).__name__
             except (KeyError, IndexError, TypeError, json.JSONDecodeError):
                 return ""
-            time.sleep(min(8.0, 0.5 * 2**attempt))
+            if attempt < self.retries:
+                time.sleep(min(8.0, 0.5 * 2**attempt))
         raise JudgeError(
             f"judge endpoint {self.base_url} failed ({last}); check --judge-base-url, the model name "
             f"and ${self.api_key_env}"
         )
 
-    def judge(self, inputs: Sequence[JudgeInput]) -> list[JudgeVerdict]:
-        def one(inp: JudgeInput) -> JudgeVerdict:
-            return parse_reply(inp.task, self._post(self.render(inp)))
+    def judge(self, inputs: Sequence[JudgeInput], on_verdict: OnVerdict | None = None) -> list[JudgeVerdict]:
+        """Verdicts in input order; each is handed to `on_verdict` (on this thread) as it arrives.
+
+        On an endpoint failure no new request is started, the requests in flight are
+        awaited (their verdicts are handed over too, so they are cached), then the first
+        `JudgeError` is raised.
+        """
+        out: list[JudgeVerdict | None] = [None] * len(inputs)
+        failure: JudgeError | None = None
+        stop = threading.Event()
+
+        def one(inp: JudgeInput) -> JudgeVerdict | None:
+            if stop.is_set():
+                return None  # the endpoint failed: no new request
+            try:
+                return self._one(inp)
+            except JudgeError:
+                stop.set()
+                raise
 
         with ThreadPoolExecutor(max_workers=max(1, self.concurrency)) as pool:
-            return list(pool.map(one, inputs))
+            futures = {pool.submit(one, inp): n for n, inp in enumerate(inputs)}
+            for fut in as_completed(futures):
+                try:
+                    verdict = fut.result()
+                except JudgeError as e:
+                    failure = failure or e
+                    continue
+                if verdict is not None:
+                    out[futures[fut]] = verdict
+                    if on_verdict is not None:
+                        on_verdict(futures[fut], verdict)
+        if failure is not None:
+            raise failure
+        return [v for v in out if v is not None]
+
+    def _one(self, inp: JudgeInput) -> JudgeVerdict:
+        return parse_reply(inp.task, self._post(self.render(inp)))

