@@ -22,8 +22,8 @@ dropped; set ``max_backlog_ms: null`` to turn this off.
 
 No real Moshi weights were run while building this adapter: it is tested
 against the reference server in ``tests/support/duplex_servers.py`` and
-checked for Ogg/Opus interoperability with ``sphn`` (kyutai's codec library)
-when that is installed.
+checked for Ogg/Opus interoperability against streams recorded once with
+``sphn`` (kyutai's codec library), in ``tests/fixtures/reference/``.
 """
 
 from __future__ import annotations
