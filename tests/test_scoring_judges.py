@@ -312,3 +312,17 @@ def test_llm_judge_endpoint_is_part_of_the_cache_key(endpoint: str, tmp_path: Pa
     moved = LLMJudge(model="m", base_url=endpoint.replace("127.0.0.1", "localhost"))
     assert not judge_cached(moved, inputs, JsonlCache(tmp_path / "judge.jsonl"))[0].cached
     assert len(_Endpoint.seen) == 2
+
+
+def test_a_torn_cache_line_does_not_swallow_the_next_verdict(tmp_path: Path) -> None:
+    """A run killed mid-write leaves a line without its newline; the resumed run's first
+    verdict must land on a line of its own, or it is lost with the torn one."""
+    path = tmp_path / "judge.jsonl"
+    JsonlCache(path).put("a", {"verdict": "correct", "reason": "r"})
+    with path.open("a", encoding="utf-8") as f:
+        f.write('{"key": "b", "value": {"verd')  # the kill
+    resumed = JsonlCache(path)
+    assert len(resumed) == 1
+    resumed.put("c", {"verdict": "wrong", "reason": "r"})
+    again = JsonlCache(path)
+    assert again.get("a") is not None and again.get("c") == {"verdict": "wrong", "reason": "r"} and len(again) == 2

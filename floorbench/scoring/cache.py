@@ -1,8 +1,10 @@
 """Append-only JSON-lines caches keyed by content hashes (judge verdicts, transcripts).
 
 A line is ``{"key": ..., "value": {...}}``; a torn last line (a crash while
-writing) is skipped on load. Later lines win, so a cache can be appended to by
-several runs of the same command one after another.
+writing) is skipped on load, and the next write starts on a fresh line so that
+the torn one cannot swallow it. Later lines win, so a cache can be appended to by
+several runs of the same command one after another. Each `put` is appended and
+closed at once: a verdict or transcript paid for is on disk before the next is asked.
 """
 
 from __future__ import annotations
@@ -27,8 +29,12 @@ class JsonlCache:
         self._data: dict[str, dict[str, Any]] = {}
         self.hits = 0
         self.misses = 0
+        self._torn = False
+        """the file ends without a newline (a write was cut): the next put starts a new line"""
         if path is not None and path.is_file():
-            for line in path.read_text(encoding="utf-8").splitlines():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            self._torn = bool(text) and not text.endswith("\n")
+            for line in text.splitlines():
                 try:
                     row = json.loads(line)
                     self._data[str(row["key"])] = dict(row["value"])
@@ -51,4 +57,5 @@ class JsonlCache:
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as f:
-                f.write(json.dumps({"key": key, "value": value}, ensure_ascii=False) + "\n")
+                f.write(("\n" if self._torn else "") + json.dumps({"key": key, "value": value}, ensure_ascii=False) + "\n")
+            self._torn = False
