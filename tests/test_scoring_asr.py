@@ -106,3 +106,29 @@ def test_packaged_tiny_en_is_keyed_by_its_weights() -> None:
     source, _ = resolve_model("tiny.en")
     ident = Transcriber("tiny.en").identity()
     assert ident["model"] == f"sha256:{folder_digest(Path(source))}"
+
+
+def test_transcripts_are_cached_as_each_clip_completes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that dies on the third group keeps the first two clips' texts; the re-run
+    transcribes only the third."""
+    import floorbench.scoring.asr as asr
+
+    monkeypatch.setattr(asr, "GROUP", 1)
+    folder = _fake_model(tmp_path / "model", b"weights-1")
+    clips = [CLIP, CLIP * 0.5, CLIP * 0.25]
+    calls: list[int] = []
+
+    def dies_on_the_third(pieces: list[np.ndarray]) -> list[str]:
+        calls.append(len(pieces))
+        if len(calls) == 3:
+            raise RuntimeError("killed")
+        return [f"text {len(calls)}"]
+
+    first = Transcriber(str(folder), cache=JsonlCache(tmp_path / "asr.jsonl"))
+    monkeypatch.setattr(first, "_transcribe_group", dies_on_the_third)
+    with pytest.raises(RuntimeError, match="killed"):
+        first.transcribe(clips)
+    again = Transcriber(str(folder), cache=JsonlCache(tmp_path / "asr.jsonl"))
+    asked: list[int] = []
+    monkeypatch.setattr(again, "_transcribe_group", lambda pieces: asked.append(len(pieces)) or ["text 3"])
+    assert again.transcribe(clips) == ["text 1", "text 2", "text 3"] and asked == [1]

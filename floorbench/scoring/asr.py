@@ -14,7 +14,8 @@ as a hallucinated "you". Transcripts are cached by a hash of everything that
 changes a text (`Transcriber.identity`: the model's *content*, device, compute
 type, beam size, language, the no-speech thresholds, the piece length) and the
 audio, so re-scoring with another judge costs no ASR and a changed setting never
-reuses an old text.
+reuses an old text. Each clip's text is written to the cache as soon as its
+last piece is transcribed, so a run that dies part-way keeps what it paid for.
 
 A local model folder is identified by a sha256 of the files faster-whisper
 reads from it (``model.bin``, ``config.json``, the vocabulary and tokenizer), not
@@ -221,18 +222,21 @@ class Transcriber:
         if progress:
             progress(len(clips) - len(todo))
         pieces = [(i, p) for i in todo for p in _split(clips[i])]
+        left = {i: 0 for i in todo}
+        for i, _ in pieces:
+            left[i] += 1
         parts: dict[int, list[str]] = {i: [] for i in todo}
         for g in range(0, len(pieces), GROUP):
             group = pieces[g : g + GROUP]
             for owner, text in zip((i for i, _ in group), self._transcribe_group([p for _, p in group]), strict=True):
                 parts[owner].append(text)
+                left[owner] -= 1
+                if left[owner] == 0:  # cached as soon as it is whole: a crash later loses no paid-for text
+                    texts[owner] = " ".join(" ".join(parts[owner]).split())
+                    if self.cache is not None:
+                        self.cache.put(keys[owner], {"text": texts[owner], "model": self.model_id})
             if progress:
                 progress(len({i for i, _ in group}))
-        for i in todo:
-            text = " ".join(" ".join(parts[i]).split())
-            texts[i] = text
-            if self.cache is not None:
-                self.cache.put(keys[i], {"text": text, "model": self.model_id})
         return [t or "" for t in texts]
 
     def _transcribe_group(self, pieces: list[np.ndarray]) -> list[str]:
