@@ -96,6 +96,9 @@ class FailureKind(StrEnum):
     timeout = "timeout"
     bad_input = "bad_input"
     internal = "internal"
+    interrupted = "interrupted"
+    """Ctrl-C or SIGTERM stopped the run mid-scenario; the next `run` with the same --out runs it again."""
+
 
 
 class ClockAnchor(BaseModel):
@@ -118,6 +121,47 @@ class TrackInfo(BaseModel):
     fit_residual_p50_us: int = Field(description="median arrival lateness vs the fit, µs")
     fit_residual_p99_us: int
     gaps_filled: int = Field(default=0, description="samples of silence inserted for gaps")
+
+
+class TimingBounds(BaseModel):
+    """What a scenario's timing must hold for its numbers to be trusted (docs/architecture.md, "Timing verdict").
+
+    Integer µs where sub-millisecond precision matters; one frozen record, written
+    beside every verdict so a reader knows which bounds judged it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    onset_error_p99_max_us: int = 10_000
+    """p99 of |onset error| over the found turns (a turn landing off its place)"""
+    drift_max_us_per_100s: int = 5_000
+    """|transport latency drift| over the scenario"""
+    underruns_max: int = 0
+    """playback underruns: the humans' audio ran dry and its clock slipped"""
+    turns_not_found_max: int = 0
+    """turns whose sent audio could not be found in the recording"""
+    transport_latency_p95_max_ms: int = 1_000
+    """a room this slow is overloaded, whatever its onset errors say"""
+
+
+class TimingFigures(BaseModel):
+    """One scenario's measured timing; None where it could not be measured."""
+
+    onset_error_p99_us: int | None = None
+    drift_us_per_100s: int | None = None
+    underruns: int | None = None
+    turns_measured: int = 0
+    turns_not_found: int = 0
+    transport_latency_p95_ms: int | None = None
+
+
+class TimingVerdict(BaseModel):
+    """meta.json `timing`: `ok` or `degraded`, why, the figures and the bounds that judged them."""
+
+    verdict: str = Field(description="'ok' or 'degraded'")
+    reasons: list[str] = Field(default_factory=list, description="one phrase per bound broken; empty when ok")
+    figures: TimingFigures = Field(default_factory=TimingFigures)
+    bounds: TimingBounds = Field(default_factory=TimingBounds)
 
 
 class RunMeta(BaseModel):
@@ -146,6 +190,11 @@ class RunMeta(BaseModel):
     )
     versions: dict[str, str] = Field(default_factory=dict)
     duration_ms: int | None = None
+    timing: TimingVerdict | None = Field(
+        default=None, description="timing verdict; None when the scenario never reached its records"
+    )
+    attempt: int = Field(default=1, description="1 for the first try; earlier tries are meta.attempt-N.json")
+
 
 
 class DialogueTurn(BaseModel):

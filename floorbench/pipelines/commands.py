@@ -105,6 +105,9 @@ def run(
     ] = None,
     scenario: Annotated[list[str] | None, typer.Option(help="only these scenario ids")] = None,
     limit: Annotated[int | None, typer.Option(help="only the first N scenarios")] = None,
+    retries: Annotated[
+        int, typer.Option(help="try a scenario again up to K times after an infrastructure failure (server died, join timeout)")
+    ] = 0,
     identity: Annotated[str | None, typer.Option(help="external model: the participant identity to wait for")] = None,
     dispatch: Annotated[str | None, typer.Option(help="external model: LiveKit agent name to dispatch")] = None,
     join_timeout: Annotated[float, typer.Option(help="seconds to wait for the model to join")] = 60.0,
@@ -113,6 +116,7 @@ def run(
     quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
 ) -> None:
     """Run a suite live against a model: one LiveKit room per scenario, one folder per scenario."""
+    from floorbench.errors import FloorbenchError
     from floorbench.pipelines.runner import RunOptions, run_suite
     from floorbench.pipelines.scenario_run import ScenarioSettings
     from floorbench.processors.registry import ModelError
@@ -149,13 +153,20 @@ def run(
                 record_rate=record_rate, model_join_timeout_s=join_timeout, print_join=print_join
             ),
             progress=not quiet and sys.stderr.isatty(),
+            retries=retries,
         )
         summary = asyncio.run(run_suite(opts, on_scenario=None if opts.progress else _print_outcome))
-    except (ScenarioError, ModelError, ServerError, ValueError) as e:
+    except (FloorbenchError, ScenarioError, ModelError, ServerError, ValueError) as e:
         fail(str(e))
     except KeyboardInterrupt:
-        fail(f"interrupted; finished scenarios are in {out}")
-    typer.echo(f"{summary.completed} completed, {summary.failed} failed → {out}")
+        fail(f"interrupted; finished scenarios are kept in {out}; run the same command again to resume")
+    c = summary.counts
+    kept = f" ({len(summary.kept)} kept from before)" if summary.kept else ""
+    typer.echo(
+        f"{summary.completed} completed{kept}, {summary.failed} failed, {c.get('not_run', 0)} not run; "
+        f"timing {c.get('timing_ok', 0)} ok, {c.get('timing_degraded', 0)} degraded → {out}"
+    )
+
 
 
 def register(app: typer.Typer) -> None:

@@ -5,11 +5,20 @@ before any room), starts a managed LiveKit server unless a connection is given,
 and leaves ``OUT/run.json`` plus one folder per scenario. A failed scenario is
 recorded as failed with its reason and the run goes on; if a managed server
 died, it is restarted for the next scenario.
+
+An existing ``OUT`` is resumed (pipelines/resume.py): intact completed
+scenarios are kept, the rest run; a folder of another suite or model is
+refused. A scenario that failed for an infrastructure reason is tried again up
+to ``retries`` times. Ctrl-C or SIGTERM stops cleanly: the running scenario is
+marked failed (``interrupted``), never-started ones stay ``not_run`` in
+run.json, and the next invocation resumes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import signal
 import time
 import uuid
 from collections.abc import Callable
@@ -18,10 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from floorbench import __version__
+from floorbench.errors import FloorbenchError
+from floorbench.pipelines import resume
 from floorbench.pipelines.participant import settle
+from floorbench.pipelines.run_book import RunBook, now_wall
 from floorbench.pipelines.scenario_run import ScenarioRun, ScenarioSettings
-from floorbench.processors.registry import ModelContext, create_model
-from floorbench.records import Outcome, RunMeta, write_json_atomic
+from floorbench.processors.registry import Model, ModelContext, create_model
+from floorbench.records import Outcome, RunMeta
+from floorbench.scenarios.schema import Scenario
 from floorbench.scenarios.validate import LoadedSuite, load_suite
 from floorbench.transports.server import LiveKitConnection, LiveKitServer, ServerError
 
@@ -38,12 +51,27 @@ class RunOptions:
     limit: int | None = None
     settings: ScenarioSettings = field(default_factory=ScenarioSettings)
     progress: bool = True
+    retries: int = 0
+    """tries again, per scenario, after an infrastructure failure (resume.INFRASTRUCTURE)"""
+
+
+log = logging.getLogger(__name__)
+MAX_RETRIES = 10
+
+
+class RunInterrupted(FloorbenchError):
+    """SIGTERM stopped the run; what finished is kept and the next `run` resumes."""
 
 
 @dataclass
 class RunSummary:
     out: Path
     metas: list[RunMeta]
+    """every selected scenario that has a meta.json, kept or run now, in suite order"""
+    counts: dict[str, int] = field(default_factory=dict)
+    """run.json's counts: outcomes over every planned scenario, timing verdicts of the completed"""
+    kept: list[str] = field(default_factory=list)
+    """completed scenarios found intact in OUT and not run again"""
 
     @property
     def completed(self) -> int:
@@ -52,6 +80,10 @@ class RunSummary:
     @property
     def failed(self) -> int:
         return sum(1 for m in self.metas if m.outcome != Outcome.completed)
+
+    @property
+    def degraded(self) -> int:
+        return sum(1 for m in self.metas if m.outcome == Outcome.completed and m.timing and m.timing.verdict != "ok")
 
 
 def select_scenarios(suite: LoadedSuite, ids: list[str] | None, limit: int | None) -> list[Any]:
@@ -86,75 +118,141 @@ async def check_reachable(conn: LiveKitConnection, timeout_s: float = 5.0) -> No
 async def run_suite(
     opts: RunOptions, on_scenario: Callable[[RunMeta], None] | None = None
 ) -> RunSummary:
+    """Run (or resume) the selected scenarios; see the module docstring."""
+    if not 0 <= opts.retries <= MAX_RETRIES:
+        raise ValueError(f"--retries {opts.retries}: use 0 to {MAX_RETRIES}")
     suite = load_suite(opts.suite)
-    chosen = select_scenarios(suite, opts.scenarios, opts.limit)
+    planned = select_scenarios(suite, opts.scenarios, None)
+    chosen = planned[: opts.limit] if opts.limit else planned
     if not chosen:
         raise ValueError(f"{opts.suite}: no scenarios selected")
-    # create once before any room, so a bad config or a missing key fails the run at once
-    model = create_model(
-        ModelContext(
-            name=opts.model, config=opts.config, scenario=chosen[0], suite=suite.suite, suite_root=suite.root
-        )
+    runner = _Runner(opts, suite, _model_for(opts, suite, chosen[0]))
+    return await runner.run([s.scenario_id for s in planned], chosen, on_scenario)
+
+
+def _model_for(opts: RunOptions, suite: LoadedSuite, scenario: Scenario) -> Model:
+    """A fresh model session: its per-scenario context carries the scenario."""
+    return create_model(
+        ModelContext(name=opts.model, config=opts.config, scenario=scenario, suite=suite.suite, suite_root=suite.root)
     )
-    opts.out.mkdir(parents=True, exist_ok=True)
-    run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
-    server: LiveKitServer | None = None
-    conn = opts.connection
-    if conn is None:
-        server = LiveKitServer(log_path=opts.out / "livekit.log")
-        conn = server.start()  # main thread: the server's death signal is tied to it
-    run_info: dict[str, Any] = {
-        "record_version": 1,
-        "floorbench_version": __version__,
-        "run_id": run_id,
-        "suite": suite.suite.name,
-        "suite_path": str(opts.suite.resolve()),
-        "model": model.card(),
-        "livekit": {"url": conn.url, "managed": server is not None},
-        "started_wall": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "scenarios": [],
-    }
-    metas: list[RunMeta] = []
-    progress = _progress(opts.progress, len(chosen))
-    try:
-        await check_reachable(conn)
-        for scenario in chosen:
-            # every model gets a fresh session: its per-scenario context carries the scenario
-            model = create_model(
-                ModelContext(
-                    name=opts.model,
-                    config=opts.config,
-                    scenario=scenario,
-                    suite=suite.suite,
-                    suite_root=suite.root,
-                )
+
+
+class _Runner:
+    """One invocation of `run_suite`: the server, run.json and the scenarios left to run."""
+
+    def __init__(self, opts: RunOptions, suite: LoadedSuite, model: Model) -> None:
+        # the model is created once before any room, so a bad config or a missing key fails the run at once
+        self.opts, self.suite, self.out = opts, suite, opts.out
+        self.identity = resume.RunIdentity(suite.suite.name, resume.suite_hash(suite), model.card())
+        self.prior = resume.read_run_info(self.out)
+        if self.prior is not None:
+            self.identity.check(self.prior, self.out / "run.json")
+        self.run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
+        self.server: LiveKitServer | None = None
+        self.conn = opts.connection
+        self.stopped_by: str | None = None
+
+    def _info(self) -> dict[str, Any]:
+        assert self.conn is not None
+        return {
+            "record_version": 1,
+            "floorbench_version": __version__,
+            "run_id": self.run_id,
+            "suite": self.identity.suite,
+            "suite_hash": self.identity.suite_hash,
+            "suite_path": str(self.opts.suite.resolve()),
+            "model": self.identity.model,
+            "livekit": {"url": self.conn.url, "managed": self.server is not None},
+            "started_wall": now_wall(),
+            "scenarios": [],
+        }
+
+    def _ensure_server(self) -> LiveKitConnection:
+        """The connection to use; a managed server that died is restarted first."""
+        if self.conn is None or (self.server is not None and not self.server.alive()):
+            if self.server is not None:
+                self.server.stop()
+            self.server = LiveKitServer(log_path=self.out / "livekit.log")
+            self.conn = self.server.start()  # main thread: the server's death signal is tied to it
+        return self.conn
+
+    async def run(
+        self, planned: list[str], chosen: list[Scenario], on_scenario: Callable[[RunMeta], None] | None
+    ) -> RunSummary:
+        self.out.mkdir(parents=True, exist_ok=True)
+        todo = resume.plan(self.out, [s.scenario_id for s in chosen])
+        book: RunBook | None = None
+        progress = _progress(self.opts.progress, len(todo.run))
+        remove_handler = self._on_sigterm()
+        current: str | None = None
+        try:
+            await check_reachable(self._ensure_server())
+            book = RunBook(self.out, self._info(), [s.scenario_id for s in self.suite.scenarios], self.prior)
+            book.plan(planned, todo.keep)
+            for scenario in (s for s in chosen if s.scenario_id in todo.run):
+                current = scenario.scenario_id
+                progress.describe(current)
+                meta = await self._attempts(scenario)
+                current = None
+                book.record(meta)
+                progress.advance(meta)
+                if on_scenario is not None:
+                    on_scenario(meta)
+        except asyncio.CancelledError:
+            if current is not None and book is not None:
+                book.record_folder(current)
+            if self.stopped_by is None:
+                raise
+        finally:
+            remove_handler()
+            if book is not None:
+                book.write(ended=True, interrupted=self.stopped_by is not None)
+            progress.close()
+            if self.server is not None:
+                self.server.stop()
+        return self._summary(chosen, book, todo.keep)
+
+    def _summary(self, chosen: list[Scenario], book: RunBook | None, kept: list[str]) -> RunSummary:
+        """What this invocation leaves; a SIGTERM is a one-line `RunInterrupted` naming how to resume."""
+        counts = book.counts() if book is not None else {}
+        if self.stopped_by is not None:
+            raise RunInterrupted(
+                f"stopped by {self.stopped_by}: {counts.get('completed', 0)} completed, "
+                f"{counts.get('not_run', 0)} not run, kept in {self.out}; run the same command again to resume"
             )
-            if server is not None and not server.alive():
-                server.stop()
-                server = LiveKitServer(log_path=opts.out / "livekit.log")
-                conn = server.start()
-            progress.describe(scenario.scenario_id)
-            meta = await ScenarioRun(run_id, suite, scenario, model, conn, opts.out, opts.settings, server).run()
-            metas.append(meta)
-            run_info["scenarios"].append(
-                {
-                    "scenario_id": meta.scenario_id,
-                    "outcome": meta.outcome,
-                    "failure_kind": meta.failure_kind,
-                    "failure_reason": meta.failure_reason,
-                }
-            )
-            write_json_atomic(opts.out / "run.json", run_info)
-            progress.advance(meta)
-            if on_scenario is not None:
-                on_scenario(meta)
-    finally:
-        run_info["ended_wall"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        write_json_atomic(opts.out / "run.json", run_info)
-        progress.close()
-        if server is not None:
-            server.stop()
-    return RunSummary(opts.out, metas)
+        metas = [m for m in (resume.read_meta(self.out / s.scenario_id) for s in chosen) if m is not None]
+        return RunSummary(self.out, metas, counts, kept)
+
+    async def _attempts(self, scenario: Scenario) -> RunMeta:
+        """Run the scenario; again after an infrastructure failure while retries are left. Every attempt is kept."""
+        tries = 0
+        while True:
+            tries += 1
+            attempt = resume.archive_attempt(self.out / scenario.scenario_id)
+            model = _model_for(self.opts, self.suite, scenario)
+            conn = self._ensure_server()
+            run = ScenarioRun(self.run_id, self.suite, scenario, model, conn, self.out, self.opts.settings, self.server)
+            run.meta.attempt = attempt
+            meta = await run.run()
+            if not resume.should_retry(meta, tries, self.opts.retries):
+                return meta
+            log.warning("%s: %s (%s); trying again", scenario.scenario_id, meta.failure_kind, meta.failure_reason)
+
+    def _on_sigterm(self) -> Callable[[], object]:
+        """SIGTERM cancels the run like Ctrl-C does; returns the undo. Off the main thread, nothing to do."""
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+
+        def stop() -> None:
+            self.stopped_by = "SIGTERM"
+            if task is not None:
+                task.cancel()
+
+        try:
+            loop.add_signal_handler(signal.SIGTERM, stop)
+        except (NotImplementedError, RuntimeError, ValueError):
+            return lambda: None
+        return lambda: loop.remove_signal_handler(signal.SIGTERM)
 
 
 class _progress:

@@ -32,6 +32,7 @@ from floorbench.pipelines.participant import ScenarioRoom, cancel_and_wait, sett
 from floorbench.pipelines.playback import PlaybackParticipant
 from floorbench.pipelines.recorder import Recorder
 from floorbench.pipelines.schedules import MpeSchedule, MpeScheduleConfig
+from floorbench.pipelines.timing_verdict import figures_of, timing_verdict, unmeasured
 from floorbench.pipelines.turn_mapping import dialogue_turns, measure_latency, turn_entries
 from floorbench.processors.registry import Model
 from floorbench.records import (
@@ -236,7 +237,7 @@ class ScenarioRun:
         except ScenarioError as e:
             self._fail(timeline, FailureKind.bad_input, str(e))
         except asyncio.CancelledError:
-            self._fail(timeline, FailureKind.internal, "run interrupted")
+            self._fail(timeline, FailureKind.interrupted, "run interrupted (Ctrl-C or SIGTERM); run again to resume")
             raise
         except Exception as e:  # a bug must not lose the recording or stop the run
             log.exception("scenario %s crashed", self.scenario.scenario_id)
@@ -254,6 +255,8 @@ class ScenarioRun:
             except Exception as e:  # the recordings stay; say why turns.json is missing
                 log.exception("scenario %s: post-processing failed", self.scenario.scenario_id)
                 self.meta.playback["records_error"] = f"{type(e).__name__}: {e}"
+            if self.meta.timing is None and self.meta.outcome == Outcome.completed:
+                self.meta.timing = unmeasured(str(self.meta.playback.get("records_error", "no turn was played")))
             self._write_meta()
         return self.meta
 
@@ -495,6 +498,7 @@ class ScenarioRun:
             "queue_ms": playback.queue_ms,
             "turn_onset_error_ms": latency.onset_errors(),
         }
+        self.meta.timing = timing_verdict(figures_of(latency, playback.writer.underruns))
         turns = dialogue_turns(self.scenario.turns, starts, ends, latency, humans.start_ns - model.start_ns)
         write_json_atomic(
             self.dir / "turns.json",

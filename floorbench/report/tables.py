@@ -57,7 +57,10 @@ def conditions(runs: list[ScoredRun]) -> list[str]:
 def runs_table(runs: list[ScoredRun]) -> Table:
     t = Table(
         "Runs",
-        ["run", "source", "scored", "failed", "lost in flight", "not run", "unreadable", "ASR", "judge"],
+        ["run", "source", "scored", "failed", "lost in flight", "not run", "unreadable",
+         "timing ok / degraded", "left out (degraded)", "ASR", "judge"],
+        note="timing: each scenario's verdict in meta.json (onset error p99, drift, underruns, turns found); "
+        "`score --exclude-degraded` leaves degraded ones out",
     )
     for r in runs:
         s = r.scores.scenarios
@@ -65,6 +68,7 @@ def runs_table(runs: list[ScoredRun]) -> Table:
             [
                 r.label, r.scores.source, str(s.get("scored", 0)), str(s.get("failed", 0)),
                 str(s.get("in_progress", 0)), str(s.get("not_run", 0)), str(s.get("unreadable", 0)),
+                f"{s.get('timing_ok', 0)} / {s.get('timing_degraded', 0)}", str(s.get("excluded_degraded", 0)),
                 str(r.scores.settings.get("asr", {}).get("model", "")),
                 str(r.scores.settings.get("judge", {}).get("id", "")),
             ]

@@ -42,6 +42,9 @@ def score_cmd(
     resamples: int = typer.Option(10_000, help="scenario-bootstrap resamples"),
     seed: int = typer.Option(0, help="bootstrap seed"),
     cache_dir: Path | None = typer.Option(None, help="ASR/judge caches (default: OUT/scoring-cache)"),
+    exclude_degraded: bool = typer.Option(
+        False, "--exclude-degraded", help="leave out scenarios whose timing verdict is degraded (meta.json timing)"
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:
     """Score recordings: timing from VAD, content from ASR + judge, intervals, McNemar."""
@@ -52,6 +55,7 @@ def score_cmd(
         asr=asr, asr_download=asr_download, judge=judge,
         judge_options=_judge_options(judge, judge_base_url, judge_key_env, judge_concurrency),
         workers=workers, resamples=resamples, seed=seed, out=out, cache_dir=cache_dir,
+        exclude_degraded=exclude_degraded,
     )
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -67,6 +71,9 @@ def score_cmd(
         print(file=sys.stderr)
     for line in result.scores.errors:
         typer.echo(f"skipped: {line}", err=True)
+    left_out = result.scores.scenarios.get("excluded_degraded", 0)
+    if exclude_degraded:
+        typer.echo(f"left out {left_out} scenario(s) whose timing verdict is degraded", err=True)
     for line in summary_lines(result.scores):
         typer.echo(line)
     typer.echo(f"wrote {result.out / 'scores.json'} and {result.out / 'items.jsonl'}")

@@ -68,6 +68,8 @@ class ScoreOptions:
     vad_rules: VadRules = field(default_factory=VadRules)
     timing_rules: MpeRules = field(default_factory=MpeRules)
     """the benchmark's numbers; the live schedule plays by the same record"""
+    exclude_degraded: bool = False
+    """leave out scenarios whose meta.json timing verdict is `degraded` (counted as excluded_degraded)"""
 
 
 class ScoresFile(BaseModel):
@@ -151,6 +153,32 @@ def _timing_stage(
     return items_by, vad_rows
 
 
+def run_selection(disc: Discovery, exclude_degraded: bool) -> tuple[list[DialogueSource], dict[str, int]]:
+    """The dialogues to score, and the counts a run folder adds to `scenarios`.
+
+    ``not_run``: scenarios run.json lists as never started (Ctrl-C, ``--limit``), which
+    have no folder; ``timing_ok`` / ``timing_degraded``: the verdicts in meta.json of
+    the scorable dialogues; ``excluded_degraded``: those left out on request.
+    """
+    seen = {d.folder.name for d in disc.dialogues} | {d.meta.scenario_id for d in disc.dialogues if d.meta}
+    entries = disc.run_info.get("scenarios")
+    never = [
+        e for e in (entries if isinstance(entries, list) else [])
+        if isinstance(e, dict) and e.get("outcome") == "not_run" and str(e.get("scenario_id")) not in seen
+    ]
+    degraded = [d for d in disc.scorable if d.meta and d.meta.timing and d.meta.timing.verdict != "ok"]
+    ok = sum(1 for d in disc.scorable if d.meta and d.meta.timing and d.meta.timing.verdict == "ok")
+    counts = {
+        "not_run": disc.counts().get("not_run", 0) + len(never),
+        "timing_ok": ok,
+        "timing_degraded": len(degraded),
+        "excluded_degraded": len(degraded) if exclude_degraded else 0,
+    }
+    left_out = {id(d) for d in degraded} if exclude_degraded else set()
+    sources = [d for d in disc.scorable if id(d) not in left_out]
+    return sources, counts
+
+
 def _content_stage(
     items_by: list[tuple[DialogueSource, list[Item]]], opts: ScoreOptions, cache_dir: Path,
     progress: Progress | None,
@@ -194,7 +222,8 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
     disc: Discovery = discover(target)
 
     t = time.perf_counter()
-    items_by, vad_rows = _timing_stage(disc.scorable, opts, progress)
+    sources, run_counts = run_selection(disc, opts.exclude_degraded)
+    items_by, vad_rows = _timing_stage(sources, opts, progress)
     secs["vad_timing"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -217,7 +246,7 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
         source_kind=disc.kind,
         run=run_label(disc),
         run_info=disc.run_info,
-        scenarios=disc.counts() | {"scored": len(items_by)},
+        scenarios=disc.counts() | run_counts | {"scored": len(items_by)},
         errors=disc.errors,
         settings={
             "vad": asdict(opts.vad_rules) | {"model": "silero_vad.onnx", "window_ms": WINDOW_MS},

@@ -1,0 +1,179 @@
+"""Resume and retry: what a run folder already holds, and what is left to run.
+
+Running `floorbench run` again with the same ``--out`` continues the run. A
+scenario is kept when its folder is intact — ``meta.json`` says `completed`
+and ``model.wav``, ``humans.wav`` and ``turns.json`` are there and readable;
+everything else (``in_progress`` left by a crash, ``failed``, ``interrupted``,
+never started) runs again. Before a scenario runs again its earlier
+``meta.json`` and ``timeline.jsonl`` are kept as ``meta.attempt-N.json`` and
+``timeline.attempt-N.jsonl``, so every attempt stays on record.
+
+A folder made with another suite (name or suite hash) or another model card is
+refused with one line: results of two systems or two suites never mix.
+
+Within one invocation a scenario that failed for an infrastructure reason
+(`INFRASTRUCTURE`) is tried again up to ``--retries`` times; a model's own
+failure (it crashed, left, errored, timed out) is a result, not retried.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from floorbench.errors import FloorbenchError
+from floorbench.records import DialogueTurns, FailureKind, Outcome, RunMeta
+from floorbench.scenarios.validate import LoadedSuite
+
+INFRASTRUCTURE = frozenset({FailureKind.server_died, FailureKind.model_never_joined})
+"""failures of the room, not of the model: the server died, or the model's process or
+participant did not come up within the join timeout"""
+RECORDINGS = ("model.wav", "humans.wav")
+
+
+class ResumeMismatch(FloorbenchError):
+    """The run folder holds another suite's or another model's results."""
+
+
+def suite_hash(suite: LoadedSuite) -> str:
+    """SHA-256 over suite.yaml, every scenario file and audio/manifest.json (names and bytes)."""
+    h = hashlib.sha256()
+    files = [suite.root / "suite.yaml", *sorted(suite.files.values()), suite.root / "audio" / "manifest.json"]
+    for p in files:
+        if p.is_file():
+            h.update(str(p.resolve().relative_to(suite.root.resolve())).encode())
+            h.update(b"\0")
+            h.update(p.read_bytes())
+            h.update(b"\0")
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """What must match for a folder's results to be continued: suite, its hash, the model card."""
+
+    suite: str
+    suite_hash: str
+    model: dict[str, Any]
+
+    def check(self, run_info: dict[str, Any], run_json: Path) -> None:
+        """Raise `ResumeMismatch` (one line) unless `run_info` (an existing run.json) is this run's."""
+        fix = f"use another --out, or remove {run_json.parent} to start over"
+        if run_info.get("suite") != self.suite:
+            raise ResumeMismatch(f"{run_json}: holds suite {run_info.get('suite')!r}, not {self.suite!r}; {fix}")
+        if run_info.get("suite_hash") != self.suite_hash:
+            raise ResumeMismatch(
+                f"{run_json}: suite {self.suite!r} has changed since this folder was run "
+                f"(suite hash {str(run_info.get('suite_hash'))[:12]} ≠ {self.suite_hash[:12]}); {fix}"
+            )
+        if _canonical(run_info.get("model")) != _canonical(self.model):
+            name = (run_info.get("model") or {}).get("name") if isinstance(run_info.get("model"), dict) else None
+            raise ResumeMismatch(
+                f"{run_json}: holds results of model {name!r} with another model card than "
+                f"{self.model.get('name')!r}; {fix}"
+            )
+
+
+def _canonical(card: Any) -> str:
+    return json.dumps(card, sort_keys=True, default=str)
+
+
+def read_run_info(out: Path) -> dict[str, Any] | None:
+    """The existing run.json of `out`, None when there is none; one-line error when it is broken."""
+    path = out / "run.json"
+    if not path.is_file():
+        return None
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ResumeMismatch(f"{path}: unreadable ({type(e).__name__}); remove the folder or use another --out") from None
+    if not isinstance(info, dict):
+        raise ResumeMismatch(f"{path}: not a run.json (not a mapping); remove the folder or use another --out")
+    return info
+
+
+def read_meta(folder: Path) -> RunMeta | None:
+    """The folder's meta.json, None when missing or unreadable (a torn file from a kill)."""
+    try:
+        return RunMeta.model_validate_json((folder / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValidationError, ValueError):
+        return None
+
+
+def why_not_intact(folder: Path) -> str | None:
+    """None when the folder holds a completed scenario with readable records; else why it must run again."""
+    meta = read_meta(folder)
+    if meta is None:
+        return "no readable meta.json"
+    if meta.outcome != Outcome.completed:
+        return f"outcome {meta.outcome.value}"
+    try:
+        DialogueTurns.model_validate_json((folder / "turns.json").read_text(encoding="utf-8"))
+    except (OSError, ValidationError, ValueError):
+        return "no readable turns.json"
+    import soundfile as sf
+
+    for name in RECORDINGS:
+        try:
+            info = sf.info(str(folder / name))
+        except Exception:  # soundfile raises RuntimeError or LibsndfileError, OSError for a missing file
+            return f"no readable {name}"
+        if info.frames <= 0:
+            return f"{name} is empty"
+    return None
+
+
+@dataclass(frozen=True)
+class ResumePlan:
+    """Scenario ids in suite order: kept as they are, or to run (with why)."""
+
+    keep: list[str]
+    run: dict[str, str]
+    """scenario id → why it runs ('new', 'outcome failed', 'no readable turns.json', …)"""
+
+
+def plan(out: Path, scenario_ids: list[str]) -> ResumePlan:
+    """Which of `scenario_ids` the folder `out` already holds intact, and which must run."""
+    keep: list[str] = []
+    run: dict[str, str] = {}
+    for sid in scenario_ids:
+        folder = out / sid
+        if not folder.exists():
+            run[sid] = "new"
+            continue
+        why = why_not_intact(folder)
+        if why is None:
+            keep.append(sid)
+        else:
+            run[sid] = why
+    return ResumePlan(keep, run)
+
+
+def attempts_on_record(folder: Path) -> int:
+    """How many earlier attempts the folder keeps (meta.attempt-N.json)."""
+    return sum(1 for _ in folder.glob("meta.attempt-*.json"))
+
+
+def archive_attempt(folder: Path) -> int:
+    """Keep the last attempt's meta.json and timeline.jsonl under numbered names; the next attempt's number.
+
+    A folder without meta.json (never started, or killed before its first write) has
+    nothing to keep.
+    """
+    n = attempts_on_record(folder)
+    if (folder / "meta.json").exists():
+        n += 1
+        (folder / "meta.json").replace(folder / f"meta.attempt-{n}.json")
+        if (folder / "timeline.jsonl").exists():
+            (folder / "timeline.jsonl").replace(folder / f"timeline.attempt-{n}.jsonl")
+    return n + 1
+
+
+def should_retry(meta: RunMeta, tries_here: int, retries: int) -> bool:
+    """Retry a scenario whose failure was the infrastructure's, while this invocation has retries left."""
+    return meta.outcome == Outcome.failed and meta.failure_kind in INFRASTRUCTURE and tries_here <= retries
