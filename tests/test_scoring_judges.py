@@ -201,6 +201,8 @@ class _Endpoint(BaseHTTPRequestHandler):
     fail_with: ClassVar[int | None] = None
     fail_after: ClassVar[int | None] = None
     """answer this many requests, then fail every later one with HTTP 500"""
+    reply: ClassVar[str | None] = None
+    """when set, the model's reply to every request, verbatim"""
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -217,7 +219,8 @@ class _Endpoint(BaseHTTPRequestHandler):
         verdict = "correct" if "taco" in prompt.split("Aria's transcript:")[-1] else "wrong"
         if "brief acknowledgement" in prompt:
             verdict = "backchannel" if "Got it" in prompt else "not-a-verdict"
-        data = json.dumps({"choices": [{"message": {"content": json.dumps({"verdict": verdict})}}]}).encode()
+        content = type(self).reply if type(self).reply is not None else json.dumps({"verdict": verdict})
+        data = json.dumps({"choices": [{"message": {"content": content}}]}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -230,7 +233,7 @@ class _Endpoint(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def endpoint() -> Iterator[str]:
-    _Endpoint.seen, _Endpoint.fail_with, _Endpoint.fail_after = [], None, None
+    _Endpoint.seen, _Endpoint.fail_with, _Endpoint.fail_after, _Endpoint.reply = [], None, None, None
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Endpoint)
     th = threading.Thread(target=server.serve_forever, daemon=True)
     th.start()
@@ -326,3 +329,39 @@ def test_a_torn_cache_line_does_not_swallow_the_next_verdict(tmp_path: Path) -> 
     resumed.put("c", {"verdict": "wrong", "reason": "r"})
     again = JsonlCache(path)
     assert again.get("a") is not None and again.get("c") == {"verdict": "wrong", "reason": "r"} and len(again) == 2
+
+
+@pytest.mark.parametrize(
+    ("reply", "metric"),
+    [("Not correct.", "conditional_accuracy"), ('{"verdict": "not correct"}', "conditional_accuracy"),
+     ("It is NOT an intrusion", "silence_keeping")],
+)
+def test_an_unreadable_reply_is_a_failure_shown_in_the_item(
+    endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: str, metric: str
+) -> None:
+    """Through the content stage: the LLM's negated reply becomes an `unparsable_verdict`
+    item that fails and carries the reply in `judge_reason` (items.jsonl)."""
+    import numpy as np
+
+    from floorbench.records import DialogueTurn, DialogueTurns
+    from floorbench.scoring.asr import Transcriber
+    from floorbench.scoring.content import PendingDialogue, fill_content
+    from floorbench.scoring.items import Item, Kind, Metric
+
+    _Endpoint.reply = reply
+    label = "T" if metric == "conditional_accuracy" else "N2"
+    turns = DialogueTurns(scenario_id="s1", pair_id="p1", condition="explicit", turns=[
+        DialogueTurn(turn_id=1, speaker="A", label=label, start_ms=0, end_ms=1000, text="Which is cheapest?",
+                     gold="the taco place" if label == "T" else None)])
+    item = Item(scenario_id="s1", pair_id="p1", condition="explicit", metric=Metric(metric), turn_id=1, label=label,
+                counted=True, kind=Kind.correct, reason="", window_start_ms=1000, window_end_ms=3000,
+                speech=[(1200, 2200)], speech_ms=1000, gold="the taco place" if label == "T" else None,
+                needs_transcript=True)
+    asr = Transcriber("tiny.en")
+    monkeypatch.setattr(asr, "transcribe", lambda clips, progress=None: ["It's the taco place."] * len(clips))
+    fill_content([PendingDialogue(turns=turns, items=[item], read_audio=lambda: np.zeros(48000, np.int16))],
+                 asr, LLMJudge(model="m", base_url=endpoint), JsonlCache(tmp_path / "judge.jsonl"))
+    assert item.passed is False and item.kind is Kind.unparsable_verdict and item.verdict == "unparsable"
+    assert item.judge_reason == f"unreadable reply: {reply!r}"
+    line = json.loads(item.model_dump_json())
+    assert line["kind"] == "unparsable_verdict" and reply in line["judge_reason"]
