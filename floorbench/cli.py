@@ -9,10 +9,22 @@ unrelated commands.
 from __future__ import annotations
 
 import importlib
+from typing import Any, NoReturn
 
 import typer
 
-from floorbench.errors import FloorbenchError
+from floorbench.errors import FloorbenchError, one_line, path_error_line
+
+
+def _click_errors() -> Any:
+    """click's exception classes: typer >= 0.2x carries its own copy of click, older typer uses click."""
+    try:
+        return importlib.import_module("typer._click.exceptions")
+    except ImportError:
+        return importlib.import_module("click.exceptions")
+
+
+click_errors = _click_errors()
 
 app = typer.Typer(
     name="floorbench",
@@ -58,13 +70,46 @@ def _quiet_logs() -> None:
 
 
 def run_cli(cli: typer.Typer, args: list[str] | None = None) -> None:
-    """Run `cli`: an expected failure (`FloorbenchError`) prints ``error: <message>`` and exits
-    with its exit code; any other exception is a bug and keeps its traceback."""
+    """Run `cli`: every expected failure prints one line, ``error: <message>``, and exits with its
+    code (2 unless the error says otherwise); any other exception is a bug and keeps its traceback.
+
+    Expected are a `FloorbenchError`, a command line click cannot parse (a missing option, a
+    value of the wrong type: click's multi-line usage box becomes one line naming the option
+    and ``--help``), and a path the operating system refuses (no such file, permission denied,
+    not a folder, disk full), which names the path.
+    """
     try:
-        cli(args=args)
+        name = cli.info.name if isinstance(cli.info.name, str) else None  # "floorbench", however started
+        code = cli(args=args, prog_name=name, standalone_mode=False)
     except FloorbenchError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise SystemExit(e.exit_code) from None
+        _fail(one_line(e), e.exit_code)
+    except click_errors.NoArgsIsHelpError as e:
+        typer.echo(e.ctx.get_help())
+        raise SystemExit(2) from None
+    except click_errors.UsageError as e:
+        _fail(_usage_line(e), 2)
+    except click_errors.ClickException as e:
+        _fail(one_line(e.format_message()), 2)
+    except typer.Abort:
+        _fail("aborted", 1)
+    except OSError as e:
+        line = path_error_line(e)
+        if line is None:
+            raise
+        _fail(line, 2)
+    if isinstance(code, int) and code:
+        raise SystemExit(code)
+
+
+def _usage_line(e: Any) -> str:
+    """click's usage error as one line, pointing at the command's --help."""
+    where = f"; see `{e.ctx.command_path} --help`" if e.ctx is not None else ""
+    return one_line(f"{str(e.format_message()).rstrip('.')}{where}")
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise SystemExit(code)
 
 
 def main() -> None:

@@ -10,8 +10,51 @@ its traceback.
 
 from __future__ import annotations
 
+import errno
+
 
 class FloorbenchError(Exception):
     """An expected failure: one line that names the file or item and the fix."""
 
     exit_code: int = 2
+
+
+def one_line(message: object) -> str:
+    """`message` as one printable line: a newline or control character (say, in a file name
+    a user typed) is shown escaped, so an ``error: …`` line is always exactly one line."""
+    text = str(message).strip() or "unknown error"
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # lone surrogates from odd file names
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+class OptionError(FloorbenchError, ValueError):
+    """A number typed on the command line outside what the command accepts."""
+
+
+def check_range(option: str, value: int | float, lo: int | float, hi: int | float) -> None:
+    """Every count and size a user can type is bounded, so a typo cannot write without end;
+    the message carries the limit (``--pairs must be 1..100000, got 0``)."""
+    if not lo <= value <= hi:
+        raise OptionError(f"{option} must be {lo}..{hi}, got {value}")
+
+
+def check_choice(option: str, value: object, allowed: tuple[object, ...]) -> None:
+    if value not in allowed:
+        raise OptionError(f"{option} must be one of {', '.join(map(str, allowed))}, got {value}")
+
+
+PATH_ERRNOS = frozenset(
+    getattr(errno, name)
+    for name in ("ENOENT", "EACCES", "EPERM", "ENOTDIR", "EISDIR", "EEXIST", "EROFS", "ENOSPC", "ENAMETOOLONG",
+                 "ELOOP", "EDQUOT")
+    if hasattr(errno, name)
+)
+
+
+def path_error_line(e: OSError) -> str | None:
+    """A path the operating system refused (missing, not a folder, no permission, disk full) as
+    one line naming it; None for any other OSError, which stays a bug with its traceback."""
+    if e.errno not in PATH_ERRNOS:
+        return None
+    where = f"{e.filename}: " if e.filename else ""
+    return one_line(f"{where}{e.strerror}; check the path and its permissions")

@@ -48,7 +48,7 @@ def test_import_folder_of_user_files(tmp_path):
     (src / "broken.yaml").write_text("turns: [oops\n")
     out = tmp_path / "suite"
     res = CliRunner().invoke(app, ["suite", "import", str(src), "--out", str(out)])
-    assert res.exit_code == 1, res.output
+    assert res.exit_code == 2, res.output
     assert "imported 2 scenarios" in res.output
     assert "bad.json[0]: scenario u2-explicit: 2 T turns (ids 4, 5)" in res.output
     assert "broken.yaml: YAML syntax error" in res.output
@@ -67,7 +67,7 @@ def test_import_jsonl_and_reject_unpaired(tmp_path):
     src.write_text("\n".join(json.dumps(r) for r in (ex, im, lonely)) + "\n")
     out = tmp_path / "suite"
     res = CliRunner().invoke(app, ["suite", "import", str(src), "--out", str(out), "--name", "mine"])
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     assert "pair u4: 1 scenario(s); each pair needs an explicit and an implicit one" in res.output
     assert load_suite(out, audio=False).suite.name == "mine"
 

@@ -62,7 +62,7 @@ def test_render_is_cached_resumable_and_reported(fresh_tiny):
     sf.write(str(victim), (data // 2).astype(np.int16), rate, format="FLAC")
     assert any("SHA-256 differs" in p for p in suite_info(root).audio_problems)
     res = CliRunner().invoke(app, ["suite", "info", str(root)])
-    assert res.exit_code == 1 and "do not match the manifest" in res.output and "Traceback" not in res.output
+    assert res.exit_code == 2 and "do not match the manifest" in res.output and "Traceback" not in res.output
 
 
 def test_render_at_24k_with_a_voice_map(fresh_tiny, tmp_path):
@@ -84,11 +84,11 @@ def test_render_at_24k_with_a_voice_map(fresh_tiny, tmp_path):
 
 def test_render_refuses_bad_rate_and_bad_voice(fresh_tiny, tmp_path):
     res = CliRunner().invoke(app, ["render", str(fresh_tiny), "--rate", "22050"])
-    assert res.exit_code == 2 and "use 16000, 24000 or 48000" in res.output
+    assert res.exit_code == 2 and "--rate must be one of 16000, 24000, 48000, got 22050" in res.output
     vm = tmp_path / "voices.yaml"
     vm.write_text("flite:awb: espeak:en\n")
     res = CliRunner().invoke(app, ["render", str(fresh_tiny), "--voice-map", str(vm)])
-    assert res.exit_code == 1 and "unknown backend 'espeak'" in res.output and "Traceback" not in res.output
+    assert res.exit_code == 2 and "unknown backend 'espeak'" in res.output and "Traceback" not in res.output
 
 
 _NUM = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}

@@ -154,6 +154,6 @@ def test_strict_vocabulary(suite):
 def test_cli_prints_the_line_without_a_trace(suite, case, edit, turn, want):
     _edit(suite, edit)
     res = CliRunner().invoke(app, ["suite", "info", str(suite)])
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     out = res.output
     assert "Traceback" not in out and want in out and f"scenario {SID}" in out

@@ -19,11 +19,17 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
+from floorbench.errors import FloorbenchError
+
 VAD_RATE = 16000
 WINDOW = 512
 """samples per Silero window at 16 kHz (32 ms)"""
 CONTEXT = 64
 WINDOW_MS = WINDOW * 1000 // VAD_RATE
+
+
+class VadModelError(FloorbenchError, FileNotFoundError):
+    """The packaged Silero model is missing: nothing can tell speech from silence without it."""
 
 
 def silero_model_path() -> Path:
@@ -37,8 +43,9 @@ def silero_model_path() -> Path:
             p = Path(next(iter(spec.submodule_search_locations))) / rel
             if p.is_file():
                 return p
-    raise FileNotFoundError(
-        "Silero VAD model not found; install pipecat-ai[silero] (it ships silero_vad.onnx)"
+    raise VadModelError(
+        "Silero VAD model silero_vad.onnx not found; pip install 'pipecat-ai[silero]' (it ships the model), "
+        "or run bash scripts/setup.sh"
     )
 
 

@@ -48,6 +48,7 @@ def server(
 
     from floorbench.transports.server import LiveKitServer, ServerError, install_binary
 
+    _check_ports(("--port", port), ("--udp-port", udp_port))
     if install:
         try:
             typer.echo(str(install_binary()))
@@ -104,13 +105,13 @@ def run(
         typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one"),
     ] = None,
     scenario: Annotated[list[str] | None, typer.Option(help="only these scenario ids")] = None,
-    limit: Annotated[int | None, typer.Option(help="only the first N scenarios")] = None,
+    limit: Annotated[int | None, typer.Option(help="only the first N scenarios (1..200000)")] = None,
     retries: Annotated[
         int, typer.Option(help="try a scenario again up to K times after an infrastructure failure (server died, join timeout)")
     ] = 0,
     identity: Annotated[str | None, typer.Option(help="external model: the participant identity to wait for")] = None,
     dispatch: Annotated[str | None, typer.Option(help="external model: LiveKit agent name to dispatch")] = None,
-    join_timeout: Annotated[float, typer.Option(help="seconds to wait for the model to join")] = 60.0,
+    join_timeout: Annotated[float, typer.Option(help="seconds to wait for the model to join (1..3600)")] = 60.0,
     print_join: Annotated[bool, typer.Option(help="print the room URL and a join token per scenario")] = False,
     record_rate: Annotated[int, typer.Option(help="recording sample rate (16000/24000/48000)")] = 16000,
     quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
@@ -124,6 +125,7 @@ def run(
     from floorbench.scenarios.validate import ScenarioError
     from floorbench.transports.server import LiveKitConnection, ServerError
 
+    _check_run_numbers(limit, join_timeout, record_rate)
     try:
         suite = resolve_suite(suite)
         config = resolve_model_config(config) if config is not None else None
@@ -137,8 +139,6 @@ def run(
         cfg["identity"] = identity
     if dispatch:
         cfg["dispatch"] = dispatch
-    if record_rate not in (16000, 24000, 48000):
-        fail(f"--record-rate {record_rate}: use 16000, 24000 or 48000")
     try:
         conn = LiveKitConnection.from_env(livekit_url)
         opts = RunOptions(
@@ -167,6 +167,34 @@ def run(
         f"timing {c.get('timing_ok', 0)} ok, {c.get('timing_degraded', 0)} degraded → {out}"
     )
 
+
+MAX_SCENARIOS = 200_000
+"""the generator's largest suite: 100 000 pairs"""
+MAX_JOIN_TIMEOUT_S = 3600
+RECORD_RATES = (16000, 24000, 48000)
+
+
+def _check_run_numbers(limit: int | None, join_timeout: float, record_rate: int) -> None:
+    """Every number `run` takes is bounded, with the bound in the one-line error."""
+    from floorbench.errors import OptionError, check_choice, check_range
+
+    try:
+        if limit is not None:
+            check_range("--limit", limit, 1, MAX_SCENARIOS)
+        check_range("--join-timeout", join_timeout, 1, MAX_JOIN_TIMEOUT_S)
+        check_choice("--record-rate", record_rate, RECORD_RATES)
+    except OptionError as e:
+        fail(str(e))
+
+
+def _check_ports(*ports: tuple[str, int]) -> None:
+    from floorbench.errors import OptionError, check_range
+
+    try:
+        for option, port in ports:
+            check_range(option, port, 1, 65535)
+    except OptionError as e:
+        fail(str(e))
 
 
 def register(app: typer.Typer) -> None:

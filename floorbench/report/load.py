@@ -1,7 +1,11 @@
 """Load scored runs for reporting: scores.json, items.jsonl, vad.jsonl, and the dialogues.
 
 The report reads only what `floorbench score` wrote (and each dialogue's
-turns.json): no audio is read and no VAD is run here.
+turns.json): no audio is read and no VAD is run here. A file that does not
+parse, or a vad.jsonl row whose fields are not what scoring writes (a `folder`
+that is a path rather than a name inside the run, negative times, a curve with
+no step), is one `InputError` naming the file and line: the report never
+draws from, or reads through, a record it cannot trust.
 """
 
 from __future__ import annotations
@@ -11,10 +15,40 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
 from floorbench.records import DialogueTurns
-from floorbench.scoring.inputs import InputError, load_turns
+from floorbench.scoring.inputs import InputError, first_error, load_turns
 from floorbench.scoring.items import Item
-from floorbench.scoring.score import ScoresFile, read_items, read_scores, read_vad_rows
+from floorbench.scoring.score import ScoresFile, read_items, read_scored_text, read_scores
+
+
+class VadRow(BaseModel):
+    """One vad.jsonl line as the report uses it; keys it does not use are kept unchecked."""
+
+    model_config = ConfigDict(extra="allow")
+
+    scenario_id: str = Field(min_length=1)
+    folder: str | None = None
+    duration_ms: int = Field(ge=0)
+    segments: list[tuple[int, int]] = Field(default_factory=list)
+    curve_step_ms: int | None = Field(default=None, gt=0)
+    probability_pct: list[int] | None = None
+    envelope_pct: list[int] | None = None
+
+    @field_validator("folder")
+    @classmethod
+    def _a_name_inside_the_run(cls, v: str | None) -> str | None:
+        if v is not None and (v in ("", ".", "..") or "/" in v or "\\" in v or "\0" in v):
+            raise ValueError("must be the name of a folder inside the run, not a path")
+        return v
+
+    @field_validator("segments")
+    @classmethod
+    def _ordered(cls, v: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        if any(not 0 <= a <= b for a, b in v):
+            raise ValueError("each segment must be [start, end] with 0 <= start <= end")
+        return v
 
 
 @dataclass
@@ -48,8 +82,11 @@ class ScoredRun:
         if row is None:
             return None
         src = Path(self.scores.source)
-        folder = src if self.scores.source_kind == "dialogue" else src / str(row.get("folder", scenario_id))
-        return folder if folder.is_dir() else None
+        if self.scores.source_kind == "dialogue":
+            return src if src.is_dir() else None
+        folder = src / str(row.get("folder", scenario_id))
+        inside = folder.resolve().parent == src.resolve()  # a name in the run, never a path out of it
+        return folder if inside and folder.is_dir() else None
 
     def curve(self, scenario_id: str) -> Curve | None:
         """The stored drawing curve; None for a folder scored before vad.jsonl carried one."""
@@ -73,6 +110,26 @@ class ScoredRun:
             return None
 
 
+def read_vad_file(folder: Path) -> dict[str, dict[str, Any]]:
+    """vad.jsonl of a scored folder by scenario_id (empty when the file is missing); each line
+    is checked against `VadRow`, and a line that is not one is an `InputError` naming it."""
+    path = folder / "vad.jsonl"
+    rows: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return rows
+    for n, line in enumerate(read_scored_text(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = VadRow.model_validate_json(line)
+        except ValidationError as e:
+            raise InputError(
+                f"{path}:{n}: not a vad.jsonl row of this version ({first_error(e)}); re-run `floorbench score`"
+            ) from e
+        rows[row.scenario_id] = row.model_dump(exclude_none=True)
+    return rows
+
+
 def load_run(path: Path) -> ScoredRun:
     folder = path.parent if path.is_file() else path
     scores = read_scores(path)
@@ -80,7 +137,7 @@ def load_run(path: Path) -> ScoredRun:
     if not items_path.is_file():
         raise InputError(f"{folder}: scores.json without items.jsonl; re-run `floorbench score`")
     return ScoredRun(
-        folder=folder, scores=scores, items=read_items(items_path), vad=read_vad_rows(folder), label=scores.run
+        folder=folder, scores=scores, items=read_items(items_path), vad=read_vad_file(folder), label=scores.run
     )
 
 

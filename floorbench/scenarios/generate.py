@@ -46,6 +46,11 @@ from floorbench.scenarios.vocab import (
 )
 
 GENERATOR_VERSION = 1
+MAX_PAIRS = 100_000
+"""pair ids carry a five-digit index (`mpe-s<seed>-00042`); more pairs would break their order"""
+MIN_TURNS = 4
+"""a request is never first nor last and needs a turn of evidence before it: 3 turns cannot hold one"""
+MAX_TURNS = 40
 DUTY_PREAMBLE = (
     "Hello. For this session you are Aria, a voice assistant in a room with several people. "
     "Please listen carefully. Answer only when someone speaks to you directly and asks you something "
@@ -323,13 +328,23 @@ class _Pair:
         return out[0], out[1]
 
 
+def check_bounds(pairs: int, cfg: GenConfig) -> None:
+    """The sizes the generator accepts, so a typo cannot write without end."""
+    if not 1 <= pairs <= MAX_PAIRS:
+        raise ScenarioError(f"--pairs must be 1..{MAX_PAIRS}, got {pairs}")
+    if not MIN_TURNS <= cfg.min_turns <= cfg.max_turns <= MAX_TURNS:
+        raise ScenarioError(
+            f"turns {cfg.min_turns}-{cfg.max_turns}: need {MIN_TURNS} <= min <= max <= {MAX_TURNS}; "
+            "fix --min-turns/--max-turns"
+        )
+
+
 def generate_pairs(
     pairs: int, seed: int, cfg: GenConfig | None = None, families: list[str] | None = None
 ):
     """Yield (explicit, implicit) scenario pairs; each is checked against the rules of docs/suites/mpe.md."""
     cfg = cfg or GenConfig()
-    if not 2 <= cfg.min_turns <= cfg.max_turns:
-        raise ScenarioError(f"turns {cfg.min_turns}-{cfg.max_turns}: need 3 <= min <= max; fix --min-turns/--max-turns")
+    check_bounds(pairs, cfg)
     for fam in families or []:
         if fam not in FAMILIES:
             raise ScenarioError(f"task family {fam!r} unknown; use one of {', '.join(FAMILIES)}")
@@ -354,6 +369,7 @@ def write_generated_suite(
     progress: Callable[[int], None] | None = None,
 ) -> Path:
     """Generate `pairs` pairs into the suite folder `out` (suite.yaml + scenarios/)."""
+    check_bounds(pairs, cfg or GenConfig())  # before anything is deleted or written
     out = Path(out)
     scen_dir = out / "scenarios"
     if scen_dir.exists() and any(scen_dir.iterdir()):

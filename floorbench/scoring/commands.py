@@ -10,17 +10,41 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 
-from floorbench.errors import FloorbenchError
+from floorbench.errors import FloorbenchError, OptionError, check_range, one_line, path_error_line
+
+MAX_CONCURRENCY = 64
+"""parallel LLM requests (and VAD worker processes): more only trips rate limits or memory"""
+MAX_RESAMPLES = 100_000
+"""bootstrap replicates; each metric holds one float per replicate"""
+MAX_SEED = 2**32 - 1
+MAX_SAMPLE = 100_000
 
 
-def _fail(err: FloorbenchError) -> None:
-    """Print the error's first line and exit with its code."""
+def _fail(err: FloorbenchError | OSError) -> NoReturn:
+    """Print the error's first line and exit with its code (2); an OSError that is not about a
+    path the user gave stays a bug with its traceback."""
+    if isinstance(err, OSError) and not isinstance(err, FloorbenchError):
+        line = path_error_line(err)
+        if line is None:
+            raise err
+        typer.echo(f"error: {line}", err=True)
+        raise typer.Exit(2)
     lines = str(err).splitlines() or [type(err).__name__]
-    typer.echo(f"error: {lines[0]}", err=True)
+    typer.echo(f"error: {one_line(lines[0])}", err=True)
     raise typer.Exit(err.exit_code)
+
+
+def _check(*bounds: tuple[str, int, int, int]) -> None:
+    """(option, value, lo, hi) for every number a command takes; one line naming the limit."""
+    try:
+        for option, value, lo, hi in bounds:
+            check_range(option, value, lo, hi)
+    except OptionError as e:
+        _fail(e)
 
 
 def _judge_options(judge: str, base_url: str | None, key_env: str, concurrency: int) -> dict[str, object]:
@@ -37,10 +61,10 @@ def score_cmd(
     judge: str = typer.Option("offline", help="'offline' or 'llm:<model>' (OpenAI-compatible)"),
     judge_base_url: str | None = typer.Option(None, help="LLM endpoint, e.g. http://localhost:8000/v1"),
     judge_key_env: str = typer.Option("OPENAI_API_KEY", help="env var holding the LLM API key"),
-    judge_concurrency: int = typer.Option(4, help="parallel LLM requests"),
-    workers: int = typer.Option(2, help="VAD worker processes"),
-    resamples: int = typer.Option(10_000, help="scenario-bootstrap resamples"),
-    seed: int = typer.Option(0, help="bootstrap seed"),
+    judge_concurrency: int = typer.Option(4, help="parallel LLM requests (1..64)"),
+    workers: int = typer.Option(2, help="VAD worker processes (1..64)"),
+    resamples: int = typer.Option(10_000, help="scenario-bootstrap resamples (0 = no intervals; at most 100000)"),
+    seed: int = typer.Option(0, help="bootstrap seed (0..4294967295)"),
     cache_dir: Path | None = typer.Option(None, help="ASR/judge caches (default: OUT/scoring-cache)"),
     exclude_degraded: bool = typer.Option(
         False, "--exclude-degraded", help="leave out scenarios whose timing verdict is degraded (meta.json timing)"
@@ -51,6 +75,8 @@ def score_cmd(
     from floorbench.report.markdown import summary_lines
     from floorbench.scoring.score import ScoreOptions, score
 
+    _check(("--judge-concurrency", judge_concurrency, 1, MAX_CONCURRENCY), ("--workers", workers, 1, MAX_CONCURRENCY),
+           ("--resamples", resamples, 0, MAX_RESAMPLES), ("--seed", seed, 0, MAX_SEED))
     opts = ScoreOptions(
         asr=asr, asr_download=asr_download, judge=judge,
         judge_options=_judge_options(judge, judge_base_url, judge_key_env, judge_concurrency),
@@ -64,37 +90,42 @@ def score_cmd(
 
     try:
         result = score(target, opts, progress=progress)
-    except FloorbenchError as e:
+    except (FloorbenchError, OSError) as e:
         _fail(e)
-        return
     if not quiet and sys.stderr.isatty():
         print(file=sys.stderr)
+    scored = result.scores.scenarios.get("scored", 0)
+    notes_err = scored > 0  # when nothing scored, stderr carries only the one error line
     for line in result.scores.errors:
-        typer.echo(f"skipped: {line}", err=True)
+        typer.echo(f"skipped: {one_line(line)}", err=notes_err)
     left_out = result.scores.scenarios.get("excluded_degraded", 0)
     if exclude_degraded:
-        typer.echo(f"left out {left_out} scenario(s) whose timing verdict is degraded", err=True)
+        typer.echo(f"left out {left_out} scenario(s) whose timing verdict is degraded", err=notes_err)
     for line in summary_lines(result.scores):
         typer.echo(line)
     typer.echo(f"wrote {result.out / 'scores.json'} and {result.out / 'items.jsonl'}")
-    if result.scores.scenarios.get("scored", 0) == 0:
-        raise typer.Exit(2)
+    if scored == 0:
+        from floorbench.scoring.inputs import InputError
+
+        skipped = len(result.scores.errors)
+        why = f"{skipped} skipped, listed on stdout" if skipped else "none found"
+        _fail(InputError(f"{target}: no dialogue could be scored ({why}); see the scoring docs for the folder format"))
 
 
 def report_cmd(
     runs: list[Path] = typer.Argument(..., help="scored run folders (or their scores.json), side by side"),
     out: Path = typer.Option(Path("report"), help="folder for report.md and report.html"),
     title: str = typer.Option("floorbench report", help="report title"),
-    timelines: int = typer.Option(12, help="dialogues per run drawn as timelines (failures first)"),
+    timelines: int = typer.Option(12, help="dialogues per run drawn as timelines (failures first; 0..1000)"),
 ) -> None:
     """Render a Markdown and a self-contained HTML report comparing runs."""
     from floorbench.report.render import write_report
 
+    _check(("--timelines", timelines, 0, 1000))
     try:
         md, html = write_report(runs, out, title=title, max_timelines=timelines)
-    except FloorbenchError as e:
+    except (FloorbenchError, OSError) as e:
         _fail(e)
-        return
     typer.echo(f"wrote {md} and {html}")
 
 
@@ -102,7 +133,7 @@ def judge_agreement_cmd(
     scored: Path = typer.Argument(..., help="a scored run folder (holding items.jsonl)"),
     a: str = typer.Option("offline", "--a", help="first judge"),
     b: str = typer.Option(..., "--b", help="second judge, e.g. llm:gpt-4o-mini"),
-    sample: int = typer.Option(100, help="items to sample per task"),
+    sample: int = typer.Option(100, help="items to sample per task (1..100000)"),
     seed: int = typer.Option(0),
     judge_base_url: str | None = typer.Option(None),
     judge_key_env: str = typer.Option("OPENAI_API_KEY"),
@@ -112,15 +143,16 @@ def judge_agreement_cmd(
     """Compare two judges on a sample of transcribed items (agreement, Cohen's kappa)."""
     from floorbench.scoring.agreement import agreement
 
+    _check(("--sample", sample, 1, MAX_SAMPLE), ("--seed", seed, 0, MAX_SEED),
+           ("--judge-concurrency", judge_concurrency, 1, MAX_CONCURRENCY))
     try:
         result, path = agreement(
             scored, a, b, sample=sample, seed=seed, out=out,
             options_a=_judge_options(a, judge_base_url, judge_key_env, judge_concurrency),
             options_b=_judge_options(b, judge_base_url, judge_key_env, judge_concurrency),
         )
-    except FloorbenchError as e:
+    except (FloorbenchError, OSError) as e:
         _fail(e)
-        return
     for task, row in result["tasks"].items():
         typer.echo(
             f"{task}: n={row['n']} agreement={row['agreement']} kappa={row['kappa']} "

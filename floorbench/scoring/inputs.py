@@ -201,7 +201,12 @@ def read_model_track(path: Path) -> tuple[np.ndarray, int]:
         raise InputError(
             f"{path}: {info.samplerate} Hz; resample to 16000, 24000 or 48000 Hz before scoring"
         )
-    audio, rate = sf.read(str(path), dtype="int16", always_2d=False)
+    try:
+        audio, rate = sf.read(str(path), dtype="int16", always_2d=False)
+    except (RuntimeError, sf.LibsndfileError) as e:  # a header that reads, a body that does not
+        raise InputError(
+            f"{path}: truncated or corrupt audio ({e}); re-run the scenario or re-export it as mono WAV"
+        ) from e
     if rate != SCORING_RATE:
         import soxr
 

