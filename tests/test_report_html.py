@@ -148,3 +148,24 @@ def test_a_broken_scores_json_is_one_line(runs: tuple[Path, Path], tmp_path: Pat
     res = CliRunner().invoke(app, ["report", str(bad), "--out", str(tmp_path / "rep")])
     assert res.exit_code == 2
     assert res.output.count("\n") == 1 and "not a scores.json of this version" in res.output
+
+
+def test_unscorable_items_are_shown_beside_n_and_never_as_pass_or_fail() -> None:
+    from floorbench.report.render import _summary
+    from floorbench.report.tables import SPLIT_TITLES, fmt_score
+    from floorbench.scoring.items import Item, Kind, Metric
+    from floorbench.scoring.metrics import MetricScore
+
+    assert fmt_score(MetricScore(value=0.5, n=2, passed=1, unscorable=3), with_ci=False) == "0.500 (n=2, unscorable 3)"
+    assert fmt_score(MetricScore(value=None, n=0, passed=0, unscorable=1)) == "— (n=0, unscorable 1)"
+    assert fmt_score(MetricScore(value=1.0, n=4, passed=4), with_ci=False) == "1.000 (n=4)"
+    assert SPLIT_TITLES["late_onset"] == "  late onset (after 5000 ms; not presence)"
+    common = dict(scenario_id="s", pair_id="p", condition="explicit", label="N3", window_start_ms=0,
+                  window_end_ms=10)
+    items = [
+        Item(metric=Metric.silence_keeping, turn_id=1, counted=True, passed=True, kind=Kind.silent, reason="",
+             **common),
+        Item(metric=Metric.silence_keeping, turn_id=2, counted=False, passed=None, kind=Kind.unscorable,
+             reason="", **common),
+    ]
+    assert _summary(items) == "1/1 items passed; 1 unscorable (past the end of the recording)"

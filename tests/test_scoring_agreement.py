@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -22,6 +25,8 @@ pytestmark = pytest.mark.slow
 def test_cohen_kappa() -> None:
     assert cohen_kappa(["a", "b", "a", "b"], ["a", "b", "a", "b"]) == 1.0
     assert cohen_kappa(["a", "a", "b", "b"], ["a", "b", "a", "b"]) == 0.0
+    # po = 3/4, pe = (2*1 + 2*3) / 16 = 1/2: kappa = (3/4 - 1/2) / (1 - 1/2)
+    assert cohen_kappa(["a", "a", "b", "b"], ["a", "b", "b", "b"]) == 0.5
     assert cohen_kappa([], []) is None
 
 
@@ -45,13 +50,58 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def test_judge_agreement_offline_against_itself(scored: Path) -> None:
-    res = CliRunner().invoke(app, ["judge-agreement", str(scored), "--a", "offline", "--b", "offline"])
+class _StrictJudgeEndpoint(BaseHTTPRequestHandler):
+    """An OpenAI-compatible judge that disagrees with the offline one in a known way:
+    every answer is "correct", every speech in a silence window an "intrusion"."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        prompt = body["messages"][0]["content"]
+        verdict = "intrusion" if "were NOT asking Aria" in prompt else "correct"
+        data = json.dumps({"choices": [{"message": {"content": json.dumps({"verdict": verdict})}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def strict_judge_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _StrictJudgeEndpoint)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_judge_agreement_counts_a_known_disagreement(scored: Path, strict_judge_url: str) -> None:
+    # offline verdicts (from the clips): answers a0 taco → correct, a1 burger → wrong, a2 short → wrong;
+    # silence windows a0, a2 "got it" → backchannel, a1 "twelve dollars" → intrusion
+    res = CliRunner().invoke(
+        app, ["judge-agreement", str(scored), "--a", "offline", "--b", "llm:strict",
+              "--judge-base-url", strict_judge_url, "--judge-key-env", "FLOORBENCH_TEST_NO_KEY"],
+    )
     assert res.exit_code == 0, res.output
     data = json.loads((scored / "judge_agreement.json").read_text())
-    assert data["tasks"]["answer"]["n"] == 3 and data["tasks"]["answer"]["agreement"] == 1.0
-    assert data["tasks"]["intrusion"]["n"] == 3 and data["tasks"]["intrusion"]["disagreements"] == []
-    assert data["tasks"]["answer"]["confusion"] == {"correct|correct": 1, "wrong|wrong": 2}
+    assert (data["judge_a"].split("@")[0], data["judge_b"].split("@")[0]) == ("offline", "llm:strict")
+    answer, intrusion = data["tasks"]["answer"], data["tasks"]["intrusion"]
+    assert answer["confusion"] == {"correct|correct": 1, "wrong|correct": 2}
+    assert (answer["n"], answer["agreement"], answer["kappa"]) == (3, 0.3333, 0.0)
+    assert sorted((d["scenario_id"], d["a"], d["b"]) for d in answer["disagreements"]) == [
+        ("a1", "wrong", "correct"), ("a2", "wrong", "correct"),
+    ]
+    assert intrusion["confusion"] == {"backchannel|intrusion": 2, "intrusion|intrusion": 1}
+    assert (intrusion["n"], intrusion["agreement"], intrusion["kappa"]) == (3, 0.3333, 0.0)
+    assert sorted((d["scenario_id"], d["a"], d["b"]) for d in intrusion["disagreements"]) == [
+        ("a0", "backchannel", "intrusion"), ("a2", "backchannel", "intrusion"),
+    ]
 
 
 def test_judge_agreement_needs_a_scored_folder(tmp_path: Path) -> None:

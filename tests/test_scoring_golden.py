@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from fixtures.scoring import build  # type: ignore[import-not-found]
+from support.scoring_checks import assert_presence_identity
 
 from floorbench.scoring.items import Item, Kind, Metric
 from floorbench.scoring.score import ScoreOptions, score
@@ -108,7 +109,11 @@ def test_onset_at_5100_ms_is_late(scored) -> None:  # type: ignore[no-untyped-de
     fresh = items[("fresh_5100", 2, "fresh_onset_rate")]
     assert fresh.passed is False and fresh.kind is Kind.late_onset
     assert 11000 < fresh.onset_ms <= 11200
-    assert items[("fresh_5100", 2, "response_presence")].passed is True
+    # a late onset is neither presence nor judged for accuracy (its own diagnostic)
+    presence = items[("fresh_5100", 2, "response_presence")]
+    assert (presence.counted, presence.passed, presence.kind) == (True, False, Kind.late_onset)
+    acc = items[("fresh_5100", 2, "conditional_accuracy")]
+    assert (acc.counted, acc.kind, acc.transcript) == (False, Kind.late_onset, None)
 
 
 def test_already_speaking_at_request_end(scored) -> None:  # type: ignore[no-untyped-def]
@@ -189,6 +194,7 @@ def test_scores_json_traces_to_items_and_marks_small_yield_unreportable(scored) 
     assert scores["scenarios"]["scored"] == 10 and scores["errors"] == []
     split = scores["conditions"]["explicit"]["presence_split"]
     assert split["already_speaking"]["passed"] == 1 and split["late_onset"]["passed"] == 1
+    assert_presence_identity(scores)
     assert all(isinstance(x["window_start_ms"], int) for x in lines)
     vad_rows = [json.loads(x) for x in (out / "vad.jsonl").read_text().splitlines()]
     assert {r["sample_rate"] for r in vad_rows} == {16000, 24000, 48000}

@@ -121,3 +121,69 @@ def test_duplicate_scenario_ids_are_refused(tmp_path: Path) -> None:
     disc = discover(rec)
     assert [d.folder.name for d in disc.scorable] == ["a"]
     assert len(disc.errors) == 1 and "scenario_id 'same' already used by" in disc.errors[0]
+
+
+# --- missing evidence is never a pass: unreadable dialogues, unscorable items ---
+
+
+def test_a_wav_with_no_samples_or_with_nan_samples_is_unreadable(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.wav"
+    sf.write(str(empty), np.zeros(0, dtype=np.int16), 16000, subtype="PCM_16")
+    nan = tmp_path / "nan.wav"
+    x = np.zeros(16000, dtype=np.float32)
+    x[100], x[200], x[300] = np.nan, np.inf, -np.inf
+    sf.write(str(nan), x, 16000, subtype="FLOAT")
+    with pytest.raises(InputError) as e:
+        read_model_track(empty)
+    assert str(e.value) == f"{empty}: holds no samples; the model's track was not recorded, re-run the scenario"
+    with pytest.raises(InputError) as e:
+        read_model_track(nan)
+    assert str(e.value) == (
+        f"{nan}: 3 NaN or infinite samples; the recording is corrupt, re-run the scenario or re-export it"
+    )
+
+
+def _score(rec: Path, out: Path, exit_code: int = 0) -> tuple[dict[str, object], list[str]]:
+    res = CliRunner().invoke(
+        app, ["score", str(rec), "--out", str(out), "--workers", "1", "--resamples", "200", "--quiet"]
+    )
+    assert res.exit_code == exit_code, res.output
+    return json.loads((out / "scores.json").read_text()), res.output.splitlines()
+
+
+def test_empty_and_non_finite_recordings_are_unreadable_not_silent(tmp_path: Path) -> None:
+    rec = tmp_path / "rec"
+    empty = build.write_dialogue(rec / "empty", simple_spec("empty", answer=False))
+    sf.write(str(empty / "model.wav"), np.zeros(0, dtype=np.int16), 16000, subtype="PCM_16")
+    nan = build.write_dialogue(rec / "nan", simple_spec("nan", answer=False))
+    x = np.zeros(13000 * 16, dtype=np.float32)
+    x[5000] = np.nan
+    sf.write(str(nan / "model.wav"), x, 16000, subtype="FLOAT")
+    scores, output = _score(rec, tmp_path / "out", exit_code=2)  # nothing could be scored
+    counts = scores["scenarios"]
+    assert isinstance(counts, dict) and (counts["scored"], counts["unreadable"]) == (0, 2)
+    assert scores["conditions"] == {}  # nothing scored: no silence keeping of 1.0 for an absent model
+    assert sorted(line.split(": ", 1)[1].split("/")[-2] for line in output if line.startswith("skipped: ")) == [
+        "empty", "nan",
+    ]
+
+
+def test_a_recording_cut_before_the_last_turns_leaves_them_unscorable(tmp_path: Path) -> None:
+    # N2 500-1500, T 2000-3000 (answer at 3600), N3 11000-12000; the file ends at 9000 ms
+    rec = tmp_path / "rec"
+    build.write_dialogue(rec / "cut", build.DialogueSpec(**{**vars(simple_spec("cut")), "duration_ms": 9000}))
+    # turns.json says the recorder stopped at 9000 ms although the file holds 13000 ms
+    said = build.write_dialogue(rec / "said", simple_spec("said"))
+    doc = json.loads((said / "turns.json").read_text())
+    (said / "turns.json").write_text(json.dumps(doc | {"model_wav_end_ms": 9000}))
+    scores, _ = _score(rec, tmp_path / "out")
+    m = scores["conditions"]["explicit"]["metrics"]  # type: ignore[index]
+    sk = m["silence_keeping"]
+    assert (sk["n"], sk["passed"], sk["unscorable"]) == (2, 2, 2)  # the two N2s; both N3s unscorable
+    assert (m["fresh_onset_rate"]["n"], m["fresh_onset_rate"]["unscorable"]) == (2, 0)
+    items = [json.loads(x) for x in (tmp_path / "out" / "items.jsonl").read_text().splitlines()]
+    n3 = [i for i in items if i["turn_id"] == 3]
+    assert [(i["scenario_id"], i["counted"], i["passed"], i["kind"]) for i in n3] == [
+        ("cut", False, None, "unscorable"), ("said", False, None, "unscorable"),
+    ]
+    assert n3[0]["reason"] == "unscorable: model.wav ends at 9000 ms, before the silence window ends (12500 ms)"

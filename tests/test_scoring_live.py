@@ -8,16 +8,25 @@ from __future__ import annotations
 
 import asyncio
 import json
+from difflib import SequenceMatcher
 from pathlib import Path
 
 import pytest
+from support.scoring_checks import assert_presence_identity
 from typer.testing import CliRunner
 
 from floorbench.cli import app
 from floorbench.pipelines.runner import RunOptions, run_suite
-from floorbench.scoring.judges import JudgeInput, Task, Verdict
-from floorbench.scoring.judges.offline import OfflineJudge
+from floorbench.scoring.judges.normalize import normalize_tokens
 from floorbench.transports.server import LiveKitConnection
+
+ORACLE_PREFIX = ["the", "answer", "is"]
+"""the oracle says "The answer is {gold}." (OracleSettings.answer_template)"""
+MISHEARD_MIN_SIMILARITY = 0.6
+"""how close a misheard gold must stay to the gold: difflib's ratio of the normalized words
+(numbers as digits). "aching dollars" heard for "18 dollars" is 0.67, "knife oclock" for
+"9 oclock" 0.70; another answer of the tiny suite ("the taco place", "18 dollars") against
+"9 oclock" is at most 0.36"""
 
 pytestmark = [pytest.mark.live, pytest.mark.slow]
 
@@ -25,6 +34,31 @@ pytestmark = [pytest.mark.live, pytest.mark.slow]
 def live_run(suite: Path, model: str, out: Path, conn: LiveKitConnection, ids: list[str]) -> None:
     opts = RunOptions(suite=suite, model=model, out=out, connection=conn, scenarios=ids, progress=False)
     asyncio.run(run_suite(opts))
+
+
+def assert_oracle_answers_heard(items: list[dict]) -> None:  # type: ignore[type-arg]
+    """Every oracle answer is judged correct, or is a miss of the ASR shown on the transcript itself.
+
+    The oracle speaks "The answer is {gold}."; tiny.en over the WebRTC path can
+    mishear the gold. A wrong verdict is excused only when the transcript
+    shows that: it begins with the oracle's own words, holds none of the
+    gold's forms (were one there, the judge would be wrong, not the ASR), and
+    what it heard instead stays close to the gold (a mishearing, not another
+    answer).
+    """
+    acc = [i for i in items if i["metric"] == "conditional_accuracy"]
+    assert acc and all(i["counted"] for i in acc), acc  # the oracle answers every request in time
+    for it in acc:
+        heard = normalize_tokens(it["transcript"] or "")
+        assert heard[:3] == ORACLE_PREFIX, it  # the oracle's sentence, in the response window
+        if it["kind"] == "correct":
+            continue
+        assert it["kind"] == "wrong", it
+        said, gold = heard[3:], normalize_tokens(it["gold"])
+        holds_gold = any(said[k : k + len(gold)] == gold for k in range(len(said)))
+        assert not holds_gold, f"the judge rejected a transcript holding the gold: {it}"
+        similarity = SequenceMatcher(None, " ".join(said), " ".join(gold)).ratio()
+        assert similarity >= MISHEARD_MIN_SIMILARITY, (similarity, it)
 
 
 def score_cli(run: Path, out: Path) -> dict:  # type: ignore[type-arg]
@@ -50,14 +84,9 @@ def test_oracle_near_one_and_eager_intrudes(tmp_path: Path, tiny_suite: Path, li
             assert m[key]["n"] >= 1 and m[key]["value"] == 1.0, (cond, key, failed)
         assert m["yield_rate"]["reportable"] is False  # one N4 per scenario: n < 20
         assert m["conditional_accuracy"]["n"] == 1
-    # content passes through tiny.en, which can mishear a spoken number over the WebRTC path
-    # (the tiny suite's "eighteen dollars" often comes back as "aching dollars"): every miss
-    # must be a heard answer whose intended sentence the judge accepts, i.e. an ASR miss
-    judge = OfflineJudge()
-    for it in (i for i in items if i["metric"] == "conditional_accuracy" and not i["passed"]):
-        assert it["kind"] == "wrong" and it["transcript"], failed
-        intended = JudgeInput(Task.answer, f"The answer is {it['gold']}.", gold=it["gold"])  # oracle's template
-        assert judge.judge([intended])[0].verdict is Verdict.correct, it
+    assert_oracle_answers_heard(items)
+    assert_presence_identity(oracle)
+    assert_presence_identity(eager)
     assert oracle["mcnemar"]["n_pairs"] == 1 and oracle["mcnemar"]["p"] == 1.0
 
     e = eager["conditions"]["explicit"]["metrics"]

@@ -103,3 +103,31 @@ def test_paired_accuracy_only_on_requests_where_both_spoke() -> None:
     assert (row.n_both_spoke, row.a_only_correct, row.b_only_correct) == (3, 1, 0)
     assert row.accuracy_a == pytest.approx(2 / 3) and row.accuracy_b == pytest.approx(1 / 3)
     assert row.p == 1.0
+
+
+def test_unscorable_items_are_counted_apart_and_kept_out_of_every_denominator() -> None:
+    from floorbench.scoring.items import Item, Kind, Metric
+    from floorbench.scoring.metrics import condition_scores
+
+    def item(metric: Metric, turn: int, kind: Kind, counted: bool, passed: bool | None) -> Item:
+        return Item(scenario_id="s1", pair_id="p1", condition="explicit", metric=metric, turn_id=turn,
+                    label="T", counted=counted, passed=passed, kind=kind, reason="", window_start_ms=0,
+                    window_end_ms=1, turn_index=0, n_turns=2)
+
+    items = [
+        item(Metric.fresh_onset_rate, 1, Kind.already_speaking, True, False),
+        item(Metric.response_presence, 1, Kind.continued, True, True),
+        item(Metric.fresh_onset_rate, 2, Kind.unscorable, False, None),
+        item(Metric.response_presence, 2, Kind.unscorable, False, None),
+        item(Metric.silence_keeping, 3, Kind.unscorable, False, None),
+    ]
+    c = condition_scores(items, ["s1"], resamples=0)
+    fresh, presence, sk = (c.metrics[m.value] for m in (Metric.fresh_onset_rate, Metric.response_presence,
+                                                       Metric.silence_keeping))
+    assert (fresh.n, fresh.passed, fresh.unscorable) == (1, 0, 1)
+    assert (presence.n, presence.passed, presence.unscorable) == (1, 1, 1)
+    assert (sk.n, sk.value, sk.unscorable) == (0, None, 1)
+    assert {k: (v.passed, v.n) for k, v in c.presence_split.items()} == {
+        "fresh_onset": (0, 1), "already_speaking": (1, 1), "late_onset": (0, 1),
+    }
+    assert all(v.n == 0 for v in c.silence_sensitivity.values())

@@ -34,7 +34,19 @@ def test_fresh_onset_at_exactly_5000_ms_passes_and_one_ms_later_fails() -> None:
     assert (late.passed, late.kind) == (False, Kind.late_onset)
     assert "5001 ms later" in late.reason
     presence = items_of(d, [(10001, 12000)])[(2, Metric.response_presence)]
-    assert (presence.passed, presence.kind) == (True, Kind.responded)
+    assert (presence.counted, presence.passed, presence.kind) == (True, False, Kind.late_onset)
+    on_time = items_of(d, [(10000, 12000)])[(2, Metric.response_presence)]
+    assert (on_time.passed, on_time.kind) == (True, Kind.responded)
+
+
+def test_a_late_onset_is_neither_presence_nor_judged_for_accuracy() -> None:
+    # an onset 5600 ms after the request end, in the schedule's gap before the next turn
+    it = items_of(request_dialogue(), [(10600, 12000)])
+    assert it[(2, Metric.fresh_onset_rate)].kind is Kind.late_onset
+    presence = it[(2, Metric.response_presence)]
+    assert (presence.counted, presence.passed, presence.kind) == (True, False, Kind.late_onset)
+    acc = it[(2, Metric.conditional_accuracy)]
+    assert (acc.counted, acc.needs_transcript, acc.kind) == (False, False, Kind.late_onset)
 
 
 def test_segment_touching_the_request_end() -> None:
@@ -169,3 +181,60 @@ def test_position_quintile_of_the_request() -> None:
     d = Dialogue("s3", "p3", "implicit", turns, duration_ms=12000)
     fresh = items_of(d, [])[(8, Metric.fresh_onset_rate)]
     assert (fresh.turn_index, fresh.n_turns, fresh.position_quintile) == (7, 10, 4)
+
+
+# --- coverage: an item the recording does not reach is unscorable, never a pass or a fail ---
+
+
+def test_a_recording_that_ends_before_the_last_turns_leaves_them_unscorable() -> None:
+    d = request_dialogue()  # N2 0-2000, T 2500-5000, N3 20000-21000
+    cut = Dialogue(d.scenario_id, d.pair_id, d.condition, d.turns, duration_ms=6000)
+    it = items_of(cut, [])
+    n3 = it[(3, Metric.silence_keeping)]
+    assert (n3.counted, n3.passed, n3.kind) == (False, None, Kind.unscorable)
+    assert n3.reason == "unscorable: model.wav ends at 6000 ms, before the silence window ends (21500 ms)"
+    for m in (Metric.fresh_onset_rate, Metric.response_presence, Metric.conditional_accuracy):
+        assert (it[(2, m)].counted, it[(2, m)].kind) == (False, Kind.unscorable), m
+    assert "before the onset window closes (10000 ms)" in it[(2, Metric.fresh_onset_rate)].reason
+    assert it[(1, Metric.silence_keeping)].kind is Kind.silent  # its window (0-2500) is covered
+
+
+def test_coverage_boundaries_of_silence_and_request_windows() -> None:
+    d = request_dialogue()
+    at = {ms: items_of(Dialogue("s1", "p1", "explicit", d.turns, duration_ms=ms), []) for ms in (9999, 10000,
+                                                                                              21499, 21500)}
+    assert at[9999][(2, Metric.fresh_onset_rate)].kind is Kind.unscorable
+    assert at[10000][(2, Metric.fresh_onset_rate)].kind is Kind.no_onset  # the whole 5000 ms window is there
+    assert at[21499][(3, Metric.silence_keeping)].kind is Kind.unscorable
+    last = at[21500][(3, Metric.silence_keeping)]  # the last turn's end + the 500 ms turn gap
+    assert (last.passed, last.kind, last.window_end_ms) == (True, Kind.silent, 21500)
+
+
+def test_an_observed_onset_decides_the_request_even_if_the_file_ends_early() -> None:
+    d = Dialogue("s1", "p1", "explicit", request_dialogue().turns, duration_ms=9000)
+    it = items_of(d, [(6000, 6500)])
+    assert it[(2, Metric.fresh_onset_rate)].passed is True
+    assert it[(2, Metric.response_presence)].passed is True
+    acc = it[(2, Metric.conditional_accuracy)]  # its endpoint needs silence to 8500 ms: there
+    assert acc.counted and acc.needs_transcript
+    cut = items_of(Dialogue("s1", "p1", "explicit", d.turns, duration_ms=8499), [(6000, 6500)])
+    acc = cut[(2, Metric.conditional_accuracy)]
+    assert (acc.counted, acc.kind) == (False, Kind.unscorable)
+    assert acc.reason.endswith("before the response that ran to 6500 ms is closed (8500 ms)")
+
+
+def test_an_n4r_deadline_past_the_recording_is_not_a_yield() -> None:
+    d = n4_dialogue()  # resolution 15000-17000, deadline 17000, next turn 17500
+    cut = Dialogue(d.scenario_id, d.pair_id, d.condition, d.turns, duration_ms=16500)
+    y = yield_item(cut, [(13000, 16500)])  # the answer runs to the end of the file
+    assert (y.counted, y.passed, y.kind) == (False, None, Kind.unscorable)
+    assert y.reason == "unscorable: model.wav ends at 16500 ms, before the observation window ends (17500 ms)"
+    reached = Dialogue(d.scenario_id, d.pair_id, d.condition, d.turns, duration_ms=17500)
+    assert yield_item(reached, [(13000, 16500)]).kind is Kind.yielded
+    # speech seen past the deadline decides it even when the observation window is cut
+    late = yield_item(Dialogue("s2", "p2", "explicit", d.turns, duration_ms=17200), [(13000, 17200)])
+    assert (late.counted, late.kind) == (True, Kind.not_stopped)
+    nothing = Dialogue("s2", "p2", "explicit", d.turns, duration_ms=14000)
+    assert yield_item(nothing, []).kind is Kind.unscorable  # no onset seen, window cut at 14000 < 15000
+    wr = items_of(nothing, [])[(3, Metric.window_response)]
+    assert (wr.counted, wr.kind) == (False, Kind.unscorable)

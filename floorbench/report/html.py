@@ -26,7 +26,7 @@ th{background:#f4f4f4}.note{color:#666;font-size:12px;margin:0 0 12px}
 .lbl{fill:#fff!important;font-size:10px}
 .env{fill:none;stroke:#4c78a8;stroke-width:1}.seg{fill:#e45756}
 .prob{fill:none;stroke:#54a24b;stroke-width:1}.thr{stroke:#bbb;stroke-dasharray:3 3}
-rect.pass{fill:#54a24b;opacity:.55}rect.fail{fill:#e45756;opacity:.7}
+rect.pass{fill:#54a24b;opacity:.55}rect.fail{fill:#e45756;opacity:.7}rect.unscorable{fill:#9d9d9d;opacity:.5}
 details{margin:6px 0}summary{cursor:pointer}
 .legend span{display:inline-block;padding:0 6px;margin-right:4px;color:#fff;border-radius:2px}
 """
@@ -85,8 +85,8 @@ def render_html(runs: list[ScoredRun], title: str, timelines: list[TimelineBlock
         "<h2>Dialogue timelines</h2>",
         f'<p class="note legend">Turns by label: {legend} — model speech: audio envelope (blue) and VAD '
         "segments (red); VAD: Silero probability (green, dashed line 0.5); items: one row per metric (fresh onset, "
-        "accuracy, silence, yield, presence, window response), windows that passed (green) or failed "
-        "(red). Hover for details.</p>",
+        "accuracy, silence, yield, presence, window response), windows that passed (green), failed (red) "
+        "or were not covered by the recording (grey, unscorable). Hover for details.</p>",
     ]
     for tb in timelines:
         rows = "".join(

@@ -13,7 +13,7 @@ from floorbench.report.html import TimelineBlock, render_html
 from floorbench.report.load import ScoredRun, load_runs
 from floorbench.report.markdown import render_markdown
 from floorbench.report.svg import timeline
-from floorbench.scoring.items import Item
+from floorbench.scoring.items import Item, Kind
 
 NO_CURVE = "no stored VAD curve (scored before vad.jsonl carried one; re-run `floorbench score` to draw it)"
 
@@ -29,7 +29,12 @@ def pick_dialogues(run: ScoredRun, limit: int) -> list[str]:
 def _summary(items: list[Item]) -> str:
     counted = [i for i in items if i.counted]
     failed = [f"{i.metric.value}:{i.kind.value}" for i in counted if i.passed is False]
-    return f"{len(counted) - len(failed)}/{len(counted)} items passed" + (f"; failed {', '.join(failed)}" if failed else "")
+    unscorable = sum(i.kind is Kind.unscorable for i in items)
+    return (
+        f"{len(counted) - len(failed)}/{len(counted)} items passed"
+        + (f"; failed {', '.join(failed)}" if failed else "")
+        + (f"; {unscorable} unscorable (past the end of the recording)" if unscorable else "")
+    )
 
 
 def timeline_blocks(runs: list[ScoredRun], max_per_run: int) -> list[TimelineBlock]:

@@ -11,7 +11,7 @@ from html import escape
 
 from floorbench.records import DialogueTurn
 from floorbench.report.load import Curve
-from floorbench.scoring.items import Item, Metric
+from floorbench.scoring.items import Item, Kind, Metric
 from floorbench.scoring.metrics import MetricScore
 
 RUN_COLORS = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d")
@@ -155,9 +155,10 @@ def timeline(
         )
     y3 = top + 3 * lane_h + 3
     for it in items:
-        if not it.counted:
+        unscorable = it.kind is Kind.unscorable
+        if not it.counted and not unscorable:
             continue
-        cls = "pass" if it.passed else "fail"
+        cls = "unscorable" if unscorable else "pass" if it.passed else "fail"
         tip = f"{it.metric.value} · {it.kind.value}: {it.reason}"
         if it.transcript:
             tip += f" — transcript: {it.transcript}"

@@ -25,7 +25,7 @@ METRIC_TITLES = {
 SPLIT_TITLES = {
     "fresh_onset": "  presence split: fresh onset",
     "already_speaking": "  presence split: already speaking at request end",
-    "late_onset": "  presence split: onset after 5000 ms",
+    "late_onset": "  late onset (after 5000 ms; not presence)",
 }
 
 
@@ -42,12 +42,16 @@ def fmt_rate(v: float | None) -> str:
 
 
 def fmt_score(s: MetricScore | None, with_ci: bool = True) -> str:
-    if s is None or s.n == 0:
+    """A rate with its interval and denominator; items the recording did not cover are named beside n."""
+    if s is None:
         return "— (n=0)"
+    n = f"n={s.n}" + (f", unscorable {s.unscorable}" if s.unscorable else "")
+    if s.n == 0:
+        return f"— ({n})"
     if s.reportable is False:
-        return f"not reportable (n={s.n})"
+        return f"not reportable ({n})"
     ci = f" [{fmt_rate(s.ci_low)}, {fmt_rate(s.ci_high)}]" if with_ci and s.ci_low is not None else ""
-    return f"{fmt_rate(s.value)}{ci} (n={s.n})"
+    return f"{fmt_rate(s.value)}{ci} ({n})"
 
 
 def conditions(runs: list[ScoredRun]) -> list[str]:
@@ -80,8 +84,9 @@ def metrics_table(runs: list[ScoredRun], cond: str) -> Table:
     t = Table(
         f"Metrics — {cond}",
         ["metric", *(r.label for r in runs)],
-        note="value [95% scenario-bootstrap interval] (n = denominator). Four capacities, "
-        "two coverage diagnostics; no overall score.",
+        note="value [95% scenario-bootstrap interval] (n = denominator; unscorable = items the "
+        "recording did not cover, in no denominator). Four capacities, two coverage diagnostics; "
+        "no overall score. Presence = fresh onset + already speaking.",
     )
     for m in (*CAPACITIES, *DIAGNOSTICS):
         row = [METRIC_TITLES[m]]

@@ -201,12 +201,21 @@ def read_model_track(path: Path) -> tuple[np.ndarray, int]:
         raise InputError(
             f"{path}: {info.samplerate} Hz; resample to 16000, 24000 or 48000 Hz before scoring"
         )
+    if info.frames == 0:
+        raise InputError(f"{path}: holds no samples; the model's track was not recorded, re-run the scenario")
+    # read as float so that NaN/inf samples (possible only in float files) can be seen
     try:
-        audio, rate = sf.read(str(path), dtype="int16", always_2d=False)
+        audio_f, rate = sf.read(str(path), dtype="float32", always_2d=False)
     except (RuntimeError, sf.LibsndfileError) as e:  # a header that reads, a body that does not
         raise InputError(
             f"{path}: truncated or corrupt audio ({e}); re-run the scenario or re-export it as mono WAV"
         ) from e
+    bad = int(np.count_nonzero(~np.isfinite(audio_f)))
+    if bad:
+        raise InputError(
+            f"{path}: {bad} NaN or infinite samples; the recording is corrupt, re-run the scenario or re-export it"
+        )
+    audio = np.clip(np.rint(audio_f * 32768.0), -32768, 32767).astype(np.int16)
     if rate != SCORING_RATE:
         import soxr
 

@@ -28,7 +28,7 @@ class Metric(StrEnum):
     yield_rate = "yield_rate"
     """Over qualified N4 events: silent by 2000 ms after the resolution starts and after."""
     response_presence = "response_presence"
-    """Diagnostic over all T: any speech in the response window."""
+    """Diagnostic over all T: a fresh onset, or already speaking at the request end."""
     window_response = "window_response"
     """Diagnostic over all N4: any speech from question start to 3000 ms after its end."""
 
@@ -51,16 +51,20 @@ class Kind(StrEnum):
     already_speaking = "already_speaking"
     """speech continued across the request end (fail)"""
     late_onset = "late_onset"
-    """silent at the request end, first onset after the limit (fail)"""
+    """silent at the request end, first onset after the limit but before the next turn
+    (fresh onset: fail; presence: fail, the late-onset diagnostic; accuracy: not counted)"""
     no_onset = "no_onset"
     """silent at the request end and no onset in the response window (fail)"""
     # response_presence
     responded = "responded"
-    """a new onset in the response window (pass)"""
+    """a fresh onset: a new onset within the onset window (pass)"""
     continued = "continued"
     """speech continued across the request end into the window (pass)"""
     no_speech = "no_speech"
     """no speech in the window (fail, or not counted for accuracy)"""
+    # every metric
+    unscorable = "unscorable"
+    """the recording ends before the audio that decides the item: neither pass nor fail, not counted"""
     # conditional_accuracy
     correct = "correct"
     wrong = "wrong"

@@ -2,7 +2,8 @@
 
 A metric is ``passes / counted`` over its items in one condition. Intervals
 come from one shared scenario bootstrap per condition (`stats`). Besides the
-six metrics: the presence split (already speaking / late onset), rates by
+six metrics: the presence split (fresh onset / already speaking / late
+onset; presence is exactly the first two), rates by
 request position (quintile of the T's turn index), silence keeping from VAD
 duration alone at several thresholds, and the paired McNemar of response
 presence between the explicit and implicit version of each scenario pair.
@@ -32,13 +33,17 @@ class MetricScore(BaseModel):
     ci_low: float | None = None
     ci_high: float | None = None
     reportable: bool | None = Field(default=None, description="yield only: n >= 20")
+    unscorable: int = Field(
+        default=0, description="items the recording did not cover: in no denominator, neither pass nor fail"
+    )
 
 
 class ConditionScores(BaseModel):
     n_scenarios: int
     metrics: dict[str, MetricScore]
     presence_split: dict[str, MetricScore] = Field(
-        description="over all T: fresh onset, already speaking at the request end, late onset"
+        description="over all scorable T: fresh onset, already speaking at the request end, late onset; "
+        "presence = fresh onset + already speaking"
     )
     position: dict[str, dict[str, MetricScore]] = Field(
         description="quintile 'q1'..'q5' of the T's turn index → fresh onset, presence, accuracy"
@@ -98,10 +103,13 @@ def condition_scores(
 ) -> ConditionScores:
     """All numbers of one condition from its items; `scenarios` lists every scored scenario."""
     t = _Table(scenarios)
+    unscorable: dict[str, int] = defaultdict(int)
     for it in items:
         if it.counted:
             t.add(it.metric.value, it.scenario_id, bool(it.passed))
-        if it.metric is Metric.fresh_onset_rate:
+        if it.kind is Kind.unscorable:
+            unscorable[it.metric.value] += 1
+        if it.metric is Metric.fresh_onset_rate and it.counted:
             t.add("split:fresh_onset", it.scenario_id, it.kind is Kind.fresh_onset)
             t.add("split:already_speaking", it.scenario_id, it.kind is Kind.already_speaking)
             t.add("split:late_onset", it.scenario_id, it.kind is Kind.late_onset)
@@ -109,12 +117,15 @@ def condition_scores(
             q = it.position_quintile
             if q is not None and it.counted:
                 t.add(f"pos:q{q}:{it.metric.value}", it.scenario_id, bool(it.passed))
-        if it.metric is Metric.silence_keeping:
+        if it.metric is Metric.silence_keeping and it.counted:
             for th in SENSITIVITY_MS:
                 t.add(f"sens:{th}", it.scenario_id, it.speech_ms <= th)
     all_scores = t.scores(resamples, seed)
     empty = MetricScore(value=None, n=0, passed=0)
-    metrics = {m.value: all_scores.get(m.value, empty) for m in Metric}
+    metrics = {
+        m.value: all_scores.get(m.value, empty).model_copy(update={"unscorable": unscorable[m.value]})
+        for m in Metric
+    }
     y = metrics[Metric.yield_rate.value]
     y.reportable = y.n >= YIELD_MIN_N
     position: dict[str, dict[str, MetricScore]] = {}

@@ -122,7 +122,9 @@ def _timing_stage(
 ) -> tuple[list[tuple[DialogueSource, list[Item]]], list[dict[str, Any]]]:
     """VAD on every model track, then the timing rules on its speech: (items per dialogue, vad.jsonl rows).
 
-    A track that cannot be read marks its dialogue unreadable (`error`) and is left out.
+    A track that cannot be read (or holds no samples, or NaN/inf samples) marks
+    its dialogue unreadable (`error`) and is left out; items whose window lies
+    past the end of the recording come out `unscorable`.
     """
     from floorbench.scoring.vad_stage import run_vad
 
@@ -141,7 +143,7 @@ def _timing_stage(
         segs = res.segments(opts.vad_rules)
         d = Dialogue(
             scenario_id=s.turns.scenario_id, pair_id=s.turns.pair_id, condition=s.turns.condition,
-            turns=s.turns.turns, duration_ms=res.duration_ms,
+            turns=s.turns.turns, duration_ms=covered_ms(res.duration_ms, s.turns.model_wav_end_ms),
         )
         items_by.append((s, timing_items(d, segs, opts.timing_rules)))
         vad_rows.append(
@@ -151,6 +153,15 @@ def _timing_stage(
             }
         )
     return items_by, vad_rows
+
+
+def covered_ms(file_ms: int, recorded_end_ms: int | None) -> int:
+    """How far the recording is evidence: the file's length, or less where turns.json says it ended earlier.
+
+    A file shorter than ``model_wav_end_ms`` was cut: only what it holds is
+    evidence, and items past it are `unscorable`, never silent.
+    """
+    return file_ms if recorded_end_ms is None else min(file_ms, recorded_end_ms)
 
 
 def run_selection(disc: Discovery, exclude_degraded: bool) -> tuple[list[DialogueSource], dict[str, int]]:
