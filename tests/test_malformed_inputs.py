@@ -83,7 +83,7 @@ def cli_logs() -> Iterator[None]:
     handler = logger.add(to_stderr, level="WARNING")
     yield
     logger.remove(handler)
-    logger.add(sys.stderr)  # loguru's default
+    logger.add(to_stderr, level="DEBUG")  # loguru's default level, on whatever stderr is then
 
 
 def _closed_port() -> int:
