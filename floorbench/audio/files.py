@@ -3,17 +3,32 @@
 A WAV header needs the final length, so a crash while writing a WAV directly
 leaves a file most readers reject. We append raw int16 PCM to ``NAME.part.pcm``
 (flushed every second) and only at the end write ``NAME.wav`` through a
-temporary file and a rename. A crash therefore leaves the ``.part.pcm`` and its
-``.frames.tsv``, which `recover_part` turns into a WAV later.
+temporary file and a rename. A crash therefore leaves the ``.part.pcm``, which `recover_parts` turns into a WAV later.
+Tracks of one folder have different rates (``humans.sent`` at the suite's rate,
+the recorder's tracks at ``--record-rate``), and raw PCM does not say its
+rate: so when a part file is opened its rate is written beside it, in
+``NAME.part.json``, and recovery reads it from there.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
 
 import numpy as np
+
+from floorbench.errors import FloorbenchError
+
+
+class PartFileError(FloorbenchError, ValueError):
+    """A leftover part file cannot be turned into a WAV (its rate is unknown)."""
+
+
+def rate_path(part_path: Path) -> Path:
+    """``NAME.part.json`` beside ``NAME.part.pcm``: the part's sample rate."""
+    return part_path.with_name(part_path.name.removesuffix(".pcm") + ".json")
 
 
 class PcmAppender:
@@ -24,6 +39,7 @@ class PcmAppender:
         self.part_path = wav_path.with_suffix(".part.pcm")
         self.sample_rate = sample_rate
         wav_path.parent.mkdir(parents=True, exist_ok=True)
+        rate_path(self.part_path).write_text(json.dumps({"sample_rate": sample_rate}) + "\n")
         self._f = self.part_path.open("ab")
         self.samples = 0
         self._flush_every = flush_every_s
@@ -59,13 +75,30 @@ def pcm_to_wav(part_path: Path, wav_path: Path, sample_rate: int) -> Path:
     sf.write(str(tmp), data, sample_rate, subtype="PCM_16", format="WAV")
     os.replace(tmp, wav_path)
     part_path.unlink(missing_ok=True)
+    rate_path(part_path).unlink(missing_ok=True)
     return wav_path
 
 
-def recover_parts(folder: Path, sample_rate: int) -> list[Path]:
-    """Turn every leftover ``*.part.pcm`` in `folder` into a WAV (after a crash)."""
+def part_rate(part_path: Path, default: int | None = None) -> int:
+    """The rate recorded beside a part file; `default` only for a part written before rates were recorded."""
+    try:
+        rate = json.loads(rate_path(part_path).read_text(encoding="utf-8"))["sample_rate"]
+    except FileNotFoundError:
+        rate = default
+    except (OSError, ValueError, KeyError, TypeError):
+        rate = None
+    if not isinstance(rate, int) or isinstance(rate, bool) or rate <= 0:
+        raise PartFileError(
+            f"{rate_path(part_path)}: missing or unreadable sample rate; "
+            f"convert {part_path.name} by hand with its known rate"
+        )
+    return rate
+
+
+def recover_parts(folder: Path, default_rate: int | None = None) -> list[Path]:
+    """Turn every leftover ``*.part.pcm`` in `folder` into a WAV at the rate recorded beside it."""
     out = []
     for part in sorted(folder.glob("*.part.pcm")):
         wav = part.with_name(part.name.removesuffix(".part.pcm") + ".wav")
-        out.append(pcm_to_wav(part, wav, sample_rate))
+        out.append(pcm_to_wav(part, wav, part_rate(part, default_rate)))
     return out

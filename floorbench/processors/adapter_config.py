@@ -56,6 +56,8 @@ class AdapterSettings(Settings):
     """``package.module:ClassName`` of a model outside floorbench"""
     identity: str | None = None
     """the model's participant identity in the room (default ``model``)"""
+    pass_env: list[str] = Field(default_factory=list)
+    """more environment variables the model's child process gets (names only; see docs/systems-under-test.md)"""
 
 
 class OpenSettings(AdapterSettings):

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, cast
 from typing_extensions import TypeVar
 
 from floorbench.processors.adapter_config import AdapterSettings, ModelError, OpenSettings
+from floorbench.redact import SECRET_NAMES
+from floorbench.redact import redact as redact_config
 
 if TYPE_CHECKING:
     from pipecat.processors.frame_processor import FrameProcessor
@@ -68,7 +70,8 @@ class Model(Generic[S]):
     name: ClassVar[str] = ""
     joins: ClassVar[Literal["pipeline", "external"]] = "pipeline"
     Settings: ClassVar[type[AdapterSettings]] = OpenSettings
-    secret_keys: ClassVar[tuple[str, ...]] = ("api_key", "key", "secret", "token", "password")
+    secret_keys: ClassVar[tuple[str, ...]] = SECRET_NAMES
+    """key names whose values the card redacts (`floorbench.redact.SECRET_NAMES`)"""
 
     def __init__(self, ctx: ModelContext) -> None:
         self.ctx = ctx
@@ -99,26 +102,12 @@ class Model(Generic[S]):
         }
 
 
-def redact(config: Any, secret_keys: tuple[str, ...] = Model.secret_keys) -> Any:
-    """Copy a config with every secret-looking value replaced by '<redacted>'.
-
-    Env-var *names* (``api_key_env: OPENAI_API_KEY``) are kept: they are not secrets
-    and say where the key came from.
+def redact(config: Any, secret_keys: tuple[str, ...] = SECRET_NAMES) -> Any:
+    """Copy a config with every secret replaced by '<redacted>' (`floorbench.redact`: secret
+    names, header maps, URL user-info and query values). Env-var *names*
+    (``api_key_env: OPENAI_API_KEY``) are kept: they are not secrets and say where the key came from.
     """
-    if isinstance(config, dict):
-        out: dict[str, Any] = {}
-        for k, v in config.items():
-            lk = str(k).lower()
-            if lk.endswith("_env"):
-                out[k] = v
-            elif any(s in lk for s in secret_keys) and isinstance(v, str | bytes) and v:
-                out[k] = "<redacted>"
-            else:
-                out[k] = redact(v, secret_keys)
-        return out
-    if isinstance(config, list):
-        return [redact(v, secret_keys) for v in config]
-    return config
+    return redact_config(config, secret_keys)
 
 
 BUILTIN_MODELS: dict[str, str] = {

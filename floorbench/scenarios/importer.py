@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from floorbench.scenarios.files import write_scenario, write_suite
-from floorbench.scenarios.schema import Preamble, Scenario, Suite
+from floorbench.scenarios.schema import Preamble, Scenario, Suite, inside
 from floorbench.scenarios.validate import (
     ScenarioError,
     check_pair,
@@ -161,6 +161,8 @@ def import_scenarios(
     if not good:
         return result
     scen_dir = out / "scenarios"
+    # ids obey the schema's id rule; each target is checked again before anything is written
+    targets = [inside(scen_dir, f"{s.scenario_id}.yaml", f"{out}: scenario {s.scenario_id}", ScenarioError) for s in good]
     if scen_dir.exists() and any(scen_dir.iterdir()):
         if not force:
             raise ScenarioError(f"{scen_dir}: not empty; pass --force to replace it or choose another --out")
@@ -168,10 +170,10 @@ def import_scenarios(
     suite = Suite(name=name or out.name, description=f"Imported from {src.name}.",
                   preamble=Preamble(text=preamble or DUTY_PREAMBLE, voice=PREAMBLE_VOICE))
     write_suite(out, suite)
-    for s in good:
+    for s, target in zip(good, targets, strict=True):
         # imported audio paths would point outside the new suite: render it afresh
         for t in s.turns:
             t.audio = None
-        write_scenario(scen_dir / f"{s.scenario_id}.yaml", s)
+        write_scenario(target, s)
         result.written.append(s.scenario_id)
     return result

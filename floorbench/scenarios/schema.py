@@ -15,12 +15,52 @@ naming the file, scenario and turn instead of a pydantic trace.
 
 from __future__ import annotations
 
+import re
 import warnings
 from enum import StrEnum
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from floorbench.errors import FloorbenchError
 
 SCHEMA_VERSION = 1
+
+ID_RULE = "1-128 characters A-Z a-z 0-9 . _ -, starting with a letter or digit, no '..'"
+"""the rule every scenario_id and pair_id obeys: each becomes a file or folder name"""
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def check_id(value: str) -> str:
+    """An id usable as one path part (`ID_RULE`); a ValueError naming the rule otherwise."""
+    if not _ID.fullmatch(value) or ".." in value:
+        raise ValueError(f"{value!r} breaks the id rule ({ID_RULE}); rename it")
+    return value
+
+
+class PathEscapeError(FloorbenchError, ValueError):
+    """A path given in a file or on the command line leads outside the folder it must stay in."""
+
+
+def inside(root: Path, rel: str | Path, what: str, error: type[FloorbenchError] = PathEscapeError) -> Path:
+    """`root / rel`, resolved (symlinks followed); one `error` line if it leaves `root`.
+
+    Catches a `..` part, an absolute `rel` (which would replace `root`) and a
+    symlink pointing elsewhere alike, because all three show in the resolved path.
+    """
+    base = Path(root).resolve()
+    path = (base / rel).resolve()
+    if not path.is_relative_to(base):
+        raise error(f"{what}: {rel} leads outside {base} (to {path}); keep it inside that folder")
+    return path
+
+
+def _relative_pattern(value: str) -> str:
+    """A path or glob relative to the suite folder: not absolute, no `..` part."""
+    for pure in (PurePosixPath(value), PureWindowsPath(value)):
+        if pure.is_absolute() or pure.anchor or ".." in pure.parts:
+            raise ValueError(f"{value!r} must be relative to the suite folder, without '..'; fix it")
+    return value
 
 
 class Label(StrEnum):
@@ -107,8 +147,8 @@ class Scenario(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     suite: str = "mpe"
-    scenario_id: str
-    pair_id: str
+    scenario_id: str = Field(description=f"the scenario's id, also its file and run folder name: {ID_RULE}")
+    pair_id: str = Field(description=f"the pair's id: {ID_RULE}")
     condition: Condition
     attributes: Attributes
     speakers: dict[str, Speaker]
@@ -121,6 +161,11 @@ class Scenario(BaseModel):
         default_factory=dict,
         description="provenance, e.g. the generator and task family; never read by scoring",
     )
+
+    @field_validator("scenario_id", "pair_id")
+    @classmethod
+    def _id_rule(cls, value: str) -> str:
+        return check_id(value)
 
     def turn(self, turn_id: int) -> Turn:
         for t in self.turns:
@@ -157,6 +202,12 @@ class Suite(BaseModel):
     sample_rate: int = Field(default=16000, description="rate the audio is rendered at")
     preamble: Preamble
     scenario_glob: str = "scenarios/*.yaml"
+    """relative to the suite folder; no absolute path, no `..` (every match must stay inside)"""
     generator: dict[str, str | int] | None = Field(
         default=None, description="how the suite was made (generator, version, seed, pairs); None if hand-written"
     )
+
+    @field_validator("scenario_glob")
+    @classmethod
+    def _glob_inside(cls, value: str) -> str:
+        return _relative_pattern(value)

@@ -16,7 +16,7 @@ import yaml
 from pydantic import ValidationError
 
 from floorbench.errors import FloorbenchError
-from floorbench.scenarios.schema import Label, Scenario, Suite
+from floorbench.scenarios.schema import Label, Scenario, Suite, inside
 
 SUPPORTED_RATES = (16000, 24000, 48000)
 
@@ -36,7 +36,8 @@ class LoadedSuite:
     """scenario_id -> the YAML file it came from"""
 
     def audio_path(self, rel: str) -> Path:
-        return (self.root / rel).resolve()
+        """The audio file `rel` names, resolved; a ScenarioError if it leads outside the suite folder."""
+        return inside(self.root, rel, f"{self.root}: audio path", ScenarioError)
 
     def pairs(self) -> dict[str, list[Scenario]]:
         out: dict[str, list[Scenario]] = {}
@@ -92,6 +93,8 @@ def _pydantic_line(path: Path, scenario: str | None, data: object, err: Validati
         msg = f"missing field '{field_name}'; add it"
     elif e["type"] == "extra_forbidden":
         msg = f"unknown field '{field_name}'; remove or rename it"
+    elif e["type"] == "value_error":
+        msg = f"field '{field_name}': {msg.removeprefix('Value error, ')}"
     else:
         msg = f"field '{field_name}': {msg}"
     return f"{_where(path, scenario, turn_id)}: {msg}"
@@ -202,7 +205,7 @@ def check_audio(root: Path, rel: str | None, where: str, required: bool) -> None
         return
     import soundfile as sf  # local: keeps `floorbench --help` fast
 
-    p = (root / rel).resolve()
+    p = inside(root, rel, f"{where}: audio file", ScenarioError)
     if not p.is_file():
         raise ScenarioError(f"{where}: audio file {rel} is missing; run `floorbench render` on the suite")
     try:
@@ -303,6 +306,7 @@ def load_suite(
         raise ScenarioError(f"{root}: no scenario files match {suite.scenario_glob!r}")
     for p in paths:
         try:
+            inside(root, p.relative_to(root), f"{suite_file}: scenario_glob {suite.scenario_glob!r} matches", ScenarioError)
             s = load_scenario_file(p, root=root, audio=audio, strict_vocab=strict_vocab)
         except ScenarioError as e:
             problems.append(str(e))

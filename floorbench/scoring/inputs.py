@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from floorbench.errors import FloorbenchError
 from floorbench.records import DialogueTurns, Outcome, RunMeta
+from floorbench.scenarios.schema import inside
 
 ACCEPTED_RATES = (16000, 24000, 48000)
 KNOWN_LABELS = ("T", "N1", "N2", "N3", "N4Q", "N4R")
@@ -130,9 +131,18 @@ def check_turns(turns: DialogueTurns, path: Path) -> None:
             raise InputError(f"{where}: an N4R must follow its N4Q immediately")
 
 
-def _dialogue(folder: Path) -> DialogueSource:
+def _check_inside(root: Path, folder: Path) -> None:
+    """A dialogue folder and the files read from it stay under the folder given to `score`
+    (a symlink to elsewhere would score, or expose, files the user did not point at)."""
+    base = root if folder == root else inside(root, folder.name, str(folder), InputError)
+    for name in ("turns.json", "meta.json", "model.wav"):
+        inside(base, name, str(folder / name), InputError)
+
+
+def _dialogue(folder: Path, root: Path) -> DialogueSource:
     src = DialogueSource(folder=folder)
     try:
+        _check_inside(root, folder)
         if (folder / "meta.json").is_file():
             try:
                 src.meta = RunMeta.model_validate(_read_json(folder / "meta.json"))
@@ -160,7 +170,7 @@ def discover(target: Path) -> Discovery:
     if not target.is_dir():
         raise InputError(f"{target}: not a folder; give a run directory or a recordings folder")
     if (target / "turns.json").is_file():
-        return Discovery(root=target, kind="dialogue", dialogues=[_dialogue(target)])
+        return Discovery(root=target, kind="dialogue", dialogues=[_dialogue(target, target)])
     run_info: dict[str, Any] = {}
     kind = "recordings"
     if (target / "run.json").is_file():
@@ -172,7 +182,7 @@ def discover(target: Path) -> Discovery:
         raise InputError(
             f"{target}: no dialogue folders (sub-folders with model.wav and turns.json) found"
         )
-    disc = Discovery(root=target, kind=kind, run_info=run_info, dialogues=[_dialogue(p) for p in subs])
+    disc = Discovery(root=target, kind=kind, run_info=run_info, dialogues=[_dialogue(p, target) for p in subs])
     first: dict[str, Path] = {}
     for d in disc.scorable:
         assert d.turns is not None

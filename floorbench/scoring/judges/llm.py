@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from floorbench.redact import redact_url
 from floorbench.scoring.judges import VERDICTS, JudgeError, JudgeInput, JudgeVerdict, OnVerdict, Task, Verdict
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
@@ -117,7 +118,7 @@ class LLMJudge:
 
     def settings(self) -> dict[str, object]:
         """What to record about this judge (no secrets)."""
-        return {"model": self.model, "base_url": self.base_url, "api_key_env": self.api_key_env}
+        return {"model": self.model, "base_url": redact_url(self.base_url), "api_key_env": self.api_key_env}
 
     def render(self, inp: JudgeInput) -> str:
         return self.prompts[inp.task].format(
@@ -157,7 +158,7 @@ class LLMJudge:
             if attempt < self.retries:
                 time.sleep(min(8.0, 0.5 * 2**attempt))
         raise JudgeError(
-            f"judge endpoint {self.base_url} failed ({last}); check --judge-base-url, the model name "
+            f"judge endpoint {redact_url(self.base_url)} failed ({last}); check --judge-base-url, the model name "
             f"and ${self.api_key_env}"
         )
 

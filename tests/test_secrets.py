@@ -1,0 +1,203 @@
+"""No secret reaches a file floorbench writes or a line it prints.
+
+The live test plants a distinct secret in every place one can come from — the
+environment (the LiveKit secret, the judge's key, a key the model config
+names), a header map, a URL's user-info and query, a secret-named config key,
+the judge's URL — runs a scenario with the `websocket` adapter against the
+reference server, scores it (offline judge, then the LLM judge against a local
+stand-in endpoint), reports it, and greps every written file and all captured
+output for each secret. The unit tests pin the model child's environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+import yaml
+
+from floorbench.pipelines.scenario_run import child_environment
+from floorbench.scoring.judges.llm import LLMJudge
+from floorbench.transports.server import LiveKitConnection
+
+try:
+    from tests.support.duplex_servers import Behaviour, ReferenceServer
+except ModuleNotFoundError:
+    from support.duplex_servers import Behaviour, ReferenceServer
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# -- the model child's environment -------------------------------------------------------------
+
+
+def test_the_child_gets_the_allow_list_and_what_its_config_names() -> None:
+    environ = {
+        "PATH": "/usr/bin", "HOME": "/home/u", "LANG": "C.UTF-8", "LC_ALL": "C", "VIRTUAL_ENV": "/v",
+        "PYTHONPATH": "/p", "HF_HOME": "/hf", "HF_TOKEN": "hf-1", "https_proxy": "http://proxy:3128",
+        "NO_PROXY": "localhost", "FLOORBENCH_MODEL_LOG": "DEBUG", "XDG_CACHE_HOME": "/c",
+        "LIVEKIT_API_SECRET": "lk-secret", "LIVEKIT_API_KEY": "lk-key", "LIVEKIT_URL": "ws://x",
+        "OPENAI_API_KEY": "sk-open", "GOOGLE_API_KEY": "g-key", "MY_SERVER_KEY": "srv-key",
+        "FLOORBENCH_JUDGE_BASE_URL": "http://j/v1?key=jq", "AWS_SECRET_ACCESS_KEY": "aws", "EXTRA_VAR": "e",
+    }
+    config = {"adapter": "cascade", "llm": {"api_key_env": "MY_SERVER_KEY"}, "pass_env": ["EXTRA_VAR"]}
+    assert child_environment(config, environ) == {
+        "PATH": "/usr/bin", "HOME": "/home/u", "LANG": "C.UTF-8", "LC_ALL": "C", "VIRTUAL_ENV": "/v",
+        "PYTHONPATH": "/p", "HF_HOME": "/hf", "HF_TOKEN": "hf-1", "https_proxy": "http://proxy:3128",
+        "NO_PROXY": "localhost", "FLOORBENCH_MODEL_LOG": "DEBUG", "XDG_CACHE_HOME": "/c",
+        "MY_SERVER_KEY": "srv-key", "EXTRA_VAR": "e",
+    }
+    openai = child_environment({"adapter": "pipecat-service", "api_key_env": "OPENAI_API_KEY"}, environ)
+    assert openai["OPENAI_API_KEY"] == "sk-open" and "GOOGLE_API_KEY" not in openai
+    assert "LIVEKIT_API_SECRET" not in openai and "LIVEKIT_API_KEY" not in openai
+
+
+async def test_the_real_child_process_never_sees_the_livekit_secret(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from floorbench.pipelines.model_messages import ModelSpec
+    from floorbench.pipelines.scenario_run import ModelProcess, ScenarioFailed
+
+    seen = tmp_path / "env.json"
+    code = (
+        "import json, os, sys; sys.stdin.readline()\n"
+        f"open({str(seen)!r}, 'w').write(json.dumps(dict(os.environ)))\n"
+        "sys.exit(3)\n"
+    )
+    monkeypatch.setattr(ModelProcess, "argv", (sys.executable, "-c", code))
+    monkeypatch.setenv("LIVEKIT_API_SECRET", "lk-planted-secret")
+    monkeypatch.setenv("LIVEKIT_API_KEY", "lk-planted-key")
+    monkeypatch.setenv("MY_SERVER_KEY", "srv-planted-key")
+    spec = ModelSpec(
+        url="ws://127.0.0.1:9", token="t", room="r", identity="model", model="websocket",
+        config={"adapter": "websocket", "api_key_env": "MY_SERVER_KEY"}, in_sample_rate=16000,
+        out_sample_rate=24000, out_queue_ms=120, parent_pid=os.getpid(), max_lifetime_s=30.0,
+    )
+    with pytest.raises(ScenarioFailed):
+        await ModelProcess(spec, tmp_path / "model.log").start(20.0)
+    env = json.loads(seen.read_text())
+    assert "LIVEKIT_API_SECRET" not in env and "LIVEKIT_API_KEY" not in env
+    assert env["MY_SERVER_KEY"] == "srv-planted-key" and env["PATH"] == os.environ["PATH"]
+
+
+def test_the_llm_judge_records_and_reports_its_url_redacted() -> None:
+    judge = LLMJudge(model="m", base_url="http://jude:pw-judge-1@127.0.0.1:1/v1?key=q-judge-2", retries=0, timeout_s=1)
+    assert judge.settings()["base_url"] == "http://<redacted>@127.0.0.1:1/v1?key=<redacted>"
+    with pytest.raises(Exception) as err:  # nothing listens on port 1
+        judge._post("hello")
+    assert "pw-judge-1" not in str(err.value) and "q-judge-2" not in str(err.value)
+    assert "http://<redacted>@127.0.0.1:1/v1?key=<redacted>" in str(err.value)
+
+
+# -- the live test -------------------------------------------------------------------------
+
+
+class _Judge(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint that calls every answer correct (any path, any query)."""
+
+    calls: ClassVar[list[str]] = []
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).calls.append(self.path)
+        data = json.dumps({"choices": [{"message": {"content": '{"verdict": "correct"}'}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def judge_endpoint() -> Iterator[int]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Judge)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_port
+    server.shutdown()
+
+
+def _cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "floorbench.cli", *args], env=env, cwd=cwd, capture_output=True, text=True,
+        timeout=600,
+    )
+
+
+@pytest.mark.live
+@pytest.mark.slow
+def test_no_planted_secret_reaches_any_file_or_output(
+    tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection, judge_endpoint: int
+) -> None:
+    secrets = {
+        "livekit secret (env)": livekit.api_secret,
+        "judge key (env)": "sk-planted-openai-7f3a91",
+        "model key (env, named by the config)": "env-planted-server-c41d02",
+        "header": "hdr-planted-value-9b27e4",
+        "url user-info": "urlpass-planted-5e8a13",
+        "url query": "query-planted-token-2d6f70",
+        "config key": "cfgkey-planted-a0c9b5",
+        "judge url query": "judgeq-planted-83e1c4",
+    }
+    env = {
+        **os.environ,
+        "LIVEKIT_API_KEY": livekit.api_key,
+        "LIVEKIT_API_SECRET": livekit.api_secret,
+        "OPENAI_API_KEY": secrets["judge key (env)"],
+        "FB_PLANTED_SERVER_KEY": secrets["model key (env, named by the config)"],
+        "FLOORBENCH_LOG": "INFO",
+        "FLOORBENCH_MODEL_LOG": "DEBUG",
+    }
+    work = tmp_path / "work"
+    work.mkdir()
+    with ReferenceServer("pcm", Behaviour("reply", gap_ms=700, clip_ms=800)) as server:
+        port = server.url.split(":")[2].split("/")[0]
+        config = {
+            "adapter": "websocket",
+            "url": f"ws://urluser:{secrets['url user-info']}@127.0.0.1:{port}/?token={secrets['url query']}",
+            "headers": {"X-Api-Token": secrets["header"]},
+            "api_key_env": "FB_PLANTED_SERVER_KEY",
+            "hello": {"type": "session", "auth_token": secrets["config key"]},
+        }
+        cfg = tmp_path / "model.yaml"  # outside `work`: it holds the secrets on purpose
+        cfg.write_text(yaml.safe_dump(config))
+        runs = [_cli(["run", "--suite", str(tiny_suite), "--config", str(cfg), "--out", "run",
+                      "--livekit-url", livekit.url, "--scenario", "tiny01-explicit", "--quiet"], env, work)]
+    assert runs[0].returncode == 0, runs[0].stderr[-2000:]
+    meta = json.loads((work / "run" / "tiny01-explicit" / "meta.json").read_text())
+    assert meta["outcome"] == "completed", meta.get("failure_reason")
+    judge_url = f"http://127.0.0.1:{judge_endpoint}/v1?key={secrets['judge url query']}"
+    runs.append(_cli(["score", "run", "--out", "scored", "--resamples", "100", "--quiet"], env, work))
+    runs.append(_cli(["score", "run", "--out", "scored-llm", "--resamples", "100", "--quiet",
+                      "--judge", "llm:stand-in", "--judge-base-url", judge_url], env, work))
+    runs.append(_cli(["report", "scored", "scored-llm", "--out", "report"], env, work))
+    assert [r.returncode for r in runs] == [0, 0, 0, 0], [r.stderr[-1500:] for r in runs]
+    card = json.loads((work / "run" / "run.json").read_text())["model"]["config"]
+    assert card["headers"] == {"X-Api-Token": "<redacted>"} and card["hello"]["auth_token"] == "<redacted>"
+    assert card["url"] == f"ws://<redacted>@127.0.0.1:{port}/?token=<redacted>"
+    scores = json.loads((work / "scored-llm" / "scores.json").read_text())
+    assert f"127.0.0.1:{judge_endpoint}/v1?key=<redacted>" in json.dumps(scores)
+
+    written = sorted(p for p in work.rglob("*") if p.is_file())
+    assert {"run/run.json", "run/tiny01-explicit/meta.json", "run/tiny01-explicit/model.log",
+            "scored/scores.json", "scored-llm/scores.json", "report/report.html"} <= {
+        str(p.relative_to(work)) for p in written}
+    leaks = [
+        f"{what} in {p.relative_to(work)}"
+        for p in written for what, value in secrets.items() if value.encode() in p.read_bytes()
+    ]
+    leaks += [
+        f"{what} in the output of `{' '.join(r.args[3:5])}`"
+        for r in runs for what, value in secrets.items() if value in r.stdout + r.stderr
+    ]
+    assert not leaks, leaks
