@@ -92,6 +92,8 @@ class FailureKind(StrEnum):
     model_never_joined = "model_never_joined"
     model_left = "model_left"
     model_crashed = "model_crashed"
+    model_error = "model_error"
+    """the model's chain reported an error, or its model-server connection never came up or dropped"""
     server_died = "server_died"
     timeout = "timeout"
     bad_input = "bad_input"

@@ -125,12 +125,12 @@ async def test_audio_flows_and_provider_barge_in_clears_playout(monkeypatch):
             params={"base_url": server.url},
             system_prompt="You are Aria.",
         )
-        (service, interrupter) = m.processors()
-        # run_test takes one processor: chain the service and the interrupter in a Pipeline.
+        (service, link, interrupter) = m.processors()
+        # run_test takes one processor: chain the service, its link watch and the interrupter in a Pipeline.
         from pipecat.pipeline.pipeline import Pipeline
 
         frames = [SleepFrame(sleep=0.6), *input_frames(tone(600)), SleepFrame(sleep=1.0)]
-        down, _ = await run_test(Pipeline([service, interrupter]), frames_to_send=frames)
+        down, _ = await run_test(Pipeline([service, link, interrupter]), frames_to_send=frames)
     assert server.auth == ["Bearer sk-loopback"]
     updates = [e for e in server.client_events if e["type"] == "session.update"]
     assert updates and updates[0]["session"]["instructions"] == "You are Aria."

@@ -4,8 +4,12 @@ The runner sends one `ModelSpec` as a JSON line on the child's stdin — on
 stdin so the room token never appears in a process listing, a file or a log
 (`repr` hides it too). The child answers with one JSON line on stdout:
 `ModelReady` once its pipeline is built, or `ModelFailed` with a one-line
-reason. Both sides import this module, so it stays light: pydantic only, no
-LiveKit, no pipecat.
+reason. While the scenario runs it goes on reporting, one line each, what the
+runner must know to trust a silent recording (docs/systems-under-test.md,
+"When a model fails"): `ModelConnected` once every model-server connection of
+its chain is up, `ModelDisconnected` if one drops, `ModelChainError` for any
+error its chain reports. Both sides import this module, so it stays light:
+pydantic and floorbench.redact only, no LiveKit, no pipecat.
 """
 
 from __future__ import annotations
@@ -14,6 +18,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from floorbench.redact import redact_text
+
+REASON_CHARS = 400
+"""a reported reason is cut to this many characters (it goes into meta.json and a log line)"""
+
+
+def one_line(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """`text` as one short line with URLs' secrets, bearer tokens and the known `secrets` redacted."""
+    flat = " ".join(redact_text(str(text), secrets).split())
+    return flat if len(flat) <= REASON_CHARS else flat[: REASON_CHARS - 1] + "…"
 
 
 class ModelSpec(BaseModel):
@@ -55,6 +70,8 @@ class ModelReady(BaseModel):
 
     ready: Literal[True] = True
     pid: int
+    links: int = 0
+    """model-server connections the chain opens (0: none); the runner waits for `ModelConnected`"""
 
 
 class ModelFailed(BaseModel):
@@ -65,11 +82,40 @@ class ModelFailed(BaseModel):
     error: str
 
 
+class ModelConnected(BaseModel):
+    """Every model-server connection of the chain is up: from now on the model hears the room."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    connected: Literal[True] = True
+
+
+class ModelDisconnected(BaseModel):
+    """A model-server connection dropped mid-scenario; from then on the model hears nothing."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    disconnected: str
+    """the one-line reason"""
+
+
+class ModelChainError(BaseModel):
+    """The model's chain reported an error (pipecat ErrorFrame, fatal or not, in either direction)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    chain_error: str
+    """the one-line reason, secrets redacted"""
+    fatal: bool = False
+
+
 ModelAnswer = ModelReady | ModelFailed
+ModelEvent = ModelConnected | ModelDisconnected | ModelChainError
 _ANSWER: TypeAdapter[ModelAnswer] = TypeAdapter(ModelAnswer)
+_EVENT: TypeAdapter[ModelEvent] = TypeAdapter(ModelEvent)
 
 
-def answer_line(answer: ModelAnswer) -> str:
+def answer_line(answer: ModelAnswer | ModelEvent) -> str:
     return answer.model_dump_json() + "\n"
 
 
@@ -80,3 +126,12 @@ def read_answer(line: bytes | str) -> ModelAnswer:
     except ValidationError:
         text = line.decode(errors="replace") if isinstance(line, bytes) else line
         raise ValueError(f"not a ready/error line: {text.strip()[:200]!r}") from None
+
+
+def read_event(line: bytes | str) -> ModelEvent:
+    """Parse one line the child wrote after its answer; ValueError if it is no event."""
+    try:
+        return _EVENT.validate_json(line)
+    except ValidationError:
+        text = line.decode(errors="replace") if isinstance(line, bytes) else line
+        raise ValueError(f"not a model event line: {text.strip()[:200]!r}") from None

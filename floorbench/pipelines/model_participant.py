@@ -11,6 +11,11 @@ one JSON line on stdin so the token never appears in a process listing or a
 file. The process writes one line to stdout, `ModelReady` once the pipeline is
 built or `ModelFailed` with a one-line reason (floorbench.pipelines.model_messages),
 then runs until SIGTERM, the room closes, its parent goes, or its lifetime ends.
+While it runs, `_Reports` tells the runner what it must know to trust a silent
+recording: every error the chain raises (an observer sees each pipecat
+``ErrorFrame`` where it is first pushed, upstream or downstream, fatal or not)
+and, for processors that hold a model-server connection (``reports_connection``),
+when the connection is up and when it drops.
 """
 
 from __future__ import annotations
@@ -21,7 +26,18 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from floorbench.pipelines.model_messages import ModelAnswer, ModelFailed, ModelReady, ModelSpec, answer_line
+from floorbench.pipelines.model_messages import (
+    ModelAnswer,
+    ModelChainError,
+    ModelConnected,
+    ModelDisconnected,
+    ModelEvent,
+    ModelFailed,
+    ModelReady,
+    ModelSpec,
+    answer_line,
+    one_line,
+)
 
 if TYPE_CHECKING:
     from floorbench.processors.registry import ModelContext
@@ -73,9 +89,85 @@ async def _watch_parent(parent: int, stop: asyncio.Event) -> None:
         await asyncio.sleep(1.0)
 
 
-def _emit(answer: ModelAnswer) -> None:
+def _emit(answer: ModelAnswer | ModelEvent) -> None:
     sys.stdout.write(answer_line(answer))
     sys.stdout.flush()
+
+
+def _config_secrets(config: dict[str, Any]) -> tuple[str, ...]:
+    """Values of the environment variables the config names (``*_env``): masked in every reason."""
+    names: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if str(k).endswith("_env") and isinstance(v, str):
+                    names.append(v)
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(config)
+    return tuple(v for v in (os.environ.get(n) for n in names) if v)
+
+
+class _Reports:
+    """Errors, and the model-server connections' state, as lines on stdout for the runner.
+
+    A processor that talks to a model server sets ``reports_connection`` and
+    calls its ``on_model_connected`` / ``on_model_disconnected(reason)`` event
+    handlers; `ModelConnected` goes out once all of them are up. Once the
+    scenario is over (`stopping`) nothing more is reported: a connection
+    closed by the shutdown is no failure.
+    """
+
+    def __init__(self, processors: list[Any], secrets: tuple[str, ...]) -> None:
+        self.links = [p for p in processors if getattr(p, "reports_connection", False)]
+        self.up: set[int] = set()
+        self.secrets = secrets
+        self.stopping = False
+        for p in self.links:
+            p.add_event_handler("on_model_connected", self._connected)
+            p.add_event_handler("on_model_disconnected", self._disconnected)
+
+    async def _connected(self, processor: Any) -> None:
+        self.up.add(id(processor))
+        if len(self.up) == len(self.links) and not self.stopping:
+            _emit(ModelConnected())
+
+    async def _disconnected(self, processor: Any, reason: str) -> None:
+        self.up.discard(id(processor))
+        if not self.stopping:
+            _emit(ModelDisconnected(disconnected=one_line(reason, self.secrets)))
+
+    def error(self, message: str, source: str, fatal: bool) -> None:
+        if self.stopping:
+            return
+        text = message if message.startswith(source) else f"{source}: {message}"
+        _emit(ModelChainError(chain_error=one_line(text, self.secrets), fatal=fatal))
+
+    def observer(self) -> Any:
+        """A pipecat observer that reports each ErrorFrame once, where it is first pushed."""
+        from pipecat.frames.frames import ErrorFrame
+        from pipecat.observers.base_observer import BaseObserver, FramePushed
+
+        reports = self
+
+        class ErrorReporter(BaseObserver):
+            def __init__(self) -> None:
+                super().__init__(observe_every_push=False)
+
+            async def on_push_frame(self, data: FramePushed) -> None:
+                frame = data.frame
+                if isinstance(frame, ErrorFrame):
+                    source = frame.processor or data.source
+                    text = str(frame.error)
+                    if hint := getattr(source, "floorbench_error_hint", None):  # processors.service.ERROR_HINT
+                        text = f"{text}; {hint}"
+                    reports.error(text, getattr(source, "name", str(source)), bool(frame.fatal))
+
+        return ErrorReporter()
 
 
 def _build_processors(spec: ModelSpec) -> tuple[ModelContext, list[Any]]:
@@ -105,7 +197,9 @@ def _build_processors(spec: ModelSpec) -> tuple[ModelContext, list[Any]]:
     return ctx, list(create_model(ctx).processors())
 
 
-def _pipeline(spec: ModelSpec, ctx: ModelContext, processors: list[Any]) -> tuple[Any, Any, Any]:
+def _pipeline(
+    spec: ModelSpec, ctx: ModelContext, processors: list[Any], observers: list[Any]
+) -> tuple[Any, Any, Any]:
     """LiveKitTransport.input() → processors → LiveKitTransport.output(): (transport, runner, worker)."""
     _disable_dtx_on_publish()
     from pipecat.pipeline.pipeline import Pipeline
@@ -132,6 +226,7 @@ def _pipeline(spec: ModelSpec, ctx: ModelContext, processors: list[Any]) -> tupl
         params=PipelineParams(
             audio_in_sample_rate=ctx.in_sample_rate, audio_out_sample_rate=ctx.out_sample_rate
         ),
+        observers=observers,
         idle_timeout_secs=None,
         enable_rtvi=False,
         check_dangling_tasks=False,
@@ -149,7 +244,8 @@ async def run(spec: ModelSpec) -> int:
     except (ModelError, ScenarioError) as e:
         _emit(ModelFailed(error=str(e)))
         return 2
-    transport, runner, worker = _pipeline(spec, ctx, processors)
+    reports = _Reports(processors, _config_secrets(spec.config))
+    transport, runner, worker = _pipeline(spec, ctx, processors, [reports.observer()])
     await runner.add_workers(worker)
 
     loop = asyncio.get_running_loop()
@@ -161,13 +257,14 @@ async def run(spec: ModelSpec) -> int:
     async def _gone(*_: Any) -> None:
         stop.set()
 
-    _emit(ModelReady(pid=os.getpid()))
+    _emit(ModelReady(pid=os.getpid(), links=len(reports.links)))
     watch = asyncio.create_task(_watch_parent(spec.parent_pid, stop))
     if spec.max_lifetime_s:
         loop.call_later(spec.max_lifetime_s, stop.set)
     run_task = asyncio.create_task(runner.run())
     stop_task = asyncio.create_task(stop.wait())
     await asyncio.wait({run_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+    reports.stopping = True
     if not run_task.done():
         try:
             await asyncio.wait_for(runner.cancel(reason="scenario over"), 5.0)

@@ -34,6 +34,7 @@ from floorbench.pipelines.run_book import RunBook, now_wall
 from floorbench.pipelines.scenario_run import ScenarioRun, ScenarioSettings
 from floorbench.processors.registry import Model, ModelContext, create_model
 from floorbench.records import Outcome, RunMeta
+from floorbench.redact import redact, redact_text, redact_url
 from floorbench.scenarios.schema import Scenario
 from floorbench.scenarios.validate import LoadedSuite, load_suite
 from floorbench.transports.server import LiveKitConnection, LiveKitServer, ServerError
@@ -104,15 +105,15 @@ async def check_reachable(conn: LiveKitConnection, timeout_s: float = 5.0) -> No
     try:
         await asyncio.wait_for(lk.room.list_rooms(api.ListRoomsRequest()), timeout_s)
     except TimeoutError:
-        raise ServerError(f"LiveKit server at {conn.url} did not answer in {timeout_s:.0f} s; check the URL") from None
+        raise ServerError(f"LiveKit server at {redact_url(conn.url)} did not answer in {timeout_s:.0f} s; check the URL") from None
     except Exception as e:
         msg = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
         raise ServerError(
-            f"cannot reach LiveKit at {conn.url} ({msg}); start one with `floorbench server` "
+            f"cannot reach LiveKit at {redact_url(conn.url)} ({redact_text(msg)}); start one with `floorbench server` "
             "or check --livekit-url and LIVEKIT_API_KEY/SECRET"
         ) from None
     finally:
-        await settle(lk.aclose(), 5.0, f"closing the LiveKit API client for {conn.url}")
+        await settle(lk.aclose(), 5.0, f"closing the LiveKit API client for {redact_url(conn.url)}")
 
 
 async def run_suite(
@@ -143,7 +144,7 @@ class _Runner:
     def __init__(self, opts: RunOptions, suite: LoadedSuite, model: Model) -> None:
         # the model is created once before any room, so a bad config or a missing key fails the run at once
         self.opts, self.suite, self.out = opts, suite, opts.out
-        self.identity = resume.RunIdentity(suite.suite.name, resume.suite_hash(suite), model.card())
+        self.identity = resume.RunIdentity(suite.suite.name, resume.suite_hash(suite), redact(model.card()))
         self.prior = resume.read_run_info(self.out)
         if self.prior is not None:
             self.identity.check(self.prior, self.out / "run.json")
@@ -162,7 +163,7 @@ class _Runner:
             "suite_hash": self.identity.suite_hash,
             "suite_path": str(self.opts.suite.resolve()),
             "model": self.identity.model,
-            "livekit": {"url": self.conn.url, "managed": self.server is not None},
+            "livekit": {"url": redact_url(self.conn.url), "managed": self.server is not None},
             "started_wall": now_wall(),
             "scenarios": [],
         }

@@ -27,7 +27,15 @@ import numpy as np
 
 from floorbench import __version__
 from floorbench.clock import SessionClock
-from floorbench.pipelines.model_messages import ModelFailed, ModelSpec, read_answer
+from floorbench.pipelines.model_messages import (
+    ModelChainError,
+    ModelConnected,
+    ModelDisconnected,
+    ModelFailed,
+    ModelSpec,
+    read_answer,
+    read_event,
+)
 from floorbench.pipelines.participant import ScenarioRoom, cancel_and_wait, settle
 from floorbench.pipelines.playback import PlaybackParticipant
 from floorbench.pipelines.recorder import Recorder
@@ -47,7 +55,8 @@ from floorbench.records import (
     read_timeline,
     write_json_atomic,
 )
-from floorbench.scenarios.schema import Scenario
+from floorbench.redact import redact, redact_text
+from floorbench.scenarios.schema import Scenario, inside
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError
 from floorbench.transports.rooms import PLAYBACK_IDENTITY, model_token, room_name
 from floorbench.transports.server import LiveKitConnection, LiveKitServer
@@ -103,6 +112,53 @@ def default_timeout_s(scenario: Scenario, audio_s: float, cfg: MpeScheduleConfig
     return audio_s + len(scenario.turns) * 1.0 + n_t * per_t + (r.response_cap_ms / 1000) + 90
 
 
+CHILD_ENV_NAMES = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM",
+    "TMPDIR", "TEMP", "TMP", "VIRTUAL_ENV", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "CUDA_VISIBLE_DEVICES",
+    "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION",
+})
+"""variables every model child gets, besides the prefixes below and those its config names"""
+CHILD_ENV_PREFIXES = ("LC_", "PYTHON", "FLOORBENCH_", "HF_", "HUGGINGFACE_", "XDG_", "CUDA_", "TORCH", "ORT_")
+CHILD_ENV_PROXY = ("http_proxy", "https_proxy", "no_proxy", "all_proxy")
+
+
+def child_environment(config: dict[str, Any], environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The model child's environment: an allow-list, plus every variable the model config names.
+
+    The child learns its room and join token on stdin, so it never needs the
+    LiveKit key or secret (nor the judge's key, nor anything else a shell
+    holds); it does need its interpreter, caches and proxies, and the keys its
+    config names with ``*_env`` (``api_key_env: OPENAI_API_KEY``, or a list:
+    ``pass_env: [MY_VAR]``), at any depth. The judge's settings (FLOORBENCH_JUDGE_*) stay behind.
+    """
+    environ = dict(os.environ) if environ is None else environ
+    named = set(_env_names(config))
+
+    def passes(k: str) -> bool:
+        if k in named or k in CHILD_ENV_NAMES or k.lower() in CHILD_ENV_PROXY:
+            return True
+        return k.startswith(CHILD_ENV_PREFIXES) and not k.startswith("FLOORBENCH_JUDGE")
+
+    return {k: v for k, v in environ.items() if passes(k)}
+
+
+def _env_names(config: Any) -> list[str]:
+    """Values of every ``*_env`` key in a config (names of environment variables)."""
+    if isinstance(config, dict):
+        out: list[str] = []
+        for k, v in config.items():
+            if str(k).endswith("_env"):
+                out += [v] if isinstance(v, str) else [n for n in v if isinstance(n, str)] if isinstance(v, list) else []
+            else:
+                out += _env_names(v)
+        return out
+    if isinstance(config, list):
+        return [n for v in config for n in _env_names(v)]
+    return []
+
+
 class ModelProcess:
     """The pipeline model's child process (floorbench.pipelines.model_participant)."""
 
@@ -113,10 +169,17 @@ class ModelProcess:
         self.spec = spec
         self.log_path = log_path
         self.proc: asyncio.subprocess.Process | None = None
+        self.links = 0
+        """model-server connections the child's chain opens (its `ModelReady` says)"""
+        self.connected = asyncio.Event()
+        self.failure: str | None = None
+        """the first error or lost connection the child reported; the scenario fails with it"""
+        self._failed = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
 
     async def start(self, timeout_s: float) -> None:
         """Start the child and wait for its answer; if it is not ready, it is stopped before this raises."""
-        env = dict(os.environ)
+        env = child_environment(self.spec.config)
         logf = self.log_path.open("ab")
         self.proc = await asyncio.create_subprocess_exec(
             *self.argv,
@@ -157,6 +220,60 @@ class ModelProcess:
             raise ScenarioFailed(FailureKind.internal, f"model process: {e}; see {self.log_path.name}") from None
         if isinstance(answer, ModelFailed):
             raise ScenarioFailed(FailureKind.bad_input, f"model: {answer.error}")
+        self.links = answer.links
+        self._reader = asyncio.create_task(self._read_events(proc.stdout), name="model-events")
+
+    async def _read_events(self, stdout: asyncio.StreamReader) -> None:
+        """The child's reports while the scenario runs: connected, disconnected, chain errors."""
+        while line := await stdout.readline():
+            try:
+                event = read_event(line)
+            except ValueError as e:  # a library printing to stdout: not ours, keep reading
+                log.debug("model process: %s", e)
+                continue
+            if isinstance(event, ModelConnected):
+                self.connected.set()
+            elif isinstance(event, ModelDisconnected):
+                self._fail(f"model lost its server connection: {event.disconnected}")
+            elif isinstance(event, ModelChainError):
+                self._fail(f"model error: {event.chain_error}")
+
+    def _fail(self, reason: str) -> None:
+        if self.failure is None:
+            self.failure = reason
+            self._failed.set()
+
+    def failed(self) -> ScenarioFailed | None:
+        """The child's first reported failure as the scenario's outcome, if any."""
+        return None if self.failure is None else ScenarioFailed(FailureKind.model_error, self.failure)
+
+    async def wait_failed(self) -> None:
+        await self._failed.wait()
+
+    async def drain(self, timeout_s: float = 2.0) -> None:
+        """Read what an exited child wrote last (its error comes before its exit)."""
+        if self._reader is not None:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(self._reader), timeout_s)
+
+    async def wait_connected(self, timeout_s: float) -> None:
+        """For a chain that talks to a model server: wait until it is connected, or fail with model_error."""
+        if self.links == 0:
+            return
+        tasks = {asyncio.create_task(e.wait()) for e in (self.connected, self._failed)}
+        try:
+            await asyncio.wait(tasks, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for t in tasks:
+                t.cancel()
+        if (failure := self.failed()) is not None:
+            raise failure
+        if not self.connected.is_set():
+            raise ScenarioFailed(
+                FailureKind.model_error,
+                f"model never connected to its server within {timeout_s:.0f} s; "
+                f"start the model server or fix the model config (see {self.log_path.name})",
+            )
 
     @property
     def pid(self) -> int | None:
@@ -167,6 +284,8 @@ class ModelProcess:
         return await self.proc.wait()
 
     async def stop(self, timeout_s: float = 5.0) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
         if self.proc is None or self.proc.returncode is not None:
             return
         with contextlib.suppress(ProcessLookupError):
@@ -197,7 +316,7 @@ class ScenarioRun:
         self.scenario = scenario
         self.model = model
         self.conn = conn
-        self.dir = out_dir / scenario.scenario_id
+        self.dir = inside(out_dir, scenario.scenario_id, f"scenario {scenario.scenario_id}: run folder", ScenarioError)
         self.settings = settings
         self.server = server
         self.room = room_name(run_id, scenario.scenario_id)
@@ -220,7 +339,7 @@ class ScenarioRun:
             room=self.room,
             created_wall_ns=self.clock.anchor.wall_ns,
             anchor=self.clock.anchor,
-            model=model.card(),
+            model=redact(model.card()),
             versions=_versions(),
         )
 
@@ -325,6 +444,7 @@ class ScenarioRun:
     def _fail(self, timeline: TimelineWriter, kind: FailureKind, reason: str) -> None:
         if self.meta.outcome == Outcome.failed:
             return
+        reason = redact_text(reason)  # a reason may quote a model URL or header
         self.meta.outcome = Outcome.failed
         self.meta.failure_kind = kind
         self.meta.failure_reason = reason
@@ -356,6 +476,8 @@ class ScenarioRun:
         if self.model.joins == "pipeline":
             self.model_proc = ModelProcess(self._model_spec(), self.dir / "model.log")
             await self.model_proc.start(s.model_join_timeout_s)
+            # a silent model counts only if it was listening: its server connection is up first
+            await self.model_proc.wait_connected(s.model_join_timeout_s)
             timeout = s.model_join_timeout_s
         else:
             timeout = await self._invite_external()
@@ -451,8 +573,12 @@ class ScenarioRun:
         }
         if model_proc is not None:
             watchers[asyncio.create_task(model_proc.wait_exit())] = (FailureKind.model_crashed, "model process exited")
+            watchers[asyncio.create_task(model_proc.wait_failed())] = (FailureKind.model_error, "model error")
         try:
             done, _ = await asyncio.wait({sched, *watchers}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+            # the child's own report says more than its exit, and any report fails the scenario
+            if model_proc is not None and (failure := model_proc.failed()) is not None:
+                raise failure
             if sched in done:
                 sched.result()
                 return
@@ -461,6 +587,10 @@ class ScenarioRun:
             task = next(iter(done))
             kind, reason = watchers[task]
             if kind == FailureKind.model_crashed:
+                assert model_proc is not None
+                await model_proc.drain()
+                if (failure := model_proc.failed()) is not None:
+                    raise failure
                 code = task.result()
                 reason = f"model process exited with code {code} mid-scenario; see model.log"
             raise ScenarioFailed(kind, reason)

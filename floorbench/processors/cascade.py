@@ -55,7 +55,7 @@ from pydantic import Field
 from floorbench.audio.vad import SILENCE_THRESHOLD, SPEECH_THRESHOLD, VAD_RATE, WINDOW, WINDOW_MS, VadStream
 from floorbench.processors.adapter_config import AdapterSettings, Ms, Settings
 from floorbench.processors.cascade_answer import answer
-from floorbench.processors.cascade_llm import LLMResponder, LLMSettings
+from floorbench.processors.cascade_llm import LLMLink, LLMResponder, LLMSettings
 from floorbench.processors.cascade_speech import Transcriber, Voice, resolve_asr_model, resolve_voice
 from floorbench.processors.cascade_text import Heard, addressing
 from floorbench.processors.registry import Model, ModelContext
@@ -301,6 +301,8 @@ class CascadeProcessor(RoomAudioProcessor):
                 rule = "llm" if reply else "llm_silent"
             except Exception as e:
                 logger.warning(f"cascade: LLM failed ({e}); falling back to the extractive responder")
+                # the run card names the LLM: a reply it did not give fails the scenario (model_error)
+                await self.push_error(f"cascade llm: no reply ({type(e).__name__}: {e}); check the LLM server")
                 reply = answer(joined, context, self.s.name)[0] if verdict.addressed else None
                 rule = "llm_failed_fallback"
         elif verdict.addressed:
@@ -435,7 +437,9 @@ class CascadeModel(Model[CascadeSettings]):
         self.llm = LLMResponder.from_settings(s.llm, n) if s.llm else None
 
     def processors(self) -> list[FrameProcessor]:
-        return [CascadeProcessor(self.settings, self.llm, self.ctx.out_sample_rate)]
+        cascade = CascadeProcessor(self.settings, self.llm, self.ctx.out_sample_rate)
+        # an LLM the cascade cannot reach fails the scenario (cascade_llm.LLMLink)
+        return [LLMLink(self.llm, self.name), cascade] if self.llm else [cascade]
 
     def card(self) -> dict[str, Any]:
         card = super().card()

@@ -4,6 +4,14 @@ Configured under ``llm:`` in the cascade's config (key from an env var, never
 the config). The LLM sees what the cascade's ASR heard — one line per
 utterance, with the assistant's own answers — and the latest utterance; it
 answers in one or two short sentences, or with the single word SILENT.
+
+An LLM the cascade cannot reach would leave it answering with its rules while
+the run card names the LLM, so `LLMLink` (first in the cascade's chain) asks
+the endpoint once when the pipeline starts (`LLMResponder.check`): unreachable,
+or refusing the key, is an ``ErrorFrame`` (the scenario fails with
+``model_error``); reachable is ``on_model_connected`` (the runner waits for it
+before the humans speak). A failed reply later is an error too (the cascade
+pushes it), not a silent fallback.
 """
 
 from __future__ import annotations
@@ -12,6 +20,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from pipecat.frames.frames import Frame, StartFrame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pydantic import Field, field_validator
 
 from floorbench.processors.adapter_config import KeyFromEnv, ModelError, public_url
@@ -75,6 +85,36 @@ class LLMResponder:
             "decides_addressing": self.decides_addressing,
         }
 
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    async def check(self, model_name: str) -> str | None:
+        """None if the endpoint answers and takes the key; else the one-line reason naming the fix.
+
+        Asks ``GET {base_url}/models`` (cheap, no tokens): any HTTP answer but 401/403
+        means the server is there (not every server lists models).
+        """
+        import aiohttp
+
+        where = f"{public_url(self.settings.base_url)}"
+        timeout = aiohttp.ClientTimeout(total=self.settings.timeout_s)
+        try:
+            async with aiohttp.ClientSession(timeout=timeout) as session:
+                async with session.get(f"{self.settings.base_url}/models", headers=self._headers()) as r:
+                    status = r.status
+        except (aiohttp.ClientError, TimeoutError, OSError) as e:
+            return (
+                f"{model_name} llm: cannot reach {where} ({type(e).__name__}: {e}); "
+                "start the LLM server or fix `llm.base_url` in the model config"
+            )
+        if status in (401, 403):
+            env = self.settings.api_key_env or "api_key_env"
+            return f"{model_name} llm: {where} refused the key (HTTP {status}); check `llm.api_key_env` ({env})"
+        return None
+
     def messages(
         self, name: str, history: list[Heard], spoken: list[str], latest: str
     ) -> list[dict[str, str]]:
@@ -95,9 +135,7 @@ class LLMResponder:
         """(text or None for silence, ms taken). Failures → None, logged by the caller."""
         import aiohttp
 
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
+        headers = self._headers()
         s = self.settings
         body = {
             "model": s.model,
@@ -117,3 +155,29 @@ class LLMResponder:
         if not text or text.strip(" .!\"'").upper() == "SILENT":
             return None, ms
         return text, ms
+
+
+class LLMLink(FrameProcessor):
+    """Checks the cascade's LLM endpoint when the pipeline starts (module docstring)."""
+
+    reports_connection: bool = True
+
+    def __init__(self, responder: LLMResponder, model_name: str) -> None:
+        super().__init__(name=f"{model_name}-llm-link")
+        self.responder = responder
+        self.model_name = model_name
+        self._register_event_handler("on_model_connected")
+        self._register_event_handler("on_model_disconnected")
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        await self.push_frame(frame, direction)
+        if isinstance(frame, StartFrame):
+            self.create_task(self._check(), name=f"{self.name}-check")
+
+    async def _check(self) -> None:
+        reason = await self.responder.check(self.model_name)
+        if reason is None:
+            await self._call_event_handler("on_model_connected")
+        else:
+            await self.push_error(reason)

@@ -11,9 +11,15 @@ Subclasses say how audio is framed on the wire (`encode_audio`,
 `handle_message`): `duplex_ws.PcmSocketProcessor` (raw PCM, JSON control) and
 `moshi.MoshiSocketProcessor` (kyutai's kind byte + Ogg/Opus).
 
-Failures never raise out of the pipeline: an unreachable server or a dropped
-connection becomes one ``ErrorFrame`` with a one-line reason, and the model
-then stays silent for the rest of the scenario (which the recording shows).
+Failures never raise out of the pipeline: an unreachable server, a server that
+never sends its handshake, or a connection that drops (with an error or a clean
+close) becomes one ``ErrorFrame`` with a one-line reason naming the fix, and
+the model then stays silent. Silence is no result, so the processor also says
+when its connection is up and when it drops (``reports_connection``; the
+``on_model_connected`` / ``on_model_disconnected`` events): the model process
+reports both to the runner, which fails the scenario with ``model_error``
+unless the connection was up for all of it (docs/systems-under-test.md).
+URLs in messages are cut to scheme, host, port and path (`public_url`).
 """
 
 from __future__ import annotations
@@ -54,6 +60,9 @@ class SocketStats:
 class DuplexSocketProcessor(RoomAudioProcessor):
     """Base of the WebSocket model bridges; see the module docstring."""
 
+    reports_connection: ClassVar[bool] = True
+    """the model process waits for ``on_model_connected`` before the scenario counts"""
+
     def __init__(
         self,
         *,
@@ -84,6 +93,10 @@ class DuplexSocketProcessor(RoomAudioProcessor):
         self._resampler: Any = None
         self._resampler_rate = 0
         self._pending = np.zeros(0, dtype=np.int16)
+        self._public_url = public_url(url)
+        self._lost_reported = False
+        self._register_event_handler("on_model_connected")
+        self._register_event_handler("on_model_disconnected")
 
     # --- what a protocol defines -------------------------------------------------
 
@@ -176,7 +189,7 @@ class DuplexSocketProcessor(RoomAudioProcessor):
             )
         except Exception as e:
             await self.push_error(
-                f"{self.name}: cannot connect to {self.url} ({type(e).__name__}: {e}); "
+                f"{self.name}: cannot connect to {self._public_url} ({type(e).__name__}: {e}); "
                 "start the model server or fix `url` in the model config"
             )
             return
@@ -186,12 +199,14 @@ class DuplexSocketProcessor(RoomAudioProcessor):
             await asyncio.wait_for(self.on_connected(), timeout=self.connect_timeout_s)
         except TimeoutError:
             await self.push_error(
-                f"{self.name}: {self.url} accepted the connection but sent no handshake within "
+                f"{self.name}: {self._public_url} accepted the connection but sent no handshake within "
                 f"{self.connect_timeout_s:.0f} s; check that it speaks this protocol"
             )
             return
         self.stats.connected_ms = int((time.monotonic() - self._t0) * 1000)
-        logger.info(f"{self}: connected to {self.url} in {self.stats.connected_ms} ms")
+        logger.info(f"{self}: connected to {self._public_url} in {self.stats.connected_ms} ms")
+        if self._ready.is_set() and not self._lost_reported:  # else already reported as lost
+            await self._call_event_handler("on_model_connected")
         await self._sender()
 
     async def _sender(self) -> None:
@@ -203,7 +218,7 @@ class DuplexSocketProcessor(RoomAudioProcessor):
                 await self._ws.send(msg)
             except Exception as e:
                 if not self._closing:
-                    await self.push_error(f"{self.name}: connection to {self.url} lost while sending ({e})")
+                    await self._lost(f"connection to {self._public_url} lost while sending ({type(e).__name__}: {e})")
                 return
             self.stats.sent_bytes += len(msg)
 
@@ -216,9 +231,22 @@ class DuplexSocketProcessor(RoomAudioProcessor):
             raise
         except Exception as e:
             if not self._closing:
-                await self.push_error(f"{self.name}: connection to {self.url} lost ({type(e).__name__}: {e})")
+                await self._lost(f"connection to {self._public_url} lost ({type(e).__name__}: {e})")
+        else:
+            if not self._closing:
+                await self._lost(f"{self._public_url} closed the connection")
         finally:
             self._ready.clear()
+
+    async def _lost(self, what: str) -> None:
+        """The connection is gone mid-session: one error, one disconnected event (once)."""
+        if self._closing or self._lost_reported:
+            return
+        self._lost_reported = True
+        self._ready.clear()
+        reason = f"{self.name}: {what}; check the model server (its log says why) and run again"
+        await self.push_error(reason)
+        await self._call_event_handler("on_model_disconnected", reason)
 
     async def _close(self) -> None:
         if self._closing:

@@ -28,10 +28,19 @@ Two small processors sit around the service:
   does in a deployed app: the audio already queued for playout is dropped when
   the provider's VAD hears the user. Without it, audio a provider streamed
   faster than real time would keep playing after the provider itself stopped.
+- ``_ServiceLink`` (right after it) watches the service's connection, for the
+  runner's "was the model listening?" check: pipecat services report a failed
+  connect or a provider error as an ``ErrorFrame`` (which fails the scenario),
+  but have no common "connected" event, so it looks at the connection object
+  the service holds (``_websocket``: OpenAI, Azure, Grok, Inworld; ``_socket``:
+  Ultravox; ``_session``: Gemini Live) and reports when it is up and when it
+  goes away. A service class holding none of these is not watched: only its
+  errors count.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -134,6 +143,68 @@ class _ServerTurnInterrupter(FrameProcessor):
             await self.push_frame(InterruptionFrame())
 
 
+ERROR_HINT = "floorbench_error_hint"
+"""attribute a processor may carry: the fix the model process adds to the processor's error reasons"""
+
+LINK_ATTRIBUTES = ("_websocket", "_socket", "_session")
+"""where pipecat's realtime services keep their connection (None while there is none)"""
+
+
+def _link_attribute(service: Any) -> str | None:
+    return next((a for a in LINK_ATTRIBUTES if hasattr(service, a)), None)
+
+
+def _link_up(conn: Any) -> bool:
+    """Is this connection object open? (a websockets connection has a `state`; others: not None)"""
+    if conn is None:
+        return False
+    state = getattr(conn, "state", None)
+    return state is None or getattr(state, "name", "OPEN") == "OPEN"
+
+
+class _ServiceLink(FrameProcessor):
+    """Reports when the service's connection is up and when it drops (module docstring)."""
+
+    reports_connection: bool = True
+    poll_s: float = 0.05
+
+    def __init__(self, service: Any, attribute: str) -> None:
+        super().__init__(name=f"{getattr(service, 'name', 'service')}-link")
+        self.service = service
+        self.attribute = attribute
+        self._task: asyncio.Task | None = None
+        self._register_event_handler("on_model_connected")
+        self._register_event_handler("on_model_disconnected")
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        from pipecat.frames.frames import CancelFrame, EndFrame
+
+        await super().process_frame(frame, direction)
+        if isinstance(frame, EndFrame | CancelFrame) and self._task is not None:
+            await self.cancel_task(self._task)
+            self._task = None
+        await self.push_frame(frame, direction)
+        if isinstance(frame, StartFrame) and self._task is None:
+            self._task = self.create_task(self._watch(), name=f"{self.name}-watch")
+
+    async def _until(self, up: bool) -> None:
+        """Poll the service's connection object (pipecat services signal no change of it)."""
+        while True:
+            if _link_up(getattr(self.service, self.attribute, None)) == up:
+                return
+            await asyncio.sleep(self.poll_s)
+
+    async def _watch(self) -> None:
+        await self._until(True)
+        await self._call_event_handler("on_model_connected")
+        await self._until(False)
+        await self._call_event_handler(
+            "on_model_disconnected",
+            f"{self.service.name}: the service's connection closed mid-scenario; "
+            "see model.log for the provider's reason",
+        )
+
+
 class ServiceSettings(AdapterSettings, KeyFromEnv):
     """The `pipecat-service` config (module docstring)."""
 
@@ -221,10 +292,23 @@ class PipecatServiceModel(Model[ServiceSettings]):
         chain: list[FrameProcessor] = []
         if self.prime_context:
             chain.append(_ContextPrimer())
-        chain.append(self.build_service())
+        service = self.build_service()
+        # the provider's own error text names no fix: the model process adds this to each reason
+        setattr(service, ERROR_HINT, self.error_hint())
+        chain.append(service)
+        attribute = _link_attribute(service)
+        if attribute is not None:
+            chain.append(_ServiceLink(service, attribute))
         if self.interrupt_on_user_speech:
             chain.append(_ServerTurnInterrupter())
         return chain
+
+    def error_hint(self) -> str:
+        key = f"the key in {self.settings.api_key_env}" if self.settings.api_key_env else "the key"
+        return (
+            f"check the service endpoint (`params`), {key} and the provider's status; "
+            "model.log has the provider's words"
+        )
 
     def card(self) -> dict[str, Any]:
         card = super().card()
