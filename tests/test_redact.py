@@ -85,3 +85,22 @@ def test_a_model_card_carries_no_header_or_url_secret(monkeypatch: pytest.Monkey
     assert card["config"]["headers"] == {"Authorization": REDACTED}
     assert card["config"]["url"] == "ws://<redacted>@127.0.0.1:9/s?token=<redacted>"
     assert card["config"]["api_key_env"] == "MY_SERVER_KEY"
+
+
+def test_error_lines_that_quote_a_url_quote_it_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    from floorbench.processors.registry import ModelError
+    from floorbench.transports.server import LiveKitConnection, ServerError
+
+    bad = "http://bob:pw-111@h.example/s?token=t-222"
+    with pytest.raises(ModelError) as err:
+        create_model(ModelContext(name="websocket", config={"adapter": "websocket", "url": bad}))
+    assert "pw-111" not in str(err.value) and "t-222" not in str(err.value)
+    assert "http://<redacted>@h.example/s?token=<redacted>" in str(err.value)
+    monkeypatch.setenv("LIVEKIT_API_KEY", "k")
+    monkeypatch.delenv("LIVEKIT_API_SECRET", raising=False)
+    with pytest.raises(ServerError) as err2:
+        LiveKitConnection.from_env("wss://lk:pw-333@lk.example/?access_token=t-444")
+    assert str(err2.value).startswith("LiveKit URL wss://<redacted>@lk.example/?access_token=<redacted> given but")
+    monkeypatch.setenv("LIVEKIT_API_SECRET", "s")
+    with pytest.raises(ServerError, match=r"LiveKit URL 'http://<redacted>@lk\.example/' must start"):
+        LiveKitConnection.from_env("http://lk:pw-555@lk.example/")

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Self, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from floorbench.errors import FloorbenchError
+from floorbench.redact import redact_url
 
 
 class ModelError(FloorbenchError, ValueError):
@@ -112,7 +113,7 @@ class WebSocketEndpoint(Settings):
         if not url.strip():
             raise ValueError("is needed; set it in the model config file (ws://HOST:PORT/PATH)")
         if not url.startswith(("ws://", "wss://")):
-            raise ValueError(f"must start with ws:// or wss://, got {url!r}")
+            raise ValueError(f"must start with ws:// or wss://, got {redact_url(url)!r}")
         return url
 
 

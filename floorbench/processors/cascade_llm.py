@@ -26,6 +26,7 @@ from pydantic import Field, field_validator
 
 from floorbench.processors.adapter_config import KeyFromEnv, ModelError, public_url
 from floorbench.processors.cascade_text import Heard
+from floorbench.redact import redact_url
 
 SYSTEM_PROMPT = (
     "You are {name}, a voice assistant listening to a room where several people talk. "
@@ -53,7 +54,7 @@ class LLMSettings(KeyFromEnv):
     @classmethod
     def _http(cls, url: str) -> str:
         if not url.startswith(("http://", "https://")):
-            raise ValueError(f"must be an http(s) URL, got {url!r}")
+            raise ValueError(f"must be an http(s) URL, got {redact_url(url)!r}")
         return url.rstrip("/")
 
 

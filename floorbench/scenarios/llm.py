@@ -34,6 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from floorbench.redact import redact_text, redact_url
 from floorbench.scenarios.files import write_scenario, write_suite, write_text_atomic
 from floorbench.scenarios.schema import Label, Preamble, Scenario, Suite
 from floorbench.scenarios.validate import ScenarioError, check_pair, check_scenario, parse_scenario, read_yaml
@@ -90,15 +91,15 @@ def chat(cfg: LLMConfig, prompt: str) -> str:
         with urllib.request.urlopen(req, timeout=cfg.timeout_s) as resp:
             data = json.loads(resp.read().decode("utf-8"))
     except urllib.error.HTTPError as e:
-        raise ScenarioError(f"{cfg.base_url}: HTTP {e.code} {e.reason}; check model, key and URL") from None
+        raise ScenarioError(f"{redact_url(cfg.base_url)}: HTTP {e.code} {e.reason}; check model, key and URL") from None
     except (urllib.error.URLError, TimeoutError, OSError) as e:
-        raise ScenarioError(f"{cfg.base_url}: cannot reach the endpoint ({e}); check base_url") from None
+        raise ScenarioError(f"{redact_url(cfg.base_url)}: cannot reach the endpoint ({redact_text(str(e))}); check base_url") from None
     except json.JSONDecodeError:
-        raise ScenarioError(f"{cfg.base_url}: the reply is not JSON; is this an OpenAI-compatible endpoint?") from None
+        raise ScenarioError(f"{redact_url(cfg.base_url)}: the reply is not JSON; is this an OpenAI-compatible endpoint?") from None
     try:
         return str(data["choices"][0]["message"]["content"])
     except (KeyError, IndexError, TypeError):
-        raise ScenarioError(f"{cfg.base_url}: reply without choices[0].message.content; check the endpoint") from None
+        raise ScenarioError(f"{redact_url(cfg.base_url)}: reply without choices[0].message.content; check the endpoint") from None
 
 
 def extract_json(text: str) -> Any:

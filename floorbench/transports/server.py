@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from floorbench.errors import FloorbenchError
+from floorbench.redact import redact_url
 
 LIVEKIT_VERSION = "v1.13.5"
 LIVEKIT_MODULE = "github.com/livekit/livekit-server/cmd/server"
@@ -61,11 +62,11 @@ class LiveKitConnection:
         secret = os.environ.get("LIVEKIT_API_SECRET")
         if not key or not secret:
             raise ServerError(
-                f"LiveKit URL {url} given but LIVEKIT_API_KEY/LIVEKIT_API_SECRET are not set; "
+                f"LiveKit URL {redact_url(url)} given but LIVEKIT_API_KEY/LIVEKIT_API_SECRET are not set; "
                 "export both for that server"
             )
         if not url.startswith(("ws://", "wss://")):
-            raise ServerError(f"LiveKit URL {url!r} must start with ws:// or wss://")
+            raise ServerError(f"LiveKit URL {redact_url(url)!r} must start with ws:// or wss://")
         return cls(url=url, api_key=key, api_secret=secret)
 
 
