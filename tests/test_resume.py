@@ -173,6 +173,16 @@ def test_run_refuses_a_folder_of_another_model_before_any_room(tmp_path: Path) -
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]  # no server, no folder
 
 
+def test_kept_folders_of_another_model_are_refused_without_run_json(tmp_path: Path) -> None:
+    folder(tmp_path, "a")  # meta.json: suite 'tiny', model card {}
+    ident = identity()
+    with pytest.raises(resume.ResumeMismatch, match=r"a/meta\.json: holds results of suite 'tiny', model None"):
+        ident.check_kept(tmp_path, ["a"])
+    resume.RunIdentity("tiny", ident.suite_hash, {}).check_kept(tmp_path, ["a"])
+    with pytest.raises(resume.ResumeMismatch, match="suite 'tiny'"):
+        resume.RunIdentity("mpe", ident.suite_hash, {}).check_kept(tmp_path, ["a"])
+
+
 def test_run_refuses_a_broken_run_json(tmp_path: Path) -> None:
     (tmp_path / "run.json").write_text("{torn")
     with pytest.raises(resume.ResumeMismatch, match=r"run\.json: unreadable"):
@@ -294,3 +304,9 @@ def test_a_run_stopped_by_sigterm_resumes_exactly_the_missing_scenarios(tmp_path
     interrupted = RunMeta.model_validate_json((out / ids[1] / "meta.attempt-1.json").read_text())
     assert (interrupted.outcome, interrupted.failure_kind) == (Outcome.failed, FailureKind.interrupted)
     assert all((out / s / "turns.json").is_file() for s in ids)
+    # every completed scenario judged its own timing (ok or degraded, as the machine allowed)
+    verdicts = [e["timing"] for e in run_json["scenarios"]]
+    assert all(v in ("ok", "degraded") for v in verdicts), verdicts
+    assert run_json["counts"]["timing_ok"] + run_json["counts"]["timing_degraded"] == 4
+    metas = [resume.read_meta(out / s) for s in ids]
+    print("timing:", [m.timing.model_dump() if m and m.timing else None for m in metas])

@@ -206,4 +206,6 @@ def register(app: typer.Typer) -> None:
 
 def _print_outcome(meta: Any) -> None:
     extra = f" — {meta.failure_kind}: {meta.failure_reason}" if meta.failure_reason else ""
+    if meta.timing is not None and meta.timing.verdict != "ok":
+        extra += f" — timing degraded: {'; '.join(meta.timing.reasons)}"
     typer.echo(f"{meta.scenario_id}: {meta.outcome}{extra}", err=True)

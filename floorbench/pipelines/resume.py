@@ -79,6 +79,17 @@ class RunIdentity:
             )
 
 
+    def check_kept(self, out: Path, kept: list[str]) -> None:
+        """Kept folders must hold this suite's and this model's results (a folder may lack run.json)."""
+        for sid in kept:
+            meta = read_meta(out / sid)
+            if meta is not None and (meta.suite != self.suite or _canonical(meta.model) != _canonical(self.model)):
+                raise ResumeMismatch(
+                    f"{out / sid / 'meta.json'}: holds results of suite {meta.suite!r}, model "
+                    f"{meta.model.get('name')!r}, not this run's; use another --out, or remove {out} to start over"
+                )
+
+
 def _canonical(card: Any) -> str:
     return json.dumps(card, sort_keys=True, default=str)
 

@@ -182,6 +182,7 @@ class _Runner:
     ) -> RunSummary:
         self.out.mkdir(parents=True, exist_ok=True)
         todo = resume.plan(self.out, [s.scenario_id for s in chosen])
+        self.identity.check_kept(self.out, todo.keep)
         book: RunBook | None = None
         progress = _progress(self.opts.progress, len(todo.run))
         remove_handler = self._on_sigterm()
@@ -281,6 +282,8 @@ class _progress:
     def advance(self, meta: RunMeta) -> None:
         if self.bar is not None:
             last = f"{meta.scenario_id}: {meta.outcome}" + (f" ({meta.failure_reason})" if meta.failure_reason else "")
+            if meta.timing is not None and meta.timing.verdict != "ok":
+                last += f", timing degraded: {'; '.join(meta.timing.reasons)}"
             self.bar.update(self.task, advance=1, last=last)
 
     def close(self) -> None:
