@@ -400,3 +400,53 @@ def test_live_working_stand_in_server_completes(tmp_path: Path, tiny_suite: Path
         meta = _run_one(tmp_path, tiny_suite, livekit, "websocket", {"url": server.url})
     assert meta.outcome == Outcome.completed, (meta.failure_kind, meta.failure_reason)
     assert (tmp_path / SCENARIO / "turns.json").exists()
+
+
+class DroppingServer:
+    """A pcm-ws server in a thread that takes the hello, then closes every connection after `after_s`."""
+
+    def __init__(self, after_s: float) -> None:
+        import threading
+
+        self.after_s = after_s
+        self.port = 0
+        self._ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
+
+    async def _main(self) -> None:
+        from websockets.asyncio.server import serve
+
+        async def handler(ws) -> None:
+            await ws.recv()
+            await asyncio.sleep(self.after_s)
+            await ws.close()
+
+        self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
+        async with serve(handler, "127.0.0.1", 0) as server:
+            self.port = next(iter(server.sockets)).getsockname()[1]
+            self._ready.set()
+            await self._stop.wait()
+
+    def __enter__(self) -> DroppingServer:
+        self._thread.start()
+        assert self._ready.wait(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._loop is not None and self._stop is not None
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(10)
+
+
+@pytest.mark.live
+def test_live_connection_lost_mid_scenario_fails(tmp_path: Path, tiny_suite: Path, livekit):
+    with DroppingServer(after_s=4.0) as server:
+        meta = _run_one(tmp_path, tiny_suite, livekit, "websocket", {"url": f"ws://127.0.0.1:{server.port}/"})
+    _assert_failed_with_files(
+        tmp_path, meta, f"websocket-model: ws://127.0.0.1:{server.port}/ closed the connection",
+        "check the model server",
+    )
+    # it was connected first: the humans had started (the failure came mid-scenario, not before the room)
+    assert (tmp_path / SCENARIO / "humans.wav").stat().st_size > 44
