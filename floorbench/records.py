@@ -102,7 +102,6 @@ class FailureKind(StrEnum):
     """Ctrl-C or SIGTERM stopped the run mid-scenario; the next `run` with the same --out runs it again."""
 
 
-
 class ClockAnchor(BaseModel):
     """One process's pairing of the monotonic and the wall clock."""
 
@@ -196,7 +195,6 @@ class RunMeta(BaseModel):
         default=None, description="timing verdict; None when the scenario never reached its records"
     )
     attempt: int = Field(default=1, description="1 for the first try; earlier tries are meta.attempt-N.json")
-
 
 
 class DialogueTurn(BaseModel):
