@@ -15,7 +15,7 @@ pydantic and floorbench.redact only, no LiveKit, no pipecat.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -109,6 +109,7 @@ class ModelChainError(BaseModel):
     fatal: bool = False
 
 
+_T = TypeVar("_T")
 ModelAnswer = ModelReady | ModelFailed
 ModelEvent = ModelConnected | ModelDisconnected | ModelChainError
 _ANSWER: TypeAdapter[ModelAnswer] = TypeAdapter(ModelAnswer)
@@ -119,19 +120,19 @@ def answer_line(answer: ModelAnswer | ModelEvent) -> str:
     return answer.model_dump_json() + "\n"
 
 
-def read_answer(line: bytes | str) -> ModelAnswer:
-    """Parse the child's one answer line; ValueError naming what arrived if it is neither."""
+def _parse(adapter: TypeAdapter[_T], line: bytes | str, what: str) -> _T:
     try:
-        return _ANSWER.validate_json(line)
+        return adapter.validate_json(line)
     except ValidationError:
         text = line.decode(errors="replace") if isinstance(line, bytes) else line
-        raise ValueError(f"not a ready/error line: {text.strip()[:200]!r}") from None
+        raise ValueError(f"not a {what} line: {text.strip()[:200]!r}") from None
+
+
+def read_answer(line: bytes | str) -> ModelAnswer:
+    """Parse the child's one answer line; ValueError naming what arrived if it is neither."""
+    return _parse(_ANSWER, line, "ready/error")
 
 
 def read_event(line: bytes | str) -> ModelEvent:
     """Parse one line the child wrote after its answer; ValueError if it is no event."""
-    try:
-        return _EVENT.validate_json(line)
-    except ValidationError:
-        text = line.decode(errors="replace") if isinstance(line, bytes) else line
-        raise ValueError(f"not a model event line: {text.strip()[:200]!r}") from None
+    return _parse(_EVENT, line, "model event")
