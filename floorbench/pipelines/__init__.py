@@ -9,7 +9,10 @@
     model_participant  the child process: LiveKitTransport → model processors → LiveKitTransport
     scenario_run       one scenario, one room: joins, schedule, teardown, meta.json and turns.json
     turn_mapping       pure arithmetic of the records: turn times, transport latency, onset error, drift
-    runner             a suite, scenario after scenario, into one run folder (run.json)
+    timing_verdict     each scenario's own timing check: `ok` or `degraded`, with figures and bounds
+    resume             what a run folder already holds, what is left to run, what is retried
+    run_book           run.json: the run's identity, every planned scenario's outcome, the counts
+    runner             a suite, scenario after scenario, into one run folder
     commands           `floorbench server`, `run`, `models`
 
 Layer: may import everything below it (base, scenarios, transports, processors), never
