@@ -91,6 +91,12 @@ def models() -> None:
         typer.echo(f"{name:16s} {BUILTIN_MODELS.get(name, 'registered')}")
 
 
+CONCURRENCY_HELP = (
+    "scenarios at once (1..64), each in its own room with its own model process; "
+    "check the timing verdicts (run.json counts) before raising it"
+)
+
+
 def run(
     suite: Annotated[
         Path, typer.Option(help="suite folder (holds suite.yaml), or a packaged suite by name: example")
@@ -109,6 +115,7 @@ def run(
     retries: Annotated[
         int, typer.Option(help="try a scenario again up to K times after an infrastructure failure (server died, join timeout)")
     ] = 0,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help=CONCURRENCY_HELP)] = 1,
     identity: Annotated[str | None, typer.Option(help="external model: the participant identity to wait for")] = None,
     dispatch: Annotated[str | None, typer.Option(help="external model: LiveKit agent name to dispatch")] = None,
     join_timeout: Annotated[float, typer.Option(help="seconds to wait for the model to join (1..3600)")] = 60.0,
@@ -125,7 +132,7 @@ def run(
     from floorbench.scenarios.validate import ScenarioError
     from floorbench.transports.server import LiveKitConnection, ServerError
 
-    _check_run_numbers(limit, join_timeout, record_rate)
+    _check_run_numbers(limit, join_timeout, record_rate, concurrency)
     try:
         suite = resolve_suite(suite)
         config = resolve_model_config(config) if config is not None else None
@@ -153,9 +160,11 @@ def run(
                 record_rate=record_rate, model_join_timeout_s=join_timeout, print_join=print_join
             ),
             progress=not quiet and sys.stderr.isatty(),
+            progress_lines=quiet or not sys.stderr.isatty(),
             retries=retries,
+            concurrency=concurrency,
         )
-        summary = asyncio.run(run_suite(opts, on_scenario=None if opts.progress else _print_outcome))
+        summary = asyncio.run(run_suite(opts))
     except (FloorbenchError, ScenarioError, ModelError, ServerError, ValueError) as e:
         fail(str(e))
     except KeyboardInterrupt:
@@ -174,15 +183,17 @@ MAX_JOIN_TIMEOUT_S = 3600
 RECORD_RATES = (16000, 24000, 48000)
 
 
-def _check_run_numbers(limit: int | None, join_timeout: float, record_rate: int) -> None:
+def _check_run_numbers(limit: int | None, join_timeout: float, record_rate: int, concurrency: int = 1) -> None:
     """Every number `run` takes is bounded, with the bound in the one-line error."""
     from floorbench.errors import OptionError, check_choice, check_range
+    from floorbench.pipelines.runner import MAX_CONCURRENCY
 
     try:
         if limit is not None:
             check_range("--limit", limit, 1, MAX_SCENARIOS)
         check_range("--join-timeout", join_timeout, 1, MAX_JOIN_TIMEOUT_S)
         check_choice("--record-rate", record_rate, RECORD_RATES)
+        check_range("--concurrency", concurrency, 1, MAX_CONCURRENCY)
     except OptionError as e:
         fail(str(e))
 
@@ -202,10 +213,3 @@ def register(app: typer.Typer) -> None:
     app.command()(server)
     app.command()(models)
     app.command()(run)
-
-
-def _print_outcome(meta: Any) -> None:
-    extra = f" — {meta.failure_kind}: {meta.failure_reason}" if meta.failure_reason else ""
-    if meta.timing is not None and meta.timing.verdict != "ok":
-        extra += f" — timing degraded: {'; '.join(meta.timing.reasons)}"
-    typer.echo(f"{meta.scenario_id}: {meta.outcome}{extra}", err=True)

@@ -165,7 +165,7 @@ class TrackWriter:
             await cancel_and_wait(self._task, 2.0, "playback: track writer")
         for clip in self.pending:
             clip.written.set()
-        self.sent.finalize()
+        await asyncio.to_thread(self.sent.finalize)  # off the event loop: other rooms keep playing
 
 
 class PlaybackParticipant(RoomParticipant):

@@ -257,6 +257,6 @@ class Recorder(RoomParticipant):
         await cancel_and_wait(self._tasks.values(), 10.0, "recorder: track writers")
         await self.leave()
         infos: dict[str, TrackInfo] = {}
-        for name, rec in self.tracks.items():
-            infos[name] = rec.finalize(self.clock)
+        for name, rec in self.tracks.items():  # fsync and WAV writing off the event loop (other rooms play)
+            infos[name] = await asyncio.to_thread(rec.finalize, self.clock)
         return infos

@@ -1,8 +1,12 @@
-"""The run loop: scenarios one after another, each in its own room, with a progress bar.
+"""The run loop: scenarios, N at a time (``--concurrency``), each in its own room, with progress.
 
 `run_suite` validates the suite and creates the model (config errors surface
 before any room), starts a managed LiveKit server unless a connection is given,
-and leaves ``OUT/run.json`` plus one folder per scenario. A failed scenario is
+and leaves ``OUT/run.json`` plus one folder per scenario. With ``concurrency``
+N, N scenarios play at once in one event loop, each in its own room on the same
+server with its own model process, started in suite order; what they leave is
+exactly what a one-at-a-time run leaves (run.json is rewritten, atomically,
+after each scenario finishes). A failed scenario is
 recorded as failed with its reason and the run goes on; if a managed server
 died, it is restarted for the next scenario.
 
@@ -10,7 +14,8 @@ An existing ``OUT`` is resumed (pipelines/resume.py): intact completed
 scenarios are kept, the rest run; a folder of another suite or model is
 refused. A scenario that failed for an infrastructure reason is tried again up
 to ``retries`` times. Ctrl-C or SIGTERM stops cleanly: the running scenario is
-marked failed (``interrupted``), never-started ones stay ``not_run`` in
+marked failed (``interrupted``) — every running one, with concurrency —
+never-started ones stay ``not_run`` in
 run.json, and the next invocation resumes.
 """
 
@@ -31,6 +36,7 @@ from floorbench.errors import FloorbenchError
 from floorbench.pipelines import resume
 from floorbench.pipelines.participant import settle
 from floorbench.pipelines.run_book import RunBook, now_wall
+from floorbench.pipelines.run_progress import RunProgress
 from floorbench.pipelines.scenario_run import ScenarioRun, ScenarioSettings
 from floorbench.processors.registry import Model, ModelContext, create_model
 from floorbench.records import Outcome, RunMeta
@@ -52,12 +58,19 @@ class RunOptions:
     limit: int | None = None
     settings: ScenarioSettings = field(default_factory=ScenarioSettings)
     progress: bool = True
+    """a rich progress bar (a terminal)"""
+    progress_lines: bool = False
+    """without the bar: one stderr line per finished scenario, with the counts and the time left"""
+    concurrency: int = 1
+    """scenarios at once, each in its own room (1..MAX_CONCURRENCY)"""
     retries: int = 0
     """tries again, per scenario, after an infrastructure failure (resume.INFRASTRUCTURE)"""
 
 
 log = logging.getLogger(__name__)
 MAX_RETRIES = 10
+MAX_CONCURRENCY = 64
+"""rooms at once in one runner (one event loop); two cores hold two with every turn found (README)"""
 
 
 class RunInterrupted(FloorbenchError):
@@ -122,6 +135,8 @@ async def run_suite(
     """Run (or resume) the selected scenarios; see the module docstring."""
     if not 0 <= opts.retries <= MAX_RETRIES:
         raise ValueError(f"--retries {opts.retries}: use 0 to {MAX_RETRIES}")
+    if not 1 <= opts.concurrency <= MAX_CONCURRENCY:
+        raise ValueError(f"--concurrency must be 1..{MAX_CONCURRENCY}, got {opts.concurrency}")
     suite = load_suite(opts.suite)
     planned = select_scenarios(suite, opts.scenarios, None)
     chosen = planned[: opts.limit] if opts.limit else planned
@@ -184,35 +199,55 @@ class _Runner:
         todo = resume.plan(self.out, [s.scenario_id for s in chosen])
         self.identity.check_kept(self.out, todo.keep)
         book: RunBook | None = None
-        progress = _progress(self.opts.progress, len(todo.run))
+        queue = [s for s in chosen if s.scenario_id in todo.run]
+        mode = "bar" if self.opts.progress else "lines" if self.opts.progress_lines else "off"
+        progress = RunProgress(mode, len(queue))
         remove_handler = self._on_sigterm()
-        current: str | None = None
         try:
             await check_reachable(self._ensure_server())
             book = RunBook(self.out, self._info(), [s.scenario_id for s in self.suite.scenarios], self.prior)
             book.plan(planned, todo.keep)
-            for scenario in (s for s in chosen if s.scenario_id in todo.run):
-                current = scenario.scenario_id
-                progress.describe(current)
-                meta = await self._attempts(scenario)
-                current = None
-                book.record(meta)
-                progress.advance(meta)
-                if on_scenario is not None:
-                    on_scenario(meta)
+            await self._run_all(queue, book, progress, on_scenario)
         except asyncio.CancelledError:
-            if current is not None and book is not None:
-                book.record_folder(current)
             if self.stopped_by is None:
                 raise
         finally:
             remove_handler()
             if book is not None:
+                for sid in sorted(progress.tally.running):  # stopped mid-way: what their meta.json says now
+                    book.record_folder(sid)
                 book.write(ended=True, interrupted=self.stopped_by is not None)
             progress.close()
             if self.server is not None:
                 self.server.stop()
         return self._summary(chosen, book, todo.keep)
+
+    async def _run_all(
+        self, queue: list[Scenario], book: RunBook, progress: RunProgress, on_scenario: Callable[[RunMeta], None] | None
+    ) -> None:
+        """`concurrency` workers take the scenarios in suite order; any stop cancels every running one.
+
+        A cancelled scenario marks itself ``interrupted`` in its meta.json before its task ends, so
+        once the workers are awaited here the caller can read every running scenario's folder.
+        """
+        scenarios = iter(queue)
+
+        async def worker() -> None:
+            for scenario in scenarios:  # shared: each scenario goes to exactly one worker
+                progress.started(scenario.scenario_id)
+                meta = await self._attempts(scenario)
+                book.record(meta)
+                progress.finished(meta)
+                if on_scenario is not None:
+                    on_scenario(meta)
+
+        workers = [asyncio.create_task(worker(), name=f"room-{i}") for i in range(min(self.opts.concurrency, len(queue)))]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
 
     def _summary(self, chosen: list[Scenario], book: RunBook | None, kept: list[str]) -> RunSummary:
         """What this invocation leaves; a SIGTERM is a one-line `RunInterrupted` naming how to resume."""
@@ -255,37 +290,3 @@ class _Runner:
         except (NotImplementedError, RuntimeError, ValueError):
             return lambda: None
         return lambda: loop.remove_signal_handler(signal.SIGTERM)
-
-
-class _progress:
-    """A rich progress bar over scenarios (or nothing, for tests and pipes)."""
-
-    def __init__(self, enabled: bool, total: int) -> None:
-        self.bar = None
-        if enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.bar = Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TextColumn("{task.fields[last]}"),
-            )
-            self.bar.start()
-            self.task = self.bar.add_task("scenarios", total=total, last="")
-
-    def describe(self, scenario_id: str) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, description=scenario_id)
-
-    def advance(self, meta: RunMeta) -> None:
-        if self.bar is not None:
-            last = f"{meta.scenario_id}: {meta.outcome}" + (f" ({meta.failure_reason})" if meta.failure_reason else "")
-            if meta.timing is not None and meta.timing.verdict != "ok":
-                last += f", timing degraded: {'; '.join(meta.timing.reasons)}"
-            self.bar.update(self.task, advance=1, last=last)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()

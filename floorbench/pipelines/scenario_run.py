@@ -369,8 +369,8 @@ class ScenarioRun:
             timeline.close()
             self.meta.tracks = infos
             self.meta.duration_ms = self.clock.now_ms()
-            try:
-                self._finish_records(self.playback, infos)
+            try:  # in a worker thread: other rooms keep playing while this one's records are computed
+                await asyncio.to_thread(self._finish_records, self.playback, infos)
             except Exception as e:  # the recordings stay; say why turns.json is missing
                 log.exception("scenario %s: post-processing failed", self.scenario.scenario_id)
                 self.meta.playback["records_error"] = f"{type(e).__name__}: {e}"

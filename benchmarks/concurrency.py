@@ -1,0 +1,145 @@
+"""Concurrency benchmark: how many rooms at once this machine holds with every scenario's timing `ok`.
+
+For each N, runs N scenarios at once (`run --concurrency N`, one managed
+LiveKit server on 127.0.0.1, one model process per room) with a light model,
+and prints per N:
+
+- onset error p50 / p99 (ms, |error| over every found turn of every scenario);
+- worst |drift| (ms per 100 s) and transport latency p95 (ms, playback → recorder);
+- playback underruns (sum) and turns not found;
+- timing verdicts (ok / degraded) and outcomes;
+- CPU in cores: this process plus its children (model processes, the LiveKit
+  server), from `resource.getrusage`, over the wall time;
+- throughput: dialogue-hours recorded per wall-hour.
+
+Then "largest N with every scenario ok". Each N plays N × --per-room scenarios:
+the suite's scenarios, copied under new ids (``<id>-c<k>``) when N needs more
+than the suite has, so every room plays real scenario audio.
+
+    .venv/bin/python benchmarks/concurrency.py --suite tests/fixtures/suites/tiny --n 1 2 4 8 --model silent
+    .venv/bin/python benchmarks/concurrency.py --suite example --n 1 2 4 --model oracle
+
+The tiny suite's scenarios last about 30 s each, the example suite's about 85 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.scenarios.files import resolve_suite
+from floorbench.scenarios.validate import load_suite
+
+
+def cpu_s() -> float:
+    """CPU seconds of this process and its reaped children (model processes, the managed server)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def widened_suite(suite: Path, count: int, into: Path) -> Path:
+    """A copy of `suite` with at least `count` scenarios: its own, then copies under new ids."""
+    loaded = load_suite(suite)
+    dest = into / "suite"
+    shutil.copytree(suite, dest, ignore=shutil.ignore_patterns("scenarios"))
+    (dest / "scenarios").mkdir()
+    k = 0
+    while k * len(loaded.scenarios) < count:
+        for sid, path in loaded.files.items():
+            data = yaml.safe_load(path.read_text())
+            if k:
+                data["scenario_id"], data["pair_id"] = f"{sid}-c{k}", f"{data['pair_id']}-c{k}"
+            (dest / "scenarios" / f"{data['scenario_id']}.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+        k += 1
+    return dest
+
+
+def measure(out: Path, wall_s: float, cpu: float, n: int) -> dict[str, Any]:
+    """The figures of one N from its scenarios' meta.json files."""
+    errors, latencies, drifts = [], [], []
+    row: dict[str, Any] = {"n": n, "wall_s": wall_s, "cores": cpu / wall_s, "underruns": 0, "not_found": 0,
+                           "ok": 0, "degraded": 0, "failed": 0, "dialogue_s": 0.0}
+    for path in sorted(out.glob("*/meta.json")):
+        meta = json.loads(path.read_text())
+        if meta["outcome"] != "completed":
+            row["failed"] += 1
+            print(f"  {meta['scenario_id']}: {meta['outcome']} ({meta.get('failure_reason')})")
+            continue
+        row["dialogue_s"] += meta["duration_ms"] / 1000
+        timing = meta.get("timing") or {}
+        row["ok" if timing.get("verdict") == "ok" else "degraded"] += 1
+        if timing.get("verdict") != "ok":
+            print(f"  {meta['scenario_id']}: timing degraded: {'; '.join(timing.get('reasons') or [])}")
+        figures = timing.get("figures") or {}
+        row["not_found"] += figures.get("turns_not_found") or 0
+        pb = meta.get("playback", {})
+        row["underruns"] += pb.get("underruns") or 0
+        errors += [abs(e["error_ms"]) for e in pb.get("turn_onset_error_ms", [])]
+        latencies += [e["latency_ms"] for e in pb.get("turn_onset_error_ms", [])]
+        d = (meta.get("transport_latency_ms") or {}).get("humans", {}).get("drift_ms_per_100s")
+        if d is not None:
+            drifts.append(abs(d))
+
+    def pct(xs: list[float], q: float) -> float:
+        return float(np.percentile(xs, q)) if xs else float("nan")
+
+    row |= {"onset_p50": pct(errors, 50), "onset_p99": pct(errors, 99), "drift_max": max(drifts, default=float("nan")),
+            "latency_p95": pct(latencies, 95), "throughput": row["dialogue_s"] / wall_s}
+    return row
+
+
+def run_one(suite: Path, model: str, n: int, per_room: int, out: Path) -> dict[str, Any]:
+    ids = [s.scenario_id for s in load_suite(suite).scenarios][: n * per_room]
+    t0, c0 = time.monotonic(), cpu_s()
+    asyncio.run(run_suite(RunOptions(suite=suite, model=model, out=out, scenarios=ids, progress=False,
+                                     progress_lines=True, concurrency=n)))
+    return measure(out, time.monotonic() - t0, cpu_s() - c0, n)
+
+
+HEADER = ("N", "wall s", "onset p50 ms", "onset p99 ms", "worst drift ms/100s", "latency p95 ms", "underruns",
+          "not found", "ok", "degraded", "failed", "cores", "dialogue-h / wall-h")
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    for r in rows:
+        cells = [r["n"], f"{r['wall_s']:.0f}", f"{r['onset_p50']:.2f}", f"{r['onset_p99']:.2f}",
+                 f"{r['drift_max']:.2f}", f"{r['latency_p95']:.0f}", r["underruns"], r["not_found"], r["ok"],
+                 r["degraded"], r["failed"], f"{r['cores']:.2f}", f"{r['throughput']:.2f}"]
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--suite", default="tests/fixtures/suites/tiny", help="suite folder or packaged suite name")
+    ap.add_argument("--n", type=int, nargs="+", default=[1, 2, 4, 8], help="rooms at once, one run each")
+    ap.add_argument("--per-room", type=int, default=1, help="scenarios each room plays in turn")
+    ap.add_argument("--model", default="silent", help="a light model: silent, echo, oracle")
+    ap.add_argument("--out", type=Path, default=None, help="keep the run folders here")
+    args = ap.parse_args()
+    work = args.out or Path(tempfile.mkdtemp(prefix="fb-concurrency-"))
+    work.mkdir(parents=True, exist_ok=True)
+    suite = widened_suite(resolve_suite(args.suite), max(args.n) * args.per_room, work)
+    rows = []
+    for n in args.n:
+        print(f"== N={n}: {n * args.per_room} scenarios of {args.suite}, model {args.model}", flush=True)
+        rows.append(run_one(suite, args.model, n, args.per_room, work / f"n{n}"))
+    print(table(rows))
+    all_ok = [r["n"] for r in rows if r["failed"] == 0 and r["degraded"] == 0]
+    print(f"largest N with every scenario ok: {max(all_ok) if all_ok else 'none'}  (runs in {work})")
+
+
+if __name__ == "__main__":
+    main()
