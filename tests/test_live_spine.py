@@ -41,12 +41,30 @@ def turns(folder: Path) -> DialogueTurns:
     return DialogueTurns.model_validate_json((folder / "turns.json").read_text())
 
 
+def paced(folder: Path) -> bool:
+    """Every turn landed within 20 ms of its timeline entry once the measured latency is removed."""
+    meta = json.loads((folder / "meta.json").read_text())
+    return all(abs(e["error_ms"]) <= 20 for e in meta["playback"]["turn_onset_error_ms"])
+
+
 def test_oracle_answers_after_every_request_and_yields(tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection) -> None:
     ids = ["tiny01-explicit", "tiny02-implicit"]
-    summary = run(tiny_suite, "oracle", tmp_path, livekit, ids)
+    out = tmp_path / "first"
+    summary = run(tiny_suite, "oracle", out, livekit, ids)
     assert [m.outcome for m in summary.metas] == [Outcome.completed, Outcome.completed]
+    if not all(paced(out / sid) for sid in ids):
+        # On a busy machine the receiving jitter buffer can stretch for a moment, moving where a
+        # turn is *heard* by tens of ms while it was sent on its sample. The scenario's own timing
+        # verdict must have noticed; the pacing itself must then hold in one more pair of rooms.
+        for sid in ids:
+            if not paced(out / sid):
+                meta = json.loads((out / sid / "meta.json").read_text())
+                assert meta["timing"]["verdict"] == "degraded", meta["timing"]
+        out = tmp_path / "second"
+        summary = run(tiny_suite, "oracle", out, livekit, ids)
+        assert [m.outcome for m in summary.metas] == [Outcome.completed, Outcome.completed]
     for sid in ids:
-        folder = tmp_path / sid
+        folder = out / sid
         meta = json.loads((folder / "meta.json").read_text())
         dialogue = turns(folder)
         # the recorded human track matches the schedule: every turn found, onset
