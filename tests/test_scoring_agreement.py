@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from fixtures.scoring import build  # type: ignore[import-not-found]
+from support.chat_endpoint import send_chat_reply
 from typer.testing import CliRunner
 
 from floorbench.cli import app
@@ -58,12 +59,7 @@ class _StrictJudgeEndpoint(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         prompt = body["messages"][0]["content"]
         verdict = "intrusion" if "were NOT asking Aria" in prompt else "correct"
-        data = json.dumps({"choices": [{"message": {"content": json.dumps({"verdict": verdict})}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_chat_reply(self, json.dumps({"verdict": verdict}))
 
     def log_message(self, *args: object) -> None:
         pass

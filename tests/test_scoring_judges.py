@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from support.chat_endpoint import send_chat_reply
 
 from floorbench.scoring.cache import JsonlCache
 from floorbench.scoring.judges import (
@@ -220,12 +221,7 @@ class _Endpoint(BaseHTTPRequestHandler):
         if "brief acknowledgement" in prompt:
             verdict = "backchannel" if "Got it" in prompt else "not-a-verdict"
         content = type(self).reply if type(self).reply is not None else json.dumps({"verdict": verdict})
-        data = json.dumps({"choices": [{"message": {"content": content}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_chat_reply(self, content)
 
     def log_message(self, *args: object) -> None:
         pass
