@@ -30,6 +30,16 @@ class TurnLag:
     """peak normalised correlation (0..1); low means the turn was not found cleanly"""
 
 
+def window_sums(x: np.ndarray, width: int) -> np.ndarray:
+    """Sum of every ``width``-long window of ``x`` (``np.convolve(x, ones, "valid")``) in O(n).
+
+    The direct convolution cost ~9 CPU-seconds per scenario at the end of every
+    room (1.5 s probes at 16 kHz), stalling the rooms still playing.
+    """
+    c = np.concatenate(([0.0], np.cumsum(x, dtype=np.float64)))
+    return np.maximum(c[width:] - c[:-width], 0.0)  # round-off can leave tiny negatives
+
+
 def best_match(ref: np.ndarray, rec: np.ndarray, lo: int, hi: int) -> tuple[int, float]:
     """Best lag in [lo, hi] such that rec[n + lag] ≈ ref[n]; returns (lag, normalised peak)."""
     lo = max(lo, 0)
@@ -41,8 +51,7 @@ def best_match(ref: np.ndarray, rec: np.ndarray, lo: int, hi: int) -> tuple[int,
     size = 1 << (n - 1).bit_length()
     corr = np.fft.irfft(np.fft.rfft(seg, size) * np.conj(np.fft.rfft(ref, size)), size)
     corr = corr[: hi - lo + 1]
-    energy = np.sqrt(np.convolve(seg.astype(np.float64) ** 2, np.ones(len(ref)), "valid"))
-    energy = energy[: len(corr)]
+    energy = np.sqrt(window_sums(seg.astype(np.float64) ** 2, len(ref))[: len(corr)])
     ref_norm = float(np.linalg.norm(ref)) or 1.0
     denom = energy * ref_norm
     # digital silence would divide FFT round-off by ~0: floor the denominator
