@@ -130,21 +130,33 @@ def report_cmd(
 
 
 def judge_agreement_cmd(
-    scored: Path = typer.Argument(..., help="a scored run folder (holding items.jsonl)"),
-    a: str = typer.Option("offline", "--a", help="first judge"),
-    b: str = typer.Option(..., "--b", help="second judge, e.g. llm:gpt-4o-mini"),
+    scored: Path | None = typer.Argument(None, help="a scored run folder (holding items.jsonl); not with --labels"),
+    a: str = typer.Option("offline", "--a", help="first judge (two-judge mode)"),
+    b: str | None = typer.Option(None, "--b", help="second judge, e.g. llm:gpt-4o-mini (two-judge mode)"),
+    labels: str | None = typer.Option(
+        None, help="human labels: 'calibration' (packaged set), a JSONL file or a folder of them"
+    ),
+    judge: str = typer.Option("offline", help="with --labels: the judge to measure; an LLM judge is "
+                              "reported beside the offline one"),
     sample: int = typer.Option(100, help="items to sample per task (1..100000)"),
     seed: int = typer.Option(0),
     judge_base_url: str | None = typer.Option(None),
     judge_key_env: str = typer.Option("OPENAI_API_KEY"),
     judge_concurrency: int = typer.Option(4),
-    out: Path | None = typer.Option(None, help="where to write judge_agreement.json (default: SCORED)"),
+    out: Path | None = typer.Option(None, help="where to write judge_agreement.json (default: SCORED, or "
+                                    "./judge-agreement with --labels)"),
 ) -> None:
-    """Compare two judges on a sample of transcribed items (agreement, Cohen's kappa)."""
-    from floorbench.scoring.agreement import agreement
-
+    """Measure a judge against human labels (--labels), or two judges on a scored run's items."""
     _check(("--sample", sample, 1, MAX_SAMPLE), ("--seed", seed, 0, MAX_SEED),
            ("--judge-concurrency", judge_concurrency, 1, MAX_CONCURRENCY))
+    if labels is not None:
+        _judge_labels(labels, scored, judge, out, _judge_options(judge, judge_base_url, judge_key_env,
+                                                                 judge_concurrency))
+        return
+    from floorbench.scoring.agreement import agreement
+
+    if scored is None or b is None:
+        _fail(OptionError("judge-agreement needs --labels FILE, or a scored run folder and --b JUDGE"))
     try:
         result, path = agreement(
             scored, a, b, sample=sample, seed=seed, out=out,
@@ -158,6 +170,23 @@ def judge_agreement_cmd(
             f"{task}: n={row['n']} agreement={row['agreement']} kappa={row['kappa']} "
             f"confusion={row['confusion']}"
         )
+    typer.echo(f"wrote {path}")
+
+
+def _judge_labels(labels: str, scored: Path | None, judge: str, out: Path | None,
+                  options: dict[str, object]) -> None:
+    """`--labels`: the judge (and the offline judge beside an LLM one) against human verdicts."""
+    from floorbench.scoring.agreement_labels import calibrate, report_lines
+
+    if scored is not None:
+        _fail(OptionError("--labels measures a judge against human labels; give no scored run folder with it"))
+    judges = [judge] if judge == "offline" else ["offline", judge]
+    try:
+        result, path = calibrate(labels, judges, out or Path("judge-agreement"), options={judge: options})
+    except (FloorbenchError, OSError) as e:
+        _fail(e)
+    for line in report_lines(result, disagreements_of=judge):
+        typer.echo(line)
     typer.echo(f"wrote {path}")
 
 

@@ -1,0 +1,181 @@
+"""`floorbench judge-agreement --labels FILE --judge J`: a judge against human labels.
+
+The question a user has before trusting a judge is "how often does it agree
+with a person?", not "with another judge". A labels file answers it: JSON
+Lines, one human verdict per line, for either task:
+
+- answer:    ``{"id", "family", "question", "gold", "aliases", "reply", "label": "correct"|"wrong"}``
+- intrusion: ``{"id", "family", "turn", "reply", "label": "backchannel"|"intrusion"}``
+
+(``kind``, ``source`` and ``said`` are kept for the report and otherwise
+ignored.) The packaged calibration set (``floorbench/data/calibration/``,
+named ``calibration`` on the command line) holds both, written by hand to the
+labelling rules in docs/scoring.md. Each judge named is run on every item
+(through the verdict cache), and the report gives, per task: raw agreement,
+Cohen's kappa, the confusion table (human|judge), agreement per family, and
+every disagreement with the judge's reason. An LLM judge is reported beside
+the offline one, which costs nothing to run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from floorbench.records import write_json_atomic
+from floorbench.scoring.agreement import cohen_kappa
+from floorbench.scoring.cache import JsonlCache
+from floorbench.scoring.inputs import InputError
+from floorbench.scoring.judges import VERDICTS, JudgeInput, Task, judge_cached, judge_id, make_judge
+
+CALIBRATION = Path(__file__).resolve().parent.parent / "data" / "calibration"
+"""the packaged, hand-labelled calibration set (answers.jsonl, intrusions.jsonl)"""
+PACKAGED_NAME = "calibration"
+
+
+@dataclass(frozen=True)
+class LabelledItem:
+    """One human verdict on one reply."""
+
+    id: str
+    task: Task
+    family: str
+    label: str
+    judge_input: JudgeInput
+    kind: str = ""
+
+
+def label_files(spec: str | Path) -> list[Path]:
+    """The JSONL files `--labels` names: 'calibration', a folder of *.jsonl, or one file."""
+    if str(spec) == PACKAGED_NAME:
+        return sorted(CALIBRATION.glob("*.jsonl"))
+    path = Path(spec)
+    if path.is_dir():
+        files = sorted(path.glob("*.jsonl"))
+        if not files:
+            raise InputError(f"{path}: no *.jsonl labels files in this folder; see docs/scoring.md, Calibration")
+        return files
+    if not path.is_file():
+        raise InputError(f"{path}: no such labels file; give a JSONL file, a folder of them, or 'calibration'")
+    return [path]
+
+
+def _item(row: dict[str, Any], where: str) -> LabelledItem:
+    """A row as a LabelledItem, or a one-line InputError naming file:line and the fix."""
+    task = Task.answer if "gold" in row else Task.intrusion if "turn" in row else None
+    if task is None:
+        raise InputError(f"{where}: neither 'gold' (answer item) nor 'turn' (intrusion item); add one")
+    allowed = [v.value for v in VERDICTS[task]]
+    label, reply = row.get("label"), row.get("reply")
+    if label not in allowed:
+        raise InputError(f"{where}: label {label!r} is not one of {', '.join(allowed)}")
+    if not isinstance(reply, str):
+        raise InputError(f"{where}: 'reply' must be the reply's text")
+    if task is Task.answer:
+        aliases = row.get("aliases") or []
+        if not isinstance(row["gold"], str) or not all(isinstance(a, str) for a in aliases):
+            raise InputError(f"{where}: 'gold' must be text and 'aliases' a list of texts")
+        inp = JudgeInput(task, reply, gold=row["gold"], aliases=tuple(aliases), context=str(row.get("question", "")))
+    else:
+        inp = JudgeInput(task, reply, context=str(row["turn"]))
+    return LabelledItem(str(row.get("id", where)), task, str(row.get("family", "")), label, inp,
+                        str(row.get("kind", "")))
+
+
+def load_labels(spec: str | Path) -> list[LabelledItem]:
+    """Every labelled item of the files `spec` names, in file order; ids must be unique."""
+    items: list[LabelledItem] = []
+    for path in label_files(spec):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise InputError(f"{path}:{n}: not JSON ({e.msg}); one object per line") from e
+            if not isinstance(row, dict):
+                raise InputError(f"{path}:{n}: not a JSON object; one object per line")
+            items.append(_item(row, f"{path}:{n}"))
+    seen = Counter(i.id for i in items)
+    dup = [k for k, c in seen.items() if c > 1]
+    if dup:
+        raise InputError(f"{spec}: item id {dup[0]!r} appears {seen[dup[0]]} times; ids must be unique")
+    if not items:
+        raise InputError(f"{spec}: no labelled items; see docs/scoring.md, Calibration")
+    return items
+
+
+def _task_report(items: list[LabelledItem], verdicts: list[Any]) -> dict[str, Any]:
+    human = [i.label for i in items]
+    judged = [v.verdict.value for v in verdicts]
+    kappa = cohen_kappa(human, judged)
+    fam: dict[str, list[bool]] = defaultdict(list)
+    for it, j in zip(items, judged, strict=True):
+        fam[it.family].append(it.label == j)
+    return {
+        "n": len(items),
+        "agreement": round(sum(h == j for h, j in zip(human, judged, strict=True)) / len(items), 4),
+        "kappa": round(kappa, 4) if kappa is not None else None,
+        "confusion": {f"{h}|{j}": c for (h, j), c in sorted(Counter(zip(human, judged, strict=True)).items())},
+        "families": {f: {"n": len(ok), "agreement": round(sum(ok) / len(ok), 4)} for f, ok in sorted(fam.items())},
+        "disagreements": [
+            {"id": it.id, "family": it.family, "kind": it.kind, "reply": it.judge_input.transcript,
+             "gold": it.judge_input.gold, "context": it.judge_input.context, "human": it.label,
+             "judge": v.verdict.value, "reason": v.reason}
+            for it, v in zip(items, verdicts, strict=True)
+            if it.label != v.verdict.value
+        ],
+    }
+
+
+def calibrate(
+    labels: str | Path,
+    judges: list[str],
+    out: Path,
+    options: dict[str, dict[str, Any]] | None = None,
+) -> tuple[dict[str, Any], Path]:
+    """Run each judge on every labelled item; write and return the report (judge_agreement.json in `out`)."""
+    items = load_labels(labels)
+    cache = JsonlCache(out / "scoring-cache" / "judge.jsonl")
+    result: dict[str, Any] = {"labels": str(labels), "judges": {}}
+    for spec in judges:
+        judge = make_judge(spec, **((options or {}).get(spec) or {}))
+        tasks: dict[str, Any] = {}
+        for task in Task:
+            chosen = [i for i in items if i.task is task]
+            if chosen:
+                verdicts = judge_cached(judge, [i.judge_input for i in chosen], cache)
+                tasks[task.value] = _task_report(chosen, verdicts)
+        result["judges"][spec] = {"judge": judge_id(judge), "tasks": tasks}
+    path = out / "judge_agreement.json"
+    write_json_atomic(path, result)
+    return result, path
+
+
+def report_lines(result: dict[str, Any], disagreements_of: str | None = None) -> list[str]:
+    """The text report: per task, every judge side by side, then families, then disagreements."""
+    judges = list(result["judges"])
+    lines: list[str] = []
+    for task in Task:
+        rows = [(j, result["judges"][j]["tasks"].get(task.value)) for j in judges]
+        rows = [(j, r) for j, r in rows if r is not None]
+        if not rows:
+            continue
+        lines.append(f"{task.value}: n={rows[0][1]['n']} (human labels, {result['labels']})")
+        for j, r in rows:
+            lines.append(f"  {result['judges'][j]['judge']}: agreement={r['agreement']:.4f} kappa={r['kappa']} "
+                         f"confusion(human|judge)={r['confusion']}")
+        families = sorted({f for _, r in rows for f in r["families"]})
+        lines.append("  per family: " + "; ".join(
+            f"{f} " + "/".join(f"{r['families'][f]['agreement']:.2f}" for _, r in rows if f in r["families"])
+            + f" (n={rows[0][1]['families'].get(f, {}).get('n', 0)})" for f in families))
+        for j, r in rows:
+            if disagreements_of is not None and j != disagreements_of:
+                continue
+            lines.append(f"  disagreements of {j} ({len(r['disagreements'])}):")
+            lines.extend(f"    {d['id']} [{d['family']}/{d['kind']}] human={d['human']} judge={d['judge']} "
+                         f"gold={d['gold']!r} reply={d['reply']!r} — {d['reason']}" for d in r["disagreements"])
+    return lines
