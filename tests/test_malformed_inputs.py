@@ -236,7 +236,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[str], str]] = [
      "--min-turns must be 4..40, got 3"),
     ("generate-turns-swapped", _nothing, ["generate", "--min-turns", "9", "--max-turns", "5", "--out", "{ws}/gen"],
      "swap them"),
-    ("generate-other-suite", _nothing, ["generate", "--suite", "turns", "--out", "{ws}/gen"], "only 'mpe'"),
+    ("generate-other-suite", _nothing, ["generate", "--suite", "av", "--out", "{ws}/gen"], "only 'mpe' and 'turns'"),
     ("generate-into-a-suite", _nothing, ["generate", "--pairs", "1", "--out", S], "not empty; pass --force"),
     ("generate-out-is-a-file", _write("file.txt", "x"), ["generate", "--pairs", "1", "--out", "{ws}/file.txt"],
      "file.txt"),

@@ -5,7 +5,9 @@
   addressed (the chatty failure mode);
 - `oracle` — reads the scenario from its config (never from the room), finds
   each turn in the room audio, speaks the gold answer after `T` and an attempt
-  after `N4Q` with real TTS, and stops as soon as the `N4R` starts;
+  after `N4Q` with real TTS, and stops as soon as the `N4R` starts; in suite
+  turns it says each `eot`/`interrupt` clip's reply after it, never in a
+  pause, ignores backchannels and stops as soon as a barge-in starts;
 - `echo` — plays back what it hears after a fixed delay (latency checks).
 
 All of them listen with Silero on the room audio they receive and count time
@@ -225,9 +227,10 @@ class OracleProcessor(ListeningAgent):
 
     async def on_window(self, p: float, start: int) -> None:
         waiting_for = self.segments[self.k]["label"] if self.k < len(self.segments) else None
-        if waiting_for == "N4R" and self.segment_end is None and p >= 0.5 and self.speaking:
+        # an N4R, or a barge-in of suite turns, is due while the oracle speaks: its first speech stops it
+        if waiting_for in ("N4R", "interrupt") and self.segment_end is None and p >= 0.5 and self.speaking:
             self.speak_at = self.yield_at = None
-            await self.stop_speaking("N4R heard")
+            await self.stop_speaking(f"{waiting_for} heard")
 
     def _search(self, received: int) -> None:
         """Look for the next clip's probe in the received audio not searched yet."""
@@ -348,7 +351,9 @@ class OracleAgent(Model[OracleSettings]):
         assert ctx.scenario is not None
         root = ctx.suite_root or Path(".")
         clips: list[tuple[str, str | None, str | None]] = []
-        if ctx.suite is not None and ctx.suite.preamble.audio:
+        # suite turns plays no preamble; the oracle says each eot/interrupt clip's `reply`
+        turns_suite = getattr(ctx.scenario, "suite", "mpe") == "turns"
+        if ctx.suite is not None and ctx.suite.preamble.audio and not turns_suite:
             clips.append(("preamble", ctx.suite.preamble.audio, None))
         for t in ctx.scenario.turns:
             text = None
@@ -356,6 +361,8 @@ class OracleAgent(Model[OracleSettings]):
                 text = self.settings.answer_template.format(gold=t.gold)
             elif t.label == "N4Q":
                 text = t.attempt or DEFAULT_ATTEMPT
+            elif turns_suite:
+                text = getattr(t, "reply", None)
             clips.append((str(t.label), t.audio, text))
         out = []
         rate = ctx.out_sample_rate

@@ -56,7 +56,7 @@ def _listing(kind: str, line: str) -> None:
 
 def generate(
     out: Path = typer.Option(..., "--out", help="suite folder to write (suite.yaml + scenarios/)"),
-    suite: str = typer.Option("mpe", "--suite", help="suite kind; only 'mpe' is generated"),
+    suite: str = typer.Option("mpe", "--suite", help="suite kind: 'mpe' or 'turns' (--pairs then counts dialogues)"),
     pairs: int = typer.Option(100, "--pairs", help="number of explicit/implicit scenario pairs (1..100000)"),
     seed: int = typer.Option(0, "--seed", help="same seed, same files (byte for byte); 0..4294967295"),
     min_turns: int = typer.Option(6, "--min-turns", help="fewest human turns per scenario (4..40)"),
@@ -75,8 +75,10 @@ def generate(
     console = Console()
     t0 = time.monotonic()
     try:
+        if suite == "turns":
+            return _generate_turns(console, out, pairs, seed, force)
         if suite != "mpe":
-            _fail(f"--suite {suite}: only 'mpe' can be generated; write other suites by hand and `suite import` them")
+            _fail(f"--suite {suite}: only 'mpe' and 'turns' can be generated; write other suites by hand")
         check_range("--pairs", pairs, 1, MAX_PAIRS)
         check_range("--seed", seed, 0, MAX_SEED)
         check_range("--min-turns", min_turns, MIN_TURNS, MAX_TURNS)
@@ -92,6 +94,19 @@ def generate(
     gen_ms = int((time.monotonic() - t0) * 1000)
     console.print(f"wrote {len(loaded.pairs())} pairs ({len(loaded.scenarios)} scenarios) to {out} "
                   f"in {gen_ms / 1000:.1f} s; all validated. Next: floorbench render {out}",
+                  markup=False, highlight=False, soft_wrap=True)
+
+
+def _generate_turns(console: Console, out: Path, dialogues: int, seed: int, force: bool) -> None:
+    """`generate --suite turns`: --pairs counts dialogues (one scenario each)."""
+    from floorbench.scenarios.turns_generate import MAX_DIALOGUES, write_turns_suite
+    from floorbench.scenarios.validate import load_suite
+
+    check_range("--pairs", dialogues, 1, MAX_DIALOGUES)
+    check_range("--seed", seed, 0, MAX_SEED)
+    write_turns_suite(out, dialogues, seed, force=force)
+    loaded = load_suite(out, audio=False)
+    console.print(f"wrote {len(loaded.scenarios)} turns dialogues to {out}; all validated. Next: floorbench render {out}",
                   markup=False, highlight=False, soft_wrap=True)
 
 

@@ -261,8 +261,17 @@ def check_pair(a: Scenario, b: Scenario, path: Path, assistant: str = "Aria") ->
 def load_scenario_file(
     path: Path, root: Path | None = None, audio: bool = False, strict_vocab: bool = False
 ) -> Scenario:
-    """Parse and check one scenario file (and, with `audio`, its audio files)."""
-    s = parse_scenario(path)
+    """Parse and check one scenario file (and, with `audio`, its audio files).
+
+    A file that says ``suite: turns`` is checked by suite turns' rules instead
+    (`floorbench.scenarios.turns_validate`).
+    """
+    data = read_yaml(path)
+    if isinstance(data, dict) and data.get("suite") == "turns":
+        from floorbench.scenarios.turns_validate import load_turns_scenario
+
+        return load_turns_scenario(path, data, root=root, audio=audio)
+    s = parse_scenario(path, data)
     check_scenario(s, path)
     if strict_vocab:
         check_vocabulary(s, path)
@@ -316,7 +325,7 @@ def load_suite(
             continue
         files[s.scenario_id] = p
         scenarios.append(s)
-    if pairs:
+    if pairs and suite.suite != "turns":  # turns scenarios come alone, not in pairs
         by_pair: dict[str, list[Scenario]] = {}
         for s in scenarios:
             by_pair.setdefault(s.pair_id, []).append(s)

@@ -88,6 +88,8 @@ def score_cmd(
         if not quiet and sys.stderr.isatty():
             print(f"\r{stage}: {done}/{total}   ", end="", file=sys.stderr, flush=True)
 
+    if _score_turns_if_turns(target, out, workers, resamples, seed):
+        return
     try:
         result = score(target, opts, progress=progress)
     except (FloorbenchError, OSError) as e:
@@ -110,6 +112,26 @@ def score_cmd(
         skipped = len(result.scores.errors)
         why = f"{skipped} skipped, listed on stdout" if skipped else "none found"
         _fail(InputError(f"{target}: no dialogue could be scored ({why}); see the scoring docs for the folder format"))
+
+
+def _score_turns_if_turns(target: Path, out: Path | None, workers: int, resamples: int, seed: int) -> bool:
+    """Suite turns is detected from its clip labels and scored by its own scorer (docs/suites/turns.md)."""
+    from floorbench.scoring.inputs import discover
+    from floorbench.scoring.turns_score import is_turns, score_turns
+    from floorbench.scoring.turns_tables import summary_lines
+
+    try:
+        if not is_turns(discover(target)):
+            return False
+        scores, where = score_turns(target, out, workers=workers, resamples=resamples, seed=seed)
+    except (FloorbenchError, OSError) as e:
+        _fail(e)
+    for line in scores["errors"]:
+        typer.echo(f"skipped: {one_line(line)}", err=True)
+    for line in summary_lines(scores):
+        typer.echo(line)
+    typer.echo(f"wrote {where / 'turns_scores.json'}, {where / 'turnbench_submission.json'} and {where / 'turns_report.md'}")
+    return True
 
 
 def report_cmd(

@@ -20,9 +20,12 @@ from pydantic import ValidationError
 from floorbench.errors import FloorbenchError
 from floorbench.records import DialogueTurns, Outcome, RunMeta
 from floorbench.scenarios.schema import inside
+from floorbench.suites.turns import TurnEvent
 
 ACCEPTED_RATES = (16000, 24000, 48000)
 KNOWN_LABELS = ("T", "N1", "N2", "N3", "N4Q", "N4R")
+TURNS_LABELS = tuple(e.value for e in TurnEvent)
+"""suite turns' clip labels (a dialogue holds one suite's labels only)"""
 SCORING_RATE = 16000
 
 
@@ -109,13 +112,14 @@ def check_turns(turns: DialogueTurns, path: Path) -> None:
     if not ts:
         raise InputError(f"{path}: 'turns' is empty; a dialogue needs its human turns")
     seen: set[int] = set()
+    known = TURNS_LABELS if ts and ts[0].label in TURNS_LABELS else KNOWN_LABELS
     for i, t in enumerate(ts):
         where = f"{path}: turn {t.turn_id}"
         if t.turn_id in seen:
             raise InputError(f"{where}: turn_id repeated; give every turn its own id")
         seen.add(t.turn_id)
-        if t.label not in KNOWN_LABELS:
-            raise InputError(f"{where}: unknown label '{t.label}'; use one of {', '.join(KNOWN_LABELS)}")
+        if t.label not in known:
+            raise InputError(f"{where}: unknown label '{t.label}'; use one of {', '.join(known)}")
         if t.start_ms < 0 or t.end_ms < t.start_ms:
             raise InputError(f"{where}: start_ms {t.start_ms} / end_ms {t.end_ms} invalid; need 0 <= start <= end")
         if i + 1 < len(ts) and ts[i + 1].start_ms < t.end_ms:
