@@ -118,3 +118,8 @@ def test_score_command_detects_the_suite_and_writes_its_files(tmp_path: Path) ->
     sub = json.loads((tmp_path / "out" / "turnbench_submission.json").read_text())
     assert sub["predictions"][0]["conversation_id"] == "dlg" and len(sub["predictions"][0]["speaker_1"]["eot"]) == 1
     assert "| rec | end of turn (takes) | 1.000" in (tmp_path / "out" / "turns_report.md").read_text()
+    rep = CliRunner().invoke(app, ["report", str(tmp_path / "out"), "--out", str(tmp_path / "rep")])
+    assert rep.exit_code == 0, rep.output
+    assert "| rec | end of turn (takes) | 1.000" in (tmp_path / "rep" / "report.md").read_text()
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert html.count("latency p50 vs FP rate") == 2 and html.count("<circle") == 1  # the yield track has no latency
