@@ -80,6 +80,11 @@ class RunBook:
         self.entries[meta.scenario_id] = entry_of(meta)
         self.write()
 
+    def concurrency(self, changes: list[dict[str, Any]]) -> None:
+        """``--concurrency auto``: this session's N over time (start, and every change with its reason)."""
+        self.session["concurrency"] = changes
+        self.write()
+
     def record_folder(self, scenario_id: str) -> None:
         """A scenario stopped mid-way: its line from what its folder's meta.json says now."""
         meta = read_meta(self.out / scenario_id)

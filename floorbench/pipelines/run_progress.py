@@ -115,6 +115,10 @@ class RunProgress:
         elif self.mode == "lines":
             print(f"{describe_outcome(meta)} [{self.tally.summary()}]", file=self.stream, flush=True)
 
+    def rerun_finished(self, scenario_id: str) -> None:
+        """A degraded scenario run once more (``--concurrency auto``) ended; it was counted the first time."""
+        self.tally.running.discard(scenario_id)
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()

@@ -34,6 +34,7 @@ from typing import Any
 from floorbench import __version__
 from floorbench.errors import FloorbenchError
 from floorbench.pipelines import resume
+from floorbench.pipelines.auto_concurrency import AutoConcurrency, estimate
 from floorbench.pipelines.participant import settle
 from floorbench.pipelines.run_book import RunBook, now_wall
 from floorbench.pipelines.run_progress import RunProgress
@@ -62,7 +63,10 @@ class RunOptions:
     progress_lines: bool = False
     """without the bar: one stderr line per finished scenario, with the counts and the time left"""
     concurrency: int = 1
-    """scenarios at once, each in its own room (1..MAX_CONCURRENCY)"""
+    """scenarios at once, each in its own room (1..MAX_CONCURRENCY); with ``auto_concurrency`` the ceiling"""
+    auto_concurrency: bool = False
+    """``--concurrency auto``: start from `auto_concurrency.estimate`, steer N by the timing verdicts,
+    and run a scenario that came back degraded once more at the lowered N"""
     retries: int = 0
     """tries again, per scenario, after an infrastructure failure (resume.INFRASTRUCTURE)"""
 
@@ -167,6 +171,9 @@ class _Runner:
         self.server: LiveKitServer | None = None
         self.conn = opts.connection
         self.stopped_by: str | None = None
+        self.auto = (
+            AutoConcurrency(min(estimate(), opts.concurrency), opts.concurrency) if opts.auto_concurrency else None
+        )
 
     def _info(self) -> dict[str, Any]:
         assert self.conn is not None
@@ -231,17 +238,58 @@ class _Runner:
         once the workers are awaited here the caller can read every running scenario's folder.
         """
         scenarios = iter(queue)
+        auto = self.auto
+        gate = asyncio.Condition()
+        running = 0
+
+        async def take_a_room() -> int:
+            nonlocal running
+            async with gate:
+                await gate.wait_for(lambda: auto is None or running < auto.n)
+                running += 1
+            return auto.started() if auto is not None else 0
+
+        async def leave_the_room() -> None:
+            nonlocal running
+            async with gate:
+                running -= 1
+                gate.notify_all()
+
+        async def play(scenario: Scenario, again: bool) -> RunMeta:
+            generation = await take_a_room()
+            try:
+                progress.started(scenario.scenario_id)
+                meta = await self._attempts(scenario)
+            finally:
+                await leave_the_room()
+            if auto is not None:
+                async with gate:
+                    auto.finished(generation, meta.timing.verdict if meta.outcome == Outcome.completed and meta.timing else None)
+                    book.concurrency(auto.record())
+                    gate.notify_all()
+            if auto is not None and not again and meta.outcome == Outcome.completed and meta.timing and meta.timing.verdict != "ok":
+                log.warning("%s: timing degraded at %d rooms; running it again at %d", scenario.scenario_id, auto.n + 1, auto.n)
+                again_queue.append(scenario)
+            return meta
+
+        again_queue: list[Scenario] = []
 
         async def worker() -> None:
             for scenario in scenarios:  # shared: each scenario goes to exactly one worker
-                progress.started(scenario.scenario_id)
-                meta = await self._attempts(scenario)
+                meta = await play(scenario, again=False)
                 book.record(meta)
                 progress.finished(meta)
                 if on_scenario is not None:
                     on_scenario(meta)
+            while again_queue:  # auto: degraded scenarios once more, after the first pass
+                meta = await play(again_queue.pop(0), again=True)
+                book.record(meta)
+                progress.rerun_finished(meta.scenario_id)
+                if on_scenario is not None:
+                    on_scenario(meta)
 
-        workers = [asyncio.create_task(worker(), name=f"room-{i}") for i in range(min(self.opts.concurrency, len(queue)))]
+        width = auto.max_n if auto is not None else self.opts.concurrency
+        workers = [asyncio.create_task(worker(), name=f"room-{i}") for i in range(min(width, len(queue)))]
         try:
             await asyncio.gather(*workers)
         finally:
