@@ -100,3 +100,17 @@ def test_generator_is_deterministic_valid_and_covers_every_conversation_type(tmp
     assert labels == {"eot", "pause", "interrupt", "backchannel", "noise"}
     with pytest.raises(ScenarioError, match="not empty; pass --force"):
         write_turns_suite(tmp_path / "s", 2, seed=1)
+
+
+def test_suite_info_counts_clips_and_conversation_types() -> None:
+    from typer.testing import CliRunner
+
+    from floorbench.cli import app
+    from floorbench.scenarios.info import suite_info
+
+    si = suite_info(FIXTURE)
+    assert si.labels == {"eot": 3, "pause": 1, "interrupt": 1, "backchannel": 1, "noise": 0}
+    assert si.attributes == {"conversation_type": {"storytelling": 1, "task-oriented": 1}}
+    assert si.audio_problems == [] and si.dialogue_mean_ms == (1720 + 1190 + 770 + 1300 + 1920 + 1560) // 2
+    res = CliRunner().invoke(app, ["suite", "info", str(FIXTURE)])
+    assert res.exit_code == 0 and "backchannel" in res.output, res.output

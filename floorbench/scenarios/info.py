@@ -92,6 +92,10 @@ def suite_info(root: Path | str, check_audio: bool = True) -> SuiteInfo:
     """Summarise a suite; raises ScenarioError (one line) if it does not validate."""
     root = Path(root)
     suite = load_suite(root, audio=False)
+    if suite.suite.suite == "turns":  # its own labels and attributes (docs/suites/turns.md)
+        from floorbench.scenarios.turns_validate import turns_suite_info
+
+        return turns_suite_info(suite, root, check_audio)
     rendered = bool(suite.suite.preamble.audio) and all(t.audio for s in suite.scenarios for t in s.turns)
     labels = Counter(t.label.value for s in suite.scenarios for t in s.turns)
     attrs: dict[str, Counter] = {k: Counter() for k in ("location", "activity", "relationship", "device_context", "register")}

@@ -9,14 +9,17 @@ model follow an end of turn, every number is inside `TurnsRules`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from pydantic import ValidationError
 
 from floorbench.scenarios.schema import Scenario
 from floorbench.scenarios.turns_schema import TurnsScenario
-from floorbench.scenarios.validate import ScenarioError, _pydantic_line, check_audio
+from floorbench.scenarios.validate import LoadedSuite, ScenarioError, _pydantic_line, check_audio
 from floorbench.suites.turns import CONVERSATION_TYPES, USER_SPEECH, TurnEvent, TurnsRules
+
+if TYPE_CHECKING:
+    from floorbench.scenarios.info import SuiteInfo
 
 E = TurnEvent
 
@@ -94,3 +97,33 @@ def load_turns_scenario(path: Path, data: object, root: Path | None = None, audi
         for c in s.turns:
             check_audio(base, c.audio, f"{path}: scenario {s.scenario_id}: clip {c.id}", required=True)
     return cast(Scenario, s)
+
+
+def turns_suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> SuiteInfo:
+    """`floorbench suite info` of a turns suite: clips per label, conversation types, audio."""
+    from collections import Counter
+
+    from floorbench.scenarios.info import SuiteInfo, _durations
+
+    scen = [s for s in suite.scenarios if isinstance(s, TurnsScenario)]
+    labels = Counter(c.label.value for s in scen for c in s.turns)
+    lengths = [len(s.turns) for s in scen] or [0]
+    rendered = all(c.audio for s in scen for c in s.turns)
+    info = SuiteInfo(
+        name=suite.suite.name, root=str(root), pairs=len(scen), scenarios=len(scen),
+        sample_rate=suite.suite.sample_rate, generator=suite.suite.generator,
+        labels={e.value: labels.get(e.value, 0) for e in TurnEvent},
+        attributes={"conversation_type": dict(sorted(Counter(s.conversation_type for s in scen).items()))},
+        tasks={}, humans=dict(sorted(Counter(len(s.speakers) for s in scen).items())),
+        turns_mean_x100=round(100 * sum(lengths) / len(lengths)), turns_min=min(lengths), turns_max=max(lengths),
+        request_quintiles={}, differs={}, rendered=rendered,
+    )
+    if rendered and check_audio:
+        problems: list[str] = []
+        dur = _durations(suite, problems)
+        info.audio_problems = problems
+        info.audio_unique_ms = sum(dur.values())
+        per_scen = [sum(dur.get(c.audio or "", 0) for c in s.turns) for s in scen]
+        info.audio_playback_ms = sum(per_scen)  # no preamble is played in this suite
+        info.dialogue_mean_ms = sum(per_scen) // max(1, len(per_scen))
+    return info
