@@ -120,6 +120,7 @@ BUILTIN_MODELS: dict[str, str] = {
     "websocket": "floorbench.processors.duplex_ws:WebSocketDuplexModel",
     "moshi": "floorbench.processors.moshi:MoshiModel",
     "cascade": "floorbench.processors.cascade:CascadeModel",
+    "webrtc": "floorbench.processors.webrtc:WebRTCModel",
 }
 
 _registered: dict[str, type[Model]] = {}
