@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "floorbench.pipelines.commands",  # server, run, models
     "floorbench.scenarios.commands",  # generate, render, suite info/import
     "floorbench.scoring.commands",  # score, report, judge-agreement
+    "floorbench.pipelines.latency_commands",  # latency
 )
 
 for _mod in COMMAND_MODULES:

@@ -195,6 +195,9 @@ class RunMeta(BaseModel):
         default=None, description="timing verdict; None when the scenario never reached its records"
     )
     attempt: int = Field(default=1, description="1 for the first try; earlier tries are meta.attempt-N.json")
+    network: dict[str, Any] | None = Field(
+        default=None, description="impairment profile on the model's legs and the method used; None: unimpaired"
+    )
 
 
 class DialogueTurn(BaseModel):

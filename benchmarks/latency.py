@@ -1,0 +1,93 @@
+"""Transport latency, repeated: the spread of `floorbench latency` across runs, and what an impairment adds.
+
+Starts one managed LiveKit server, then runs the probe train `--repeats` times
+unimpaired and (with `--impair`) as many times impaired, alternating, each in a
+fresh room. Prints per run the p50/p95 of each direction, then per direction
+the median and spread (min..max) of the runs' p50s, and for an impairment the
+rise of the round trip and of the model's legs over the paired unimpaired run
+(expected: the profile's delay once per impaired leg).
+
+    .venv/bin/python benchmarks/latency.py --repeats 5
+    .venv/bin/python benchmarks/latency.py --repeats 5 --impair delay100 --legs both
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from floorbench.pipelines.latency import LatencyOptions, measure
+from floorbench.processors.impair import parse_profile
+from floorbench.transports.server import LiveKitServer
+
+SHOWN = ("up", "round_trip", "via_model", "model_legs")
+
+
+def _line(tag: str, report: dict[str, Any]) -> str:
+    d = report["directions"]
+    return f"{tag:10s} " + "  ".join(
+        f"{n} {d[n].get('p50', float('nan')):6.1f}/{d[n].get('p95', float('nan')):6.1f}" for n in SHOWN
+    )
+
+
+def _spread(label: str, runs: list[dict[str, Any]]) -> None:
+    print(f"{label}: p50 of each run, median [min..max] over {len(runs)} runs (ms)")
+    for n in SHOWN:
+        v = [r["directions"][n]["p50"] for r in runs if r["directions"][n].get("n")]
+        p95 = [r["directions"][n]["p95"] for r in runs if r["directions"][n].get("n")]
+        if v:
+            print(
+                f"  {n:11s} p50 {statistics.median(v):7.2f} [{min(v):.2f}..{max(v):.2f}]"
+                f"  p95 {statistics.median(p95):7.2f} [{min(p95):.2f}..{max(p95):.2f}]"
+            )
+
+
+async def _main(args: argparse.Namespace) -> None:
+    out = Path(tempfile.mkdtemp(prefix="fb-latency-bench-"))
+    profile = parse_profile(args.impair, args.legs) if args.impair else None
+    server = LiveKitServer(log_path=out / "livekit.log")
+    conn = server.start()
+    base: list[dict[str, Any]] = []
+    hurt: list[dict[str, Any]] = []
+    try:
+        for i in range(args.repeats):
+            for tag, impair, into in (("base", None, base), ("impaired", profile, hurt)):
+                if tag == "impaired" and profile is None:
+                    continue
+                opts = LatencyOptions(
+                    out=out / f"{tag}{i}", probes=args.probes, interval_ms=args.interval_ms, connection=conn, impair=impair
+                )
+                into.append(await measure(opts))
+                print(_line(f"{tag}{i}", into[-1]), flush=True)
+    finally:
+        server.stop()
+    print(f"{args.probes} probes per run, resolution {base[0]['resolution_ms']} ms; clock: {base[0]['clock_method']}")
+    _spread("unimpaired", base)
+    if profile is not None:
+        _spread(f"impaired {args.impair} on {args.legs}", hurt)
+        expected = profile.delay_ms * len(profile.legs)
+        for n in ("round_trip", "model_legs"):
+            rises = [h["directions"][n]["p50"] - b["directions"][n]["p50"] for b, h in zip(base, hurt, strict=True)]
+            print(
+                f"rise of {n} p50 over the paired unimpaired run: median {statistics.median(rises):.1f} ms "
+                f"[{min(rises):.1f}..{max(rises):.1f}], expected {expected} ms"
+            )
+    print(f"→ {out}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--probes", type=int, default=20)
+    ap.add_argument("--interval-ms", type=int, default=500)
+    ap.add_argument("--impair", default=None, help="a profile (delay100, loss5, ...); runs paired with unimpaired ones")
+    ap.add_argument("--legs", default="both", choices=("in", "out", "both"))
+    asyncio.run(_main(ap.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""CLI: `floorbench latency` (floorbench.pipelines.latency). One error line and exit 2 on any expected failure."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+IMPAIR_HELP = (
+    "network impairment on the echo model's audio (a processor stage): delay100, jitter30, loss5, wan, "
+    "or parts joined by '+'"
+)
+
+
+def _fail(msg: str) -> NoReturn:
+    typer.echo(f"error: {msg}", err=True)
+    raise typer.Exit(2)
+
+
+def latency(
+    probes: Annotated[int, typer.Option(help="probes to send (2..2000)")] = 20,
+    interval_ms: Annotated[int, typer.Option(help="time between probes (ms, 200..5000)")] = 500,
+    out: Annotated[Path | None, typer.Option(help="folder for latency.json and the recordings (default: a temp folder)")] = None,
+    livekit_url: Annotated[
+        str | None, typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one")
+    ] = None,
+    impair: Annotated[str | None, typer.Option(help=IMPAIR_HELP)] = None,
+    impair_legs: Annotated[str, typer.Option(help="impaired legs of the model's audio: in, out or both")] = "both",
+    impair_seed: Annotated[int, typer.Option(help="seed of the impairment's draws (0..2**31)")] = 0,
+    echo_delay_ms: Annotated[int, typer.Option(help="the echo model's own delay (ms, 0..2000; subtracted)")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="print latency.json instead of the summary")] = False,
+) -> None:
+    """Audio latency through the SFU: chirp probes, echoed by the `echo` model, found by cross-correlation."""
+    from floorbench.errors import FloorbenchError, OptionError, check_range
+    from floorbench.processors.impair import ImpairError, parse_profile
+    from floorbench.transports.server import LiveKitConnection, ServerError
+
+    try:
+        check_range("--probes", probes, 2, 2000)
+        check_range("--interval-ms", interval_ms, 200, 5000)
+        check_range("--echo-delay-ms", echo_delay_ms, 0, 2000)
+        check_range("--impair-seed", impair_seed, 0, 2**31)
+        profile = parse_profile(impair, impair_legs, impair_seed) if impair else None
+    except (OptionError, ImpairError) as e:
+        _fail(str(e))
+    from floorbench.pipelines.latency import LatencyError, LatencyOptions, measure, summary_lines
+
+    folder = out or Path(tempfile.mkdtemp(prefix="fb-latency-"))
+    try:
+        opts = LatencyOptions(
+            out=folder,
+            probes=probes,
+            interval_ms=interval_ms,
+            echo_delay_ms=echo_delay_ms,
+            connection=LiveKitConnection.from_env(livekit_url),
+            impair=profile,
+        )
+        report = asyncio.run(measure(opts))
+    except (FloorbenchError, ServerError, LatencyError, ValueError) as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        _fail("interrupted")
+    if as_json:
+        typer.echo(json.dumps(report, indent=2))
+        return
+    for line in summary_lines(report):
+        typer.echo(line)
+    typer.echo(f"→ {folder / 'latency.json'}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(latency)

@@ -1,0 +1,116 @@
+"""The impairment stage (floorbench.processors.impair): exact delays, measured loss, seeded draws."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from pipecat.frames.frames import InputAudioRawFrame, OutputAudioRawFrame, TextFrame
+from pipecat.tests.utils import run_test
+
+from floorbench.processors.impair import (
+    ImpairError,
+    ImpairProfile,
+    ImpairSchedule,
+    Leg,
+    impair_stage,
+    impair_stages,
+    netem_status,
+    parse_profile,
+)
+
+FRAME = np.full(160, 1000, dtype=np.int16).tobytes()  # 10 ms at 16 kHz, never silent
+
+
+def frames(n: int, kind: type = InputAudioRawFrame) -> list:
+    return [kind(audio=FRAME, sample_rate=16000, num_channels=1) for _ in range(n)]
+
+
+def test_profiles_parse_names_and_parts():
+    p = parse_profile("wan")
+    assert (p.delay_ms, p.jitter_ms, p.loss_pct, p.legs) == (100, 20, 1.0, ("in", "out"))
+    p = parse_profile("delay150+loss2.5", legs="out", seed=7)
+    assert (p.delay_ms, p.jitter_ms, p.loss_pct, p.legs, p.seed) == (150, 0, 2.5, ("out",), 7)
+    assert not parse_profile("none").active
+    with pytest.raises(ImpairError, match=r"unknown part 'lag3'; use a name \(none, delay50"):
+        parse_profile("lag3")
+    with pytest.raises(ImpairError, match="at most 50 %"):
+        parse_profile("loss60")
+    with pytest.raises(ImpairError, match="in, out or both"):
+        parse_profile("delay100", legs="up")
+
+
+def test_delay_is_exact_in_the_schedule():
+    s = ImpairSchedule(parse_profile("delay100"), "in")
+    arrivals = [i * 10_000_000 for i in range(200)]
+    releases = [s.next(a) for a in arrivals]
+    assert all(r - a == 100_000_000 and not lost for a, (r, lost) in zip(arrivals, releases, strict=True))
+
+
+def test_jitter_keeps_order_and_bounds():
+    s = ImpairSchedule(parse_profile("delay40+jitter30"), "out")
+    out = [s.next(i * 10_000_000)[0] - i * 10_000_000 for i in range(2000)]
+    rel = out
+    assert min(rel) >= 10_000_000 and max(rel) <= 70_000_000
+    assert np.std(rel) > 5_000_000  # it does jitter
+    absolute = [r + i * 10_000_000 for i, r in enumerate(rel)]
+    assert absolute == sorted(absolute)  # order kept
+
+
+def test_seeded_draws_repeat_and_differ_by_seed_and_leg():
+    def lost(seed: int, leg: Leg) -> list[bool]:
+        s = ImpairSchedule(parse_profile("loss5+jitter30", seed=seed), leg)
+        return [s.next(i)[1] for i in range(2000)]
+
+    assert lost(3, "in") == lost(3, "in")
+    assert lost(3, "in") != lost(4, "in")
+    assert lost(3, "in") != lost(3, "out")
+
+
+async def test_stage_delays_frames_by_100_ms():
+    stage = impair_stage(parse_profile("delay100"), "in")
+    sent = time.monotonic_ns()
+    down, _ = await run_test(stage, frames_to_send=frames(5), expected_down_frames=[InputAudioRawFrame] * 5)
+    took_ms = (time.monotonic_ns() - sent) / 1e6
+    assert len(down) == 5
+    # the schedule is exact (test above); a busy machine only adds to the real sleep
+    assert took_ms >= 100
+
+
+async def test_loss_five_percent_over_2000_frames_measured_at_the_receiver():
+    stage = impair_stage(parse_profile("loss5", seed=1), "out")
+    down, _ = await run_test(stage, frames_to_send=frames(2000, OutputAudioRawFrame))
+    audio = [f for f in down if isinstance(f, OutputAudioRawFrame)]
+    assert len(audio) == 2000  # a lost frame is concealed as silence: the sample clock stays whole
+    silent = sum(1 for f in audio if not any(f.audio))
+    assert 0.035 <= silent / 2000 <= 0.065, silent
+    assert all(len(f.audio) == len(FRAME) for f in audio)
+
+
+async def test_stage_leaves_other_frames_and_the_other_leg_alone():
+    stage = impair_stage(parse_profile("loss50", seed=2), "in")
+    down, _ = await run_test(
+        stage, frames_to_send=[TextFrame("hi"), *frames(20, OutputAudioRawFrame)]
+    )
+    assert isinstance(down[0], TextFrame)
+    audio = [f for f in down if isinstance(f, OutputAudioRawFrame)]
+    assert all(any(f.audio) for f in audio) and len(audio) == 20 and len(down) == 21
+
+
+def test_stages_per_leg_and_recorded_method():
+    ins, outs = impair_stages(parse_profile("delay100", legs="in").spec())
+    assert len(ins) == 1 and outs == []
+    assert impair_stages(None) == ([], []) and impair_stages(parse_profile("none").spec()) == ([], [])
+    rec = parse_profile("loss5").record()
+    assert rec["method"] == "processor stage" and rec["loss_pct"] == 5.0 and rec["legs"] == ["in", "out"]
+    assert ImpairProfile.from_spec(parse_profile("jitter30", seed=9).spec()) == parse_profile("jitter30", seed=9)
+
+
+def test_netem_detection_reads_only(tmp_path):
+    mods = tmp_path / "modules"
+    mods.write_text("sch_netem 40960 0 - Live 0x0\n")
+    assert netem_status(mods, tmp_path)[0] is True
+    mods.write_text("tcp_bbr 20480 0 - Live 0x0\n")
+    available, why = netem_status(mods, tmp_path)
+    assert available is False and "no sch_netem" in why
