@@ -13,7 +13,9 @@ run directory is given, then measures:
    1 and with N worker processes;
 2. end to end (timing + faster-whisper tiny.en + offline judge + 10 000
    bootstrap resamples) on a subset, in dialogues per minute, with the time a
-   4 000-dialogue run would take at that rate.
+   4 000-dialogue run would take at that rate;
+3. the offline judge alone on the packaged calibration set (732 items, no
+   verdict cache), in items per second (`--judge-only` runs just this).
 """
 
 from __future__ import annotations
@@ -94,6 +96,23 @@ def end_to_end(target: Path, out: Path, workers: int) -> dict[str, float]:
     }
 
 
+def judge_stage(repeats: int = 3) -> dict[str, float]:
+    """The offline judge on every calibration item, cold (no verdict cache), best of `repeats`;
+    the sentence model is loaded once before timing."""
+    from floorbench.scoring.agreement_labels import load_labels
+    from floorbench.scoring.judges.offline import OfflineJudge
+
+    inputs = [i.judge_input for i in load_labels("calibration")]
+    judge = OfflineJudge()
+    judge.judge(inputs[:1])
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        judge.judge(inputs)
+        best = min(best, time.perf_counter() - t0)
+    return {"items": len(inputs), "wall_s": best, "items_per_s": len(inputs) / best}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--run", type=Path, help="time an existing run directory / recordings folder instead")
@@ -101,7 +120,14 @@ def main() -> None:
     ap.add_argument("--e2e-dialogues", type=int, default=30, help="dialogues for the end-to-end measure")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--json", type=Path, help="also write the numbers here")
+    ap.add_argument("--judge-only", action="store_true", help="time only the offline judge")
     args = ap.parse_args()
+    if args.judge_only:
+        j = judge_stage()
+        print(f"offline judge: {j['items']} calibration items in {j['wall_s']:.2f} s = {j['items_per_s']:.0f} items/s")
+        if args.json:
+            args.json.write_text(json.dumps({"judge": j}, indent=2))
+        return
 
     tmp = Path(tempfile.mkdtemp(prefix="fb-speed-"))
     try:
@@ -124,6 +150,9 @@ def main() -> None:
                 f"{r['wall_s']:.1f} s = {r['x_realtime']:.0f}x real time ({r['items']} items)",
                 flush=True,
             )
+        j = judge_stage()
+        results["judge"] = j
+        print(f"offline judge: {j['items']} calibration items in {j['wall_s']:.2f} s = {j['items_per_s']:.0f} items/s")
         e = end_to_end(small, tmp / "scored", args.workers)
         results["end_to_end"] = e
         print(

@@ -24,11 +24,14 @@ from floorbench.scenarios.tasks import FAMILIES
 from floorbench.scoring.agreement_labels import CALIBRATION, load_labels
 from floorbench.scoring.judges import Task
 
-ANSWER_FLOOR = 0.77
-INTRUSION_FLOOR = 0.94
-FAMILY_FLOOR = 0.60
-"""the offline judge's measured agreement on the calibration set, rounded down: a change
-that makes it agree less with people fails here"""
+FLOORS = {
+    # set: (answer, intrusion, every family); measured 0.988 / 1.000 / 0.92 (calibration) and
+    # 0.985 / 1.000 / 0.80 (hold-out: families of 4-11 items, one miss is 0.80-0.91)
+    "calibration": (0.97, 0.98, 0.90),
+    "calibration-holdout": (0.95, 0.97, 0.75),
+}
+"""the offline judge's measured agreement with people, rounded down: a change that makes it
+agree less fails here (the v1 judge: 0.777 / 0.945 and 0.788 / 0.922)"""
 
 
 def test_the_calibration_set_covers_every_family_and_failure_kind() -> None:
@@ -49,17 +52,19 @@ def test_the_calibration_set_covers_every_family_and_failure_kind() -> None:
 
 
 @pytest.mark.slow
-def test_offline_judge_agreement_with_people_stays_above_its_floor(tmp_path: Path) -> None:
-    res = CliRunner().invoke(app, ["judge-agreement", "--labels", "calibration", "--judge", "offline",
+@pytest.mark.parametrize("labels", list(FLOORS))
+def test_offline_judge_agreement_with_people_stays_above_its_floor(tmp_path: Path, labels: str) -> None:
+    res = CliRunner().invoke(app, ["judge-agreement", "--labels", labels, "--judge", "offline",
                                    "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     data = json.loads((tmp_path / "judge_agreement.json").read_text())
     tasks = data["judges"]["offline"]["tasks"]
     answer, intrusion = tasks["answer"], tasks["intrusion"]
-    assert answer["agreement"] >= ANSWER_FLOOR, answer["disagreements"]
-    assert intrusion["agreement"] >= INTRUSION_FLOOR, intrusion["disagreements"]
+    answer_floor, intrusion_floor, family_floor = FLOORS[labels]
+    assert answer["agreement"] >= answer_floor, answer["disagreements"]
+    assert intrusion["agreement"] >= intrusion_floor, intrusion["disagreements"]
     low = {f: r["agreement"] for t in (answer, intrusion) for f, r in t["families"].items()
-           if r["agreement"] < FAMILY_FLOOR}
+           if r["agreement"] < family_floor}
     assert not low
     # every disagreement is listed, and the confusion table adds up
     wrong_way = sum(c for k, c in answer["confusion"].items() if k.split("|")[0] != k.split("|")[1])

@@ -363,3 +363,92 @@ def test_an_unreadable_reply_is_a_failure_shown_in_the_item(
     assert item.judge_reason == f"unreadable reply: {reply!r}"
     line = json.loads(item.model_dump_json())
     assert line["kind"] == "unparsable_verdict" and reply in line["judge_reason"]
+
+
+@pytest.mark.parametrize(
+    ("transcript", "gold", "aliases", "expected"),
+    [
+        # numbers said in words the v1 normaliser did not read, both ways
+        ("A hundred and thirty euros.", "130 euros", (), Verdict.correct),
+        ("One thirty.", "130 euros", (), Verdict.correct),
+        ("It's €130.", "one hundred and thirty euros", (), Verdict.correct),
+        ("Red kite seven.", "redkite7", (), Verdict.correct),
+        ("Red kite eleven.", "redkite7", (), Verdict.wrong),
+        ("A B one two.", "AB12", (), Verdict.correct),
+        ("Forty seventy-one.", "4071", (), Verdict.correct),
+        # equivalent quantities, and another unit is another answer
+        ("A hundred and eighty minutes.", "3 hours", ("180 minutes",), Verdict.correct),
+        ("One and a half hours.", "an hour and a half", (), Verdict.correct),
+        ("Half a mile.", "0.5 miles", (), Verdict.correct),
+        ("Nine thousand metres.", "9 kilometres", (), Verdict.correct),
+        ("130 dollars.", "130 euros", ("€130", "130"), Verdict.wrong),
+        ("35 miles.", "35 kilometres", (), Verdict.wrong),
+        # times of day
+        ("Twenty-five to eight.", "7:35", ("7:35 am",), Verdict.correct),
+        ("Half six.", "6:30", ("6:30 pm", "18:30"), Verdict.correct),
+        ("The latest you can leave is 950.", "9:50", (), Verdict.correct),
+        ("6:30 am.", "6:30", ("6:30 pm",), Verdict.wrong),
+        ("Eleven thirty.", "11:00", ("11:00 am", "11"), Verdict.wrong),
+        ("At noon.", "12:00", ("12:00 pm",), Verdict.correct),
+        # hedged, listed, contradicted, negated or corrected answers
+        ("Monday or Friday.", "Monday", (), Verdict.wrong),
+        ("Six thirty or seven.", "6:30", ("half past six",), Verdict.wrong),
+        ("Omar and Lena both.", "Omar", (), Verdict.wrong),
+        ("The pasta place, though the sushi bar is cheaper.", "the pasta place", (), Verdict.wrong),
+        ("The pasta place, though it's a long walk.", "the pasta place", (), Verdict.correct),
+        ("Not the taco place, the burger place.", "the taco place", (), Verdict.wrong),
+        ("It's the taco place, not the burger place.", "the taco place", (), Verdict.correct),
+        ("I think it's 250. No, sorry, 215 pounds.", "215 pounds", (), Verdict.correct),
+        ("That was 180 dollars, not 118.", "118 dollars", (), Verdict.wrong),
+        ("96 euros in total, so 24 euros each.", "24 euros", (), Verdict.correct),
+        ("Another two miles or so.", "2 miles", (), Verdict.correct),
+        ("Two forty each, or maybe two fifty with the tip.", "240 pounds", (), Verdict.wrong),
+        # names misheard by ASR, by sound; yes/no without a yes
+        ("Kenzie.", "Kenji", (), Verdict.correct),
+        ("Frame is navigating.", "Freya", (), Verdict.wrong),
+        ("He did.", "yes", (), Verdict.correct),
+        ("It's hard to say.", "yes", (), Verdict.wrong),
+    ],
+)
+def test_offline_answer_reads_quantities_and_commitment(
+    offline: OfflineJudge, transcript: str, gold: str, aliases: tuple[str, ...], expected: Verdict
+) -> None:
+    v = offline.judge([JudgeInput(Task.answer, transcript, gold=gold, aliases=aliases)])[0]
+    assert v.verdict is expected, v.reason
+
+
+@pytest.mark.parametrize(
+    ("transcript", "expected"),
+    [
+        ("Oh no.", Verdict.backchannel),  # a reaction, not an answer "no"
+        ("Oh dear.", Verdict.backchannel),
+        ("Sorry, go ahead.", Verdict.backchannel),
+        ("Mm-hmm, mm-hmm.", Verdict.backchannel),
+        ("M-M-H-M-M.", Verdict.backchannel),
+        ("Brilliant.", Verdict.backchannel),
+        ("Mm-hmm, mm-hmm, mm-hmm, mm-hmm, mm-hmm.", Verdict.intrusion),
+        ("Yeah, yeah.", Verdict.intrusion),
+        ("Sorry?", Verdict.intrusion),
+        ("Good idea.", Verdict.intrusion),
+    ],
+)
+def test_offline_intrusion_reactions_and_hums(offline: OfflineJudge, transcript: str, expected: Verdict) -> None:
+    v = offline.judge([JudgeInput(Task.intrusion, transcript)])[0]
+    assert v.verdict is expected, v.reason
+
+
+def test_quantity_readings() -> None:
+    from floorbench.scoring.judges.quantities import Quantity, lex, mentions, same_quantity
+
+    assert lex("It's $42.50, at 7:35 a.m.") == ["it", "s", "42.50", "dollars", ",", "at", "7:35", "am"]
+    [m] = mentions(lex("one thirty"))
+    assert m.numbers == {1.0, 30.0, 130.0} and m.clock == {90}
+    [m] = mentions(lex("eight hours and forty minutes"))
+    assert m.duration == 520
+    [m] = mentions(lex("four oh seven one"))
+    assert m.digits == "4071" and 4071.0 in m.numbers
+    [m] = mentions(lex("quarter to eight in the evening"))
+    assert (m.clock, m.half) == ({7 * 60 + 45}, "pm")
+    [m] = mentions(lex("for more miles"))  # a recogniser's "for" before a unit is the number
+    assert same_quantity(Quantity("number", 4, "mile"), m)
+    assert not same_quantity(Quantity("number", 96, "usd"), mentions(lex("96 cents"))[0])

@@ -33,7 +33,9 @@ from floorbench.scoring.judges import VERDICTS, JudgeInput, Task, judge_cached, 
 
 CALIBRATION = Path(__file__).resolve().parent.parent / "data" / "calibration"
 """the packaged, hand-labelled calibration set (answers.jsonl, intrusions.jsonl)"""
-PACKAGED_NAME = "calibration"
+PACKAGED = {"calibration": CALIBRATION, "calibration-holdout": CALIBRATION / "holdout"}
+"""names `--labels` takes for the packaged sets: the development set the offline judge was
+improved on, and a hold-out set written (and committed) before the judge was run on it"""
 
 
 @dataclass(frozen=True)
@@ -49,9 +51,10 @@ class LabelledItem:
 
 
 def label_files(spec: str | Path) -> list[Path]:
-    """The JSONL files `--labels` names: 'calibration', a folder of *.jsonl, or one file."""
-    if str(spec) == PACKAGED_NAME:
-        return sorted(CALIBRATION.glob("*.jsonl"))
+    """The JSONL files `--labels` names: 'calibration', 'calibration-holdout', a folder of *.jsonl,
+    or one file."""
+    if str(spec) in PACKAGED:
+        return sorted(PACKAGED[str(spec)].glob("*.jsonl"))
     path = Path(spec)
     if path.is_dir():
         files = sorted(path.glob("*.jsonl"))
@@ -59,7 +62,8 @@ def label_files(spec: str | Path) -> list[Path]:
             raise InputError(f"{path}: no *.jsonl labels files in this folder; see docs/scoring.md, Calibration")
         return files
     if not path.is_file():
-        raise InputError(f"{path}: no such labels file; give a JSONL file, a folder of them, or 'calibration'")
+        raise InputError(f"{path}: no such labels file; give a JSONL file, a folder of them, 'calibration' "
+                         "or 'calibration-holdout'")
     return [path]
 
 

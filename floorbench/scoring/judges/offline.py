@@ -1,53 +1,39 @@
-"""The offline default judge: rules, number/entity normalisation, MiniLM, a backchannel lexicon.
+"""The offline default judge: rules, quantities, commitment, MiniLM, a backchannel lexicon.
 
-Answer, for the gold answer and each alias (the rule set's version, recorded with every
-verdict and part of the cache key, is "v1-" plus a hash of this module and the
-normaliser, so edited rules never reuse old cached verdicts):
-1. every number in the gold must be said (after normalisation: "$9" = "nine");
-2. yes/no golds are decided by the first polarity word of the transcript;
-3. if every content word of the gold is present (light plural stemming,
-   fuzzy match ≥ 0.85 for words of 5+ letters, so "tacos"/"taco" and small ASR
-   slips pass) → correct;
-4. otherwise meaning: the best MiniLM cosine between the gold and the
-   transcript or one of its sentences ≥ 0.75; ≥ 0.60 when at least half of
-   the gold's content words are present; ≥ 0.45 when every gold number was
-   said ("$9 per person" / "nine dollars a head") → correct;
-5. else wrong. Pleasantries cost nothing: only the gold must be found.
-Limits: a transcript that lists every option without choosing one, or names
-the gold while negating it ("not the taco place"), is judged correct; meaning
-matching is only as good as a 6-layer sentence model on short phrases.
+Answer (`answer_rules.py`, with `quantities.py` and `commitment.py`): the gold is read
+as yes/no, a code, a quantity or a name/place; the reply must say it (in any form:
+digits or words, "one thirty", "half six", "180 minutes" for 3 hours, "red kite seven"
+for redkite7, a compatible unit) and commit to it (not negated, hedged, listed beside
+another option, conceded, contradicted or corrected away). A name or place whose words
+are only partly there goes to the packaged MiniLM: cosine ≥ 0.75, or ≥ 0.60 when at
+least half of its words are present. The rule set's version, recorded with every verdict
+and part of the cache key, is "v2-" plus a hash of the rule modules, so edited rules
+never reuse old cached verdicts. Measured against people on the packaged calibration
+set (docs/scoring.md, "Calibration"). Limits: a reversed relation ("the tickets are 65
+more" when the hotel is) and a judgement about the number ("nine is too few") pass;
+paraphrases with no shared word ("the tip" for the recycling centre) fail.
 
 Intrusion: a transcript is a backchannel when it holds no number, no yes/no
 answer word and every word is covered by phrases of a fixed lexicon ("got it",
-"thanks", "mm-hm"), at most three phrases and eight words; anything else (a
-number, an answer word, content words, long repetition) is an intrusion.
-Duration never enters. The rule is symmetric: a word that answers yes or no, or
-assents, takes a side on what was said ("yes", "yeah", "no", "nope",
-"absolutely", "exactly", "of course", "true", "right", "wrong", "sure"), so
-"Yes." fails exactly as "No." does and "Right." as "Wrong."; acknowledgements
-that take no side ("got it", "okay", "all right", "mm-hm", "thanks") pass.
-Limits: a backchannel the lexicon lacks ("brilliant") counts as an intrusion;
-so does a listener's "yeah, yeah" or "right, right".
+"thanks", "mm-hm", "oh no", "sorry, go ahead") or is a hum ("mm", "M-M-H-M-M"),
+at most three phrases and eight words; anything else (a number, an answer word,
+content words, long repetition) is an intrusion. Duration never enters. The rule
+is symmetric: a word that answers yes or no, or assents, takes a side on what was
+said ("yes", "yeah", "no", "nope", "absolutely", "exactly", "of course", "true",
+"right", "wrong", "sure"), so "Yes." fails exactly as "No." does and "Right." as
+"Wrong.", and so do "yeah, yeah" and "right, right"; acknowledgements and reactions
+that take no side ("got it", "okay", "mm-hm", "thanks", "oh dear") pass.
+Limits: a backchannel the lexicon lacks counts as an intrusion.
 """
-
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, OnVerdict, Task, Verdict
-from floorbench.scoring.judges.normalize import (
-    NO,
-    YES,
-    content_tokens,
-    is_number,
-    missing_numbers,
-    normalize_tokens,
-    polarity,
-    stem,
-)
+from floorbench.scoring.judges.answer_rules import answer_rules
+from floorbench.scoring.judges.normalize import NO, YES, is_number, normalize_tokens
 
 SEMANTIC_ALONE = 0.75
 SEMANTIC_WITH_WORDS = 0.60
@@ -63,7 +49,9 @@ BACKCHANNEL_LEXICON = (
     "i got it", "gotcha", "i see", "thanks", "thank you", "thank you so much", "thanks a lot",
     "cool", "nice", "great", "good", "sounds good", "noted", "understood", "i understand",
     "no problem", "youre welcome", "wow", "interesting", "makes sense", "fair enough",
-    "will do", "no worries", "ha", "haha",
+    "will do", "no worries", "ha", "haha", "lovely", "brilliant", "aw", "aww", "aw thanks", "oh no", "oh dear",
+    "oh really", "really", "that a shame", "what a shame", "good luck", "sorry go ahead", "go ahead", "go on",
+    "carry on", "bless you", "mm hmm", "uh huh", "oh wow", "oh nice",
 )
 """acknowledgements that take no side; none of them answers yes or no"""
 ANSWER_PHRASES = (
@@ -80,29 +68,61 @@ _PHRASES = sorted(
 )
 
 
-def _has_word(word: str, tokens: Sequence[str]) -> bool:
-    w = stem(word)
-    for t in tokens:
-        st = stem(t)
-        if st == w:
-            return True
-        if len(w) >= 5 and difflib.SequenceMatcher(None, w, st).ratio() >= FUZZY:
-            return True
-    return False
+_HUM = re.compile(r"(?:[mh]+|u+h+|a+h+|o+h+|huh)")
+"""a hum, however the recogniser spells it: "mm", "hmm", "mhm", "uh", "ah", "M-M-H-M-M" (joined)"""
+
+
+def _intrusion_tokens(transcript: str) -> list[str]:
+    """Tokens with single letters said in a row joined ("m m h m m" -> "mmhmm") and '|' between
+    the transcript's comma-separated parts, so "mm-hmm, mm-hmm" is two hums, not one."""
+    out: list[str] = []
+    for part in re.split(r"[,.!?;]+", transcript):
+        toks = normalize_tokens(part)
+        joined: list[str] = []
+        single = False
+        for t in toks:
+            if single and len(t) == 1 and t.isalpha():
+                joined[-1] += t
+            else:
+                joined.append(t)
+            single = len(t) == 1 and t.isalpha()
+        if joined:
+            out += [*joined, "|"]
+    return out[:-1]
+
+
+def _words_ahead(tokens: Sequence[str], i: int, n: int) -> list[int]:
+    """Indices of the next `n` words from i, across part marks ("sorry, go ahead" is one phrase)."""
+    out: list[int] = []
+    while i < len(tokens) and len(out) < n:
+        if tokens[i] != "|":
+            out.append(i)
+        i += 1
+    return out
 
 
 def _cover(tokens: Sequence[str]) -> tuple[int, list[str], list[str]]:
-    """(lexicon phrases found, words no phrase covers, answer phrases found), longest phrase first."""
+    """(lexicon phrases found, words no phrase covers, answer phrases found), longest phrase first;
+    a run of hums within one comma-separated part is one phrase."""
     phrases, i, uncovered, answers = 0, 0, [], []
     while i < len(tokens):
+        if tokens[i] == "|":
+            i += 1
+            continue
         for p, kind in _PHRASES:
-            if tuple(tokens[i : i + len(p)]) == p:
+            ahead = _words_ahead(tokens, i, len(p))
+            if tuple(tokens[k] for k in ahead) == p:
                 phrases += 1
-                i += len(p)
+                i = ahead[-1] + 1
                 if kind == "answer":
                     answers.append(" ".join(p))
                 break
         else:
+            if _HUM.fullmatch(tokens[i]):
+                phrases += 1
+                while i < len(tokens) and _HUM.fullmatch(tokens[i]):
+                    i += 1
+                continue
             uncovered.append(tokens[i])
             i += 1
     return phrases, uncovered, answers
@@ -113,16 +133,19 @@ def _sentences(text: str) -> list[str]:
     return [text, *parts] if len(parts) > 1 else [text]
 
 
+RULE_MODULES = ("offline.py", "normalize.py", "answer_rules.py", "quantities.py", "commitment.py")
+
+
 def _rules_version() -> str:
-    """'v1-<hash of this module and the normaliser>': any change to the rules changes the
-    version, so cached verdicts of older rules are never reused."""
+    """'v2-<hash of the rule modules>': any change to the rules changes the version, so cached
+    verdicts of older rules are never reused (v2: quantities, commitment, calibration set)."""
     import hashlib
 
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for name in ("offline.py", "normalize.py"):
+    for name in RULE_MODULES:
         digest.update((here / name).read_bytes())
-    return f"v1-{digest.hexdigest()[:8]}"
+    return f"v2-{digest.hexdigest()[:8]}"
 
 
 class OfflineJudge:
@@ -192,39 +215,7 @@ class OfflineJudge:
 
     def answer_rules(self, inp: JudgeInput) -> tuple[JudgeVerdict | None, list[tuple[str, str]]]:
         """A verdict from rules alone, or the references left for the meaning check."""
-        said = normalize_tokens(inp.transcript)
-        if not said:
-            return JudgeVerdict(Verdict.wrong, "empty transcript"), []
-        pending: list[tuple[str, str]] = []
-        reasons: list[str] = []
-        for ref in (inp.gold or "", *inp.aliases):
-            gold = normalize_tokens(ref)
-            if not gold:
-                continue
-            missing = missing_numbers(gold, said)
-            if missing:
-                reasons.append(f"'{ref}': number {', '.join(missing)} not said")
-                continue
-            content = content_tokens(gold)
-            if content and set(content) <= (YES | NO):
-                want = "yes" if set(content) & YES else "no"
-                got = polarity(said)
-                if got == want:
-                    return JudgeVerdict(Verdict.correct, f"'{ref}': answers {want}"), []
-                reasons.append(f"'{ref}': expected {want}, heard {got or 'no yes/no'}")
-                continue
-            if not content:
-                return JudgeVerdict(Verdict.correct, f"'{ref}': every number said"), []
-            present = [w for w in content if _has_word(w, said)]
-            if len(present) == len(content):
-                return JudgeVerdict(Verdict.correct, f"'{ref}': all gold words present ({', '.join(content)})"), []
-            if any(is_number(t) for t in gold):
-                pending.append((ref, "numbers"))
-            else:
-                pending.append((ref, "partial" if 2 * len(present) >= len(content) else "none"))
-        if pending:
-            return None, pending
-        return JudgeVerdict(Verdict.wrong, "; ".join(reasons) or "no gold answer given"), []
+        return answer_rules(inp)
 
     def intrusion(self, transcript: str) -> JudgeVerdict:
         tokens = normalize_tokens(transcript)
@@ -233,7 +224,7 @@ class OfflineJudge:
         numbers = [t for t in tokens if is_number(t)]
         if numbers:
             return JudgeVerdict(Verdict.intrusion, f"says a number ({numbers[0]}): content, not a backchannel")
-        phrases, uncovered, answers = _cover(tokens)
+        phrases, uncovered, answers = _cover(_intrusion_tokens(transcript))
         if answers:
             return JudgeVerdict(
                 Verdict.intrusion, f"answers yes/no ('{answers[0]}'): an answer takes the floor, not a backchannel"

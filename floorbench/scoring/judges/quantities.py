@@ -1,0 +1,364 @@
+"""Quantities in a spoken reply: numbers both ways, times of day, durations, money and distances.
+
+People (and tiny.en) say the same quantity many ways: "a hundred and thirty
+euros", "one thirty", "€130"; "half six", "6.30 p.m.", "18:30"; "180 minutes",
+"three hours"; "nine thousand metres", "9 km". `mentions(tokens)` reads every
+quantity of a reply as a `Mention` carrying all its readings (a run of numbers
+said together, "one thirty", is 1, 30, 130 *and* the time 1:30), and
+`same_quantity` decides whether a mention says the gold's quantity, with
+units: another currency or another distance is another answer, a converted
+one (metres for kilometres) is the same. Tokens come from `lex`, which keeps
+sentence punctuation as tokens so the commitment rules can see clause edges.
+Limits: English only; no dates, fractions other than halves, or spelled-out
+decimals ("seven point five").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+        "ninety": 90}
+SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+    "fifteenth": 15, "twentieth": 20, "thirtieth": 30,
+}
+UNIT_OF = {
+    **dict.fromkeys(("dollar", "dollars", "buck", "bucks", "usd"), "usd"),
+    **dict.fromkeys(("euro", "euros", "eur"), "eur"),
+    **dict.fromkeys(("pound", "pounds", "quid", "gbp"), "gbp"),
+    **dict.fromkeys(("cent", "cents", "pence"), "cent"),
+    **dict.fromkeys(("mile", "miles", "mi"), "mile"),
+    **dict.fromkeys(("kilometre", "kilometres", "kilometer", "kilometers", "km", "kms", "kilo", "kilos"), "km"),
+    **dict.fromkeys(("metre", "metres", "meter", "meters"), "m"),
+}
+METRES = {"km": 1000.0, "m": 1.0, "mile": 1609.344}
+HOUR_WORDS = frozenset(("hour", "hours", "hr", "hrs"))
+MINUTE_WORDS = frozenset(("minute", "minutes", "min", "mins"))
+SKIP_BEFORE_UNIT = frozenset(("more", "extra", "further", "whole", "other"))
+PUNCT = frozenset((",", "."))
+_SYMBOL = {"$": "dollars", "€": "euros", "£": "pounds"}
+
+
+def lex(text: str) -> list[str]:
+    """Lower-case tokens; numbers as digits where written so; ',' and '.' kept as clause marks."""
+    t = text.lower().replace("’", "'").replace("‘", "'").replace("&", " and ")
+    t = re.sub(r"([$€£])\s?(\d[\d,]*(?:\.\d+)?)", lambda m: f"{m.group(2)} {_SYMBOL[m.group(1)]}", t)
+    t = re.sub(r"(\d),(\d{3})", r"\1\2", t)
+    t = re.sub(r"(\d+)\.00\b", r"\1", t)
+    t = re.sub(r"\b([ap])\.\s?m\b\.?", r" \1m ", t)
+    t = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", t)
+    t = re.sub(r"(\d)([a-z])", r"\1 \2", t)
+    t = re.sub(r"([a-z])(\d)", r"\1 \2", t)
+    t = re.sub(r"(\w)'(s|d|ll|re|ve|m)\b", r"\1 \2", t).replace("o'clock", "oclock").replace("'", "")
+    t = re.sub(r"(\d)\.(\d)", r"\1<dot>\2", t)
+    t = re.sub(r"[?!;]", " . ", t)
+    t = re.sub(r"(?<!\d):|:(?!\d)", " , ", t)
+    t = t.replace(".", " . ").replace(",", " , ").replace("<dot>", ".")
+    t = re.sub(r"[^a-z0-9.,:\s]", " ", t)
+    return t.split()
+
+
+def _cardinal(tokens: list[str], i: int) -> tuple[float, int] | None:
+    """(value, end) of a grammatical English number at i ("a hundred and thirty", "twenty-five", "42")."""
+    w = tokens[i]
+    if re.fullmatch(r"\d+(\.\d+)?", w):
+        return float(w), i + 1
+    if w in ORDINALS:
+        return float(ORDINALS[w]), i + 1
+    total, current, j, last = 0, 0, i, None
+    if w == "a" and tokens[i + 1 : i + 2] == ["dozen"]:
+        return 12.0, i + 2
+    if w == "half" and tokens[i + 1 : i + 3] == ["a", "dozen"]:
+        return 6.0, i + 3
+    if w in ("a", "an") and i + 1 < len(tokens) and tokens[i + 1] in SCALES:
+        current, j, last = 1, i + 1, "unit"
+    while j < len(tokens):
+        w = tokens[j]
+        if w == "and" and last == "scale" and j + 1 < len(tokens) and (tokens[j + 1] in UNITS or tokens[j + 1] in TENS):
+            j += 1
+            continue
+        if w in UNITS and last in (None, "tens", "scale"):
+            current += UNITS[w]
+            last = "teen" if UNITS[w] >= 10 else "unit"
+        elif w in TENS and last in (None, "scale"):
+            current += TENS[w]
+            last = "tens"
+        elif w in SCALES and last in ("unit", "teen", "tens") and (w == "hundred" or current):
+            if w == "hundred":
+                current *= 100
+            else:
+                total, current = total + current * SCALES[w], 0
+            last = "scale"
+        else:
+            break
+        j += 1
+    if j == i or last is None:
+        return None
+    return float(total + current), j
+
+
+@dataclass
+class Mention:
+    """One quantity said in a reply, with every reading it can have."""
+
+    start: int
+    end: int
+    numbers: set[float] = field(default_factory=set)
+    clock: set[int] = field(default_factory=set)
+    """times of day it can be, in minutes on a 12-hour clock (0..719)"""
+    half: str | None = None
+    """'am' or 'pm' when said ("in the evening", "p.m.") or implied (18:30)"""
+    duration: float | None = None
+    """minutes, when said with hours/minutes"""
+    unit: str | None = None
+    digits: str = ""
+    """the numbers said one after another, as written together ("four oh seven one" -> "4071")"""
+
+
+def _clock_text(s: str, m: Mention) -> None:
+    """Clock readings of a digit string: "7:35", "7.35", "735", "0735"."""
+    hm = re.fullmatch(r"(\d{1,2})[:.](\d{2})", s) or re.fullmatch(r"(\d{1,2})(\d{2})", s)
+    if hm:
+        h, mi = int(hm.group(1)), int(hm.group(2))
+        if h <= 23 and mi < 60:
+            m.clock.add((h % 12) * 60 + mi)
+            if ":" in s and (h >= 13 or s.startswith("0")):
+                m.half = "pm" if h >= 12 else "am"
+
+
+def _run(tokens: list[str], i: int) -> tuple[list[float], list[str], int] | None:
+    """Adjacent numbers from i ("one thirty", "four oh seven one"): values, their texts, end."""
+    values, texts, j = [], [], i
+    while j < len(tokens):
+        if tokens[j] in ("oh", "o") and values and j + 1 < len(tokens) and tokens[j + 1] in UNITS:
+            values.append(0.0)
+            texts.append("0")
+            j += 1
+            continue
+        if re.fullmatch(r"\d{1,2}:\d{2}", tokens[j]):
+            if values:
+                break
+            return [], [tokens[j]], j + 1
+        got = _cardinal(tokens, j)
+        if got is None:
+            break
+        values.append(got[0])
+        texts.append(tokens[j] if re.fullmatch(r"\d+(\.\d+)?", tokens[j]) else str(int(got[0])))
+        j = got[1]
+    return (values, texts, j) if j > i else None
+
+
+def _number_mention(tokens: list[str], i: int) -> Mention | None:
+    run = _run(tokens, i)
+    if run is None:
+        return None
+    values, texts, j = run
+    m = Mention(i, j, numbers=set(values))
+    joined = "".join(texts)
+    m.digits = joined.replace(":", "").replace(".", "")
+    if len(texts) > 1 and all(re.fullmatch(r"\d+", t) for t in texts):
+        m.numbers.add(float(joined))
+    if len(texts) == 1:
+        _clock_text(texts[0], m)
+        if len(values) == 1 and values[0] == int(values[0]) and 1 <= values[0] <= 12:
+            m.clock.add(int(values[0]) % 12 * 60)
+    elif len(values) == 2 and values[0] <= 23 and values[1] < 60 and (values[1] >= 10 or texts[1] == "0"):
+        m.clock.add(int(values[0]) % 12 * 60 + int(values[1]))
+    elif len(texts) == 3 and texts[1] == "0":
+        _clock_text(joined, m)
+    _units(tokens, m)
+    return m
+
+
+def _units(tokens: list[str], m: Mention) -> None:
+    """Extend a number mention over what follows it: a half, a unit, hours and minutes, am/pm."""
+    j = m.end
+    value = max(m.numbers) if len(m.numbers) == 1 else None
+    if value is not None and tokens[j : j + 3] == ["and", "a", "half"]:
+        value, j = value + 0.5, j + 3
+        m.numbers = {value}
+    k = j + 1 if j < len(tokens) and tokens[j] in SKIP_BEFORE_UNIT else j
+    word = tokens[k] if k < len(tokens) else ""
+    if word in UNIT_OF:
+        m.unit, j = UNIT_OF[word], k + 1
+    elif word in HOUR_WORDS and value is not None:
+        m.duration, j = value * 60, k + 1
+        j = _more_minutes(tokens, j, m)
+    elif word in MINUTE_WORDS and value is not None:
+        m.duration, j = value, k + 1
+    if m.duration is not None:
+        m.clock.clear()
+    j = _half_day(tokens, j, m)
+    m.end = j
+
+
+def _more_minutes(tokens: list[str], j: int, m: Mention) -> int:
+    """"... hours and a half", "... hours (and) 40 (minutes)"."""
+    assert m.duration is not None
+    k = j + 1 if j < len(tokens) and tokens[j] == "and" else j
+    if tokens[k : k + 2] == ["a", "half"]:
+        m.duration += 30
+        return k + 2
+    got = _cardinal(tokens, k) if k < len(tokens) else None
+    if got is not None and got[0] < 60:
+        m.duration += got[0]
+        end = got[1]
+        return end + 1 if end < len(tokens) and tokens[end] in MINUTE_WORDS else end
+    return j
+
+
+def _half_day(tokens: list[str], j: int, m: Mention) -> int:
+    if j < len(tokens) and tokens[j] == "oclock":
+        j += 1
+    if j < len(tokens) and tokens[j] in ("am", "pm"):
+        m.half = tokens[j]
+        return j + 1
+    tail = tokens[j : j + 3]
+    if tail[:2] == ["in", "the"] and len(tail) == 3 and tail[2] in ("morning", "afternoon", "evening"):
+        m.half = "am" if tail[2] == "morning" else "pm"
+        return j + 3
+    if tokens[j : j + 2] == ["at", "night"] or tokens[j : j + 1] == ["tonight"]:
+        m.half = "pm"
+    return j
+
+
+def _spoken_clock(tokens: list[str], i: int) -> Mention | None:
+    """"half past six", "quarter to eight", "twenty-five to eight", "ten past four", "half six"."""
+    w = tokens[i]
+    if w == "half" and i + 1 < len(tokens) and tokens[i + 1] in UNITS and not (
+        i + 2 < len(tokens) and tokens[i + 2] in ("hours", "hour", "miles", "kilometres", "km")
+    ):
+        h = UNITS[tokens[i + 1]]
+        m = Mention(i, i + 2, clock={h % 12 * 60 + 30})
+        m.end = _half_day(tokens, m.end, m)
+        return m
+    minutes = {"half": 30, "quarter": 15}.get(w)
+    j = i + 1
+    if minutes is None:
+        got = _cardinal(tokens, i)
+        if got is None or got[0] >= 30:
+            return None
+        minutes, j = int(got[0]), got[1]
+        if j < len(tokens) and tokens[j] in MINUTE_WORDS:
+            j += 1
+    if j + 1 >= len(tokens) or tokens[j] not in ("past", "to", "after"):
+        return None
+    hour = _cardinal(tokens, j + 1)
+    if hour is None or not 1 <= hour[0] <= 12:
+        return None
+    h = int(hour[0])
+    at = h % 12 * 60 + minutes if tokens[j] != "to" else (h - 1) % 12 * 60 + 60 - minutes
+    m = Mention(i, hour[1], clock={at % 720})
+    m.end = _half_day(tokens, m.end, m)
+    return m
+
+
+QUARTERS = {("a", "quarter", "of", "an", "hour"): 15, ("quarter", "of", "an", "hour"): 15,
+            ("three", "quarters", "of", "an", "hour"): 45, ("half", "an", "hour"): 30}
+NAMED_TIMES = {"noon": (0, "pm"), "midday": (0, "pm"), "midnight": (0, "am")}
+"""named times of day: minutes on the 12-hour clock and the half of the day"""
+
+
+def _an_hour(tokens: list[str], i: int) -> Mention | None:
+    """"an hour", "half an hour", "three quarters of an hour", "an hour and a half", "an hour and
+    20 minutes"; "noon", "midnight"; "half a mile", "a mile and a half", "a dollar"."""
+    for words, minutes in QUARTERS.items():
+        if tuple(tokens[i : i + len(words)]) == words:
+            return Mention(i, i + len(words), duration=minutes)
+    if tokens[i] in NAMED_TIMES:
+        at, half = NAMED_TIMES[tokens[i]]
+        return Mention(i, i + 1, clock={at}, half=half)
+    if tokens[i : i + 2] == ["half", "a"] and i + 2 < len(tokens) and tokens[i + 2] in UNIT_OF:
+        return Mention(i, i + 3, numbers={0.5}, unit=UNIT_OF[tokens[i + 2]])
+    if tokens[i] in ("a", "an") and i + 1 < len(tokens) and tokens[i + 1] in UNIT_OF:
+        half = tokens[i + 2 : i + 5] == ["and", "a", "half"]
+        return Mention(i, i + (5 if half else 2), numbers={1.5 if half else 1.0}, unit=UNIT_OF[tokens[i + 1]])
+    if tokens[i : i + 2] in (["an", "hour"], ["a", "hour"]):
+        m = Mention(i, i + 2, duration=60)
+        m.end = _more_minutes(tokens, i + 2, m)
+        return m
+    return None
+
+
+HOMOPHONES = {"for": "4", "to": "2", "too": "2", "ate": "8", "won": "1"}
+"""words a recogniser writes for a number word; read as the number only right before a unit
+("for more miles", "to hours"), where the word itself would make no sense"""
+
+
+def _homophones(tokens: list[str]) -> list[str]:
+    out = list(tokens)
+    for i, t in enumerate(tokens):
+        if t in HOMOPHONES and i + 1 < len(tokens):
+            k = i + 2 if tokens[i + 1] in SKIP_BEFORE_UNIT and i + 2 < len(tokens) else i + 1
+            if tokens[k] in UNIT_OF or tokens[k] in HOUR_WORDS or tokens[k] in MINUTE_WORDS:
+                out[i] = HOMOPHONES[t]
+    return out
+
+
+def mentions(tokens: list[str]) -> list[Mention]:
+    """Every quantity said, left to right, none overlapping."""
+    tokens = _homophones(tokens)
+    out: list[Mention] = []
+    i = 0
+    while i < len(tokens):
+        m = _spoken_clock(tokens, i) or _an_hour(tokens, i) or _number_mention(tokens, i)
+        if m is None:
+            i += 1
+            continue
+        out.append(m)
+        i = max(m.end, i + 1)
+    return out
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """What a gold answer states: a number (with a unit or not), a time of day, or a duration."""
+
+    kind: str
+    """'number', 'clock' or 'duration'"""
+    value: float
+    unit: str | None = None
+    half: str | None = None
+
+
+def gold_quantity(ref: str) -> Quantity | None:
+    """The quantity a gold answer (or alias) states, if it states exactly one."""
+    found = mentions(lex(ref))
+    if len(found) != 1:
+        return None
+    m = found[0]
+    if m.duration is not None:
+        return Quantity("duration", m.duration)
+    if re.search(r"\d:\d{2}", ref) or re.search(r"\b(oclock|past|to)\b", " ".join(lex(ref))):
+        if m.clock:
+            return Quantity("clock", float(min(m.clock)), half=m.half)
+    if not m.numbers:
+        return None
+    return Quantity("number", max(m.numbers), unit=m.unit)
+
+
+def same_quantity(gold: Quantity, m: Mention) -> bool:
+    """Does the mention say the gold quantity (in any form, in a compatible unit)?"""
+    if gold.kind == "clock":
+        return int(gold.value) in m.clock and (m.half is None or gold.half is None or m.half == gold.half)
+    if gold.kind == "duration":
+        return m.duration is not None and abs(m.duration - gold.value) < 0.5
+    if m.duration is not None:
+        return False
+    if m.unit is None or gold.unit is None or m.unit == gold.unit:
+        return gold.value in m.numbers
+    if m.unit in METRES and gold.unit in METRES:
+        want = gold.value * METRES[gold.unit]
+        return any(abs(v * METRES[m.unit] - want) <= 0.01 * want for v in m.numbers)
+    if m.unit == "cent" and gold.unit in ("usd", "eur", "gbp"):
+        return any(abs(v / 100 - gold.value) < 1e-9 for v in m.numbers)
+    return False
