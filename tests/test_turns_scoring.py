@@ -123,3 +123,16 @@ def test_score_command_detects_the_suite_and_writes_its_files(tmp_path: Path) ->
     assert "| rec | end of turn (takes) | 1.000" in (tmp_path / "rep" / "report.md").read_text()
     html = (tmp_path / "rep" / "report.html").read_text()
     assert html.count("latency p50 vs FP rate") == 2 and html.count("<circle") == 1  # the yield track has no latency
+
+
+def test_nothing_scorable_is_one_error_line_and_exit_2(tmp_path: Path) -> None:
+    d = tmp_path / "rec" / "dlg"
+    d.mkdir(parents=True)
+    (d / "model.wav").write_bytes(b"RIFF not a wav")
+    turns = {"scenario_id": "dlg", "pair_id": "dlg", "condition": "casual",
+             "turns": [clip(1, "eot", 500, 1500).model_dump()]}
+    (d / "turns.json").write_text(json.dumps(turns))
+    res = CliRunner().invoke(app, ["score", str(tmp_path / "rec"), "--out", str(tmp_path / "out"), "--workers", "1"])
+    assert res.exit_code == 2, res.output
+    last = res.output.strip().splitlines()[-1]
+    assert last.startswith("error: ") and "no turns dialogue could be scored (1 unreadable" in last, res.output

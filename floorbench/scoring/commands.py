@@ -88,7 +88,7 @@ def score_cmd(
         if not quiet and sys.stderr.isatty():
             print(f"\r{stage}: {done}/{total}   ", end="", file=sys.stderr, flush=True)
 
-    if _score_turns_if_turns(target, out, workers, resamples, seed):
+    if _score_turns_if_turns(target, out, workers, resamples, seed, exclude_degraded):
         return
     try:
         result = score(target, opts, progress=progress)
@@ -114,7 +114,9 @@ def score_cmd(
         _fail(InputError(f"{target}: no dialogue could be scored ({why}); see the scoring docs for the folder format"))
 
 
-def _score_turns_if_turns(target: Path, out: Path | None, workers: int, resamples: int, seed: int) -> bool:
+def _score_turns_if_turns(
+    target: Path, out: Path | None, workers: int, resamples: int, seed: int, exclude_degraded: bool
+) -> bool:
     """Suite turns is detected from its clip labels and scored by its own scorer (docs/suites/turns.md)."""
     from floorbench.scoring.inputs import discover
     from floorbench.scoring.turns_score import is_turns, score_turns
@@ -123,14 +125,23 @@ def _score_turns_if_turns(target: Path, out: Path | None, workers: int, resample
     try:
         if not is_turns(discover(target)):
             return False
-        scores, where = score_turns(target, out, workers=workers, resamples=resamples, seed=seed)
+        scores, where = score_turns(target, out, workers=workers, resamples=resamples, seed=seed,
+                                    exclude_degraded=exclude_degraded)
     except (FloorbenchError, OSError) as e:
         _fail(e)
     for line in scores["errors"]:
         typer.echo(f"skipped: {one_line(line)}", err=True)
+    if exclude_degraded:
+        typer.echo(f"left out {scores['scenarios']['excluded_degraded']} scenario(s) whose timing verdict is degraded",
+                   err=True)
     for line in summary_lines(scores):
         typer.echo(line)
     typer.echo(f"wrote {where / 'turns_scores.json'}, {where / 'turnbench_submission.json'} and {where / 'turns_report.md'}")
+    if scores["scenarios"]["scored"] == 0:
+        from floorbench.scoring.inputs import InputError
+
+        _fail(InputError(f"{target}: no turns dialogue could be scored ({len(scores['errors'])} unreadable, "
+                         f"{scores['scenarios']['excluded_degraded']} left out as degraded)"))
     return True
 
 

@@ -124,15 +124,21 @@ def _score_all(sources: list[DialogueSource], workers: int, rules: TurnsRules, v
 
 def score_turns(
     target: Path, out: Path | None = None, workers: int = 2, resamples: int = 10_000, seed: int = 0,
-    rules: TurnsRules = TurnsRules(), vad_rules: VadRules = VadRules(),
+    rules: TurnsRules = TurnsRules(), vad_rules: VadRules = VadRules(), exclude_degraded: bool = False,
 ) -> tuple[dict[str, Any], Path]:
-    """Score a turns run or recordings folder; write the files; return (turns_scores, out folder)."""
+    """Score a turns run or recordings folder; write the files; return (turns_scores, out folder).
+
+    `exclude_degraded` leaves out dialogues whose meta.json timing verdict is not ok (counted).
+    """
     from floorbench.scoring.turns_export import write_submission
     from floorbench.scoring.turns_tables import render_turns_markdown
 
     out = out or target
     disc = discover(target)
     sources = disc.scorable
+    degraded = [d for d in sources if d.meta and d.meta.timing and d.meta.timing.verdict != "ok"]
+    if exclude_degraded:
+        sources = [d for d in sources if d not in degraded]
     outcomes, rows = _score_all(sources, workers, rules, vad_rules)
     not_run: dict[str, int] = {}
     for s in sources:
@@ -142,7 +148,9 @@ def score_turns(
         "scores_version": TURNS_SCORES_VERSION, "suite": "turns",
         "created": datetime.now(UTC).isoformat(timespec="seconds"), "source": str(target),
         "source_kind": disc.kind, "run": run_label(disc), "run_info": disc.run_info,
-        "scenarios": disc.counts() | {"scored": len(outcomes)}, "errors": disc.errors,
+        "scenarios": disc.counts() | {"scored": len(outcomes), "timing_degraded": len(degraded),
+                                      "excluded_degraded": len(degraded) if exclude_degraded else 0},
+        "errors": disc.errors,
         "settings": {
             "rules": asdict(rules), "vad": asdict(vad_rules) | {"model": "silero_vad.onnx", "window_ms": WINDOW_MS},
             "decisions": {"eot": "model speech onsets", "yield": "ends of model speech"},
