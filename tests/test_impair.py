@@ -114,3 +114,23 @@ def test_netem_detection_reads_only(tmp_path):
     mods.write_text("tcp_bbr 20480 0 - Live 0x0\n")
     available, why = netem_status(mods, tmp_path)
     assert available is False and "no sch_netem" in why
+
+
+def test_a_run_records_the_profile_and_passes_it_to_the_model_child(tmp_path):
+    """`run --impair`: meta.json's `network` says what and how; the child's spec carries the stages' settings."""
+    from floorbench.pipelines.scenario_run import ScenarioRun, ScenarioSettings
+    from floorbench.processors.registry import ModelContext, create_model
+    from floorbench.scenarios.validate import load_suite
+    from floorbench.transports.server import LiveKitConnection
+    from tests.conftest import TINY_SUITE
+
+    suite = load_suite(TINY_SUITE)
+    scenario = suite.scenarios[0]
+    model = create_model(ModelContext(name="echo", scenario=scenario, suite=suite.suite, suite_root=suite.root))
+    conn = LiveKitConnection("ws://127.0.0.1:9", "key", "secret-for-tests-only-0123456789abcdef")
+    impaired = ScenarioRun("r", suite, scenario, model, conn, tmp_path, ScenarioSettings(impair=parse_profile("loss5", seed=4)))
+    assert impaired.meta.network is not None
+    assert impaired.meta.network["method"] == "processor stage" and impaired.meta.network["loss_pct"] == 5.0
+    assert impaired._model_spec().impair == parse_profile("loss5", seed=4).spec()
+    plain = ScenarioRun("r", suite, scenario, model, conn, tmp_path, ScenarioSettings(impair=parse_profile("none")))
+    assert plain.meta.network is None and plain._model_spec().impair is None

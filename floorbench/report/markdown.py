@@ -8,6 +8,7 @@ from floorbench.report.load import ScoredRun
 from floorbench.report.tables import Table, all_tables, failures_table, fmt_score
 from floorbench.scoring.items import CAPACITIES, DIAGNOSTICS
 from floorbench.scoring.score import ScoresFile
+from floorbench.scoring.transport_summary import latency_cell
 
 
 def md_cell(text: str) -> str:
@@ -51,6 +52,8 @@ def summary_lines(scores: ScoresFile) -> list[str]:
         lines.append(f"  {cond} ({c.n_scenarios} scenarios)")
         for m in (*CAPACITIES, *DIAGNOSTICS):
             lines.append(f"    {m.value:22s} {fmt_score(c.metrics.get(m.value))}")
+    if scores.transport_latency_ms.get("humans", {}).get("n_turns"):
+        lines.append(f"  room latency (playback → recorder, not subtracted): {latency_cell(scores.transport_latency_ms)}")
     if scores.mcnemar:
         m = scores.mcnemar
         lines.append(

@@ -13,6 +13,7 @@ from floorbench.report.load import ScoredRun
 from floorbench.scoring import stats
 from floorbench.scoring.items import CAPACITIES, DIAGNOSTICS, Metric
 from floorbench.scoring.metrics import SENSITIVITY_MS, MetricScore, paired_accuracy
+from floorbench.scoring.transport_summary import latency_cell
 
 METRIC_TITLES = {
     Metric.fresh_onset_rate: "Fresh-onset response rate",
@@ -62,9 +63,10 @@ def runs_table(runs: list[ScoredRun]) -> Table:
     t = Table(
         "Runs",
         ["run", "source", "scored", "failed", "lost in flight", "not run", "unreadable",
-         "timing ok / degraded", "left out (degraded)", "ASR", "judge"],
+         "timing ok / degraded", "left out (degraded)", "ASR", "judge", "room latency p50 / p95"],
         note="timing: each scenario's verdict in meta.json (onset error p99, drift, underruns, turns found); "
-        "`score --exclude-degraded` leaves degraded ones out",
+        "`score --exclude-degraded` leaves degraded ones out; room latency: playback → recorder per human turn, "
+        "never subtracted from the metrics (docs/transport.md)",
     )
     for r in runs:
         s = r.scores.scenarios
@@ -75,6 +77,7 @@ def runs_table(runs: list[ScoredRun]) -> Table:
                 f"{s.get('timing_ok', 0)} / {s.get('timing_degraded', 0)}", str(s.get("excluded_degraded", 0)),
                 str(r.scores.settings.get("asr", {}).get("model", "")),
                 str(r.scores.settings.get("judge", {}).get("id", "")),
+                latency_cell(r.scores.transport_latency_ms),
             ]
         )
     return t

@@ -43,6 +43,7 @@ from floorbench.scoring.inputs import (
 )
 from floorbench.scoring.items import Item
 from floorbench.scoring.timing import Dialogue, timing_items
+from floorbench.scoring.transport_summary import transport_summary
 from floorbench.suites.mpe import MpeRules
 
 if TYPE_CHECKING:
@@ -87,6 +88,9 @@ class ScoresFile(BaseModel):
     conditions: dict[str, metrics.ConditionScores]
     mcnemar: metrics.McNemar | None = None
     stage_seconds: dict[str, float] = Field(default_factory=dict)
+    transport_latency_ms: dict[str, Any] = Field(
+        default_factory=dict, description="the room's own delay beside the metrics (scoring/transport_summary.py)"
+    )
 
 
 @dataclass
@@ -271,6 +275,9 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
         conditions=conds,
         mcnemar=metrics.presence_mcnemar(items),
         stage_seconds={k: round(v, 3) for k, v in secs.items()},
+        transport_latency_ms=transport_summary(
+            [s.meta for s in sources if s.meta], target if target.is_dir() else None
+        ),
     )
     write_outputs(out, scores, items, vad_rows)
     return ScoreResult(scores=scores, items=items, out=out)

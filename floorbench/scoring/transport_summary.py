@@ -1,0 +1,92 @@
+"""The delay the room itself added, carried from each meta.json into scores.json (docs/transport.md).
+
+Every metric is measured on the recorder's clock, delays included; this is
+the figure published beside them so a reader can tell the network from the
+model. Per run: the playback → recorder latency of every human turn found
+(``meta.json`` ``playback.turn_onset_error_ms[].latency_ms``), pooled, with
+its p50/p95/max, and the scenarios' own p50s; the impairment profiles the
+scenarios ran under; and, where a `floorbench latency` calibration was saved
+in the run folder (``RUN/latency/latency.json``), its model-path figures —
+the echo model's round trip and its two legs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from floorbench.records import RunMeta
+
+CALIBRATION = Path("latency") / "latency.json"
+"""where `floorbench latency --out RUN/latency` leaves the echo calibration of a run"""
+
+
+def _pct(values: list[float], q: float) -> float:
+    return round(float(np.percentile(np.array(values, dtype=np.float64), q)), 2)
+
+
+def transport_summary(metas: list[RunMeta], run_folder: Path | None = None) -> dict[str, Any]:
+    """scores.json ``transport_latency_ms``: the room's own delay for the scored dialogues."""
+    turns: list[float] = []
+    scenario_p50: list[float] = []
+    for m in metas:
+        onsets = m.playback.get("turn_onset_error_ms") or []
+        turns += [float(e["latency_ms"]) for e in onsets if isinstance(e, dict) and "latency_ms" in e]
+        humans = m.transport_latency_ms.get("humans") or {}
+        if humans.get("n") and humans.get("p50") is not None:
+            scenario_p50.append(float(humans["p50"]))
+    out: dict[str, Any] = {
+        "humans": {
+            "what": "playback → SFU → recorder, per human turn (cross-correlation of sent and recorded audio)",
+            "n_turns": len(turns),
+            "n_scenarios": len(scenario_p50),
+        }
+    }
+    if turns:
+        out["humans"].update(p50=_pct(turns, 50), p95=_pct(turns, 95), max=round(max(turns), 2))
+    if scenario_p50:
+        out["humans"]["scenario_p50_range"] = [round(min(scenario_p50), 2), round(max(scenario_p50), 2)]
+    networks = {json.dumps(m.network, sort_keys=True) for m in metas if m.network}
+    if networks:
+        out["network"] = [json.loads(n) for n in sorted(networks)]
+    calibration = _calibration(run_folder)
+    if calibration is not None:
+        out["model_path"] = calibration
+    return out
+
+
+def _calibration(run_folder: Path | None) -> dict[str, Any] | None:
+    """The model-path figures of a saved `floorbench latency` run, or None (missing or unreadable)."""
+    if run_folder is None or not (run_folder / CALIBRATION).is_file():
+        return None
+    try:
+        data = json.loads((run_folder / CALIBRATION).read_text(encoding="utf-8"))
+        directions = data["directions"]
+        return {
+            "source": str(CALIBRATION),
+            **{
+                name: {k: directions[name][k] for k in ("p50", "p95", "max", "n") if k in directions[name]}
+                for name in ("up", "round_trip", "model_legs")
+                if name in directions
+            },
+        }
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def latency_cell(summary: dict[str, Any]) -> str:
+    """One table cell: ``p50 / p95 ms (n turns)`` of the humans' track, and the model path if calibrated."""
+    h = summary.get("humans") or {}
+    if not h.get("n_turns"):
+        return "—"
+    text = f"{h['p50']:.1f} / {h['p95']:.1f} ms ({h['n_turns']} turns)"
+    rt = (summary.get("model_path") or {}).get("round_trip")
+    if rt and "p50" in rt:
+        text += f"; echo round trip {rt['p50']:.1f} / {rt['p95']:.1f} ms"
+    nets = summary.get("network") or []
+    if nets:
+        text += "; impaired: " + ", ".join(f"{n.get('profile')} on {'+'.join(n.get('legs', []))}" for n in nets)
+    return text
