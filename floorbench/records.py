@@ -143,6 +143,9 @@ class TimingBounds(BaseModel):
     """turns whose sent audio could not be found in the recording"""
     transport_latency_p95_max_ms: int = 1_000
     """a room this slow is overloaded, whatever its onset errors say"""
+    receive_delay_max_ms: int = 250
+    """mean jitter-buffer delay of any recorded track (the model's included): beyond it the recorder heard
+    that track late — an overloaded receiver — and every time measured on it (a reply's latency) is late too"""
 
 
 class TimingFigures(BaseModel):
@@ -154,6 +157,9 @@ class TimingFigures(BaseModel):
     turns_measured: int = 0
     turns_not_found: int = 0
     transport_latency_p95_ms: int | None = None
+    receive_delay_ms: dict[str, int] = Field(default_factory=dict)
+    """per recorded track: the receiver's mean jitter-buffer delay (WebRTC inbound-rtp stats; ≈ 40–50 ms on a
+    quiet machine); a track without stats is absent"""
 
 
 class TimingVerdict(BaseModel):

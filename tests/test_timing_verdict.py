@@ -5,14 +5,20 @@ from __future__ import annotations
 import pytest
 
 from floorbench.audio.alignment import TurnLag
-from floorbench.pipelines.timing_verdict import BOUNDS, figures_of, timing_verdict, unmeasured
+from floorbench.pipelines.timing_verdict import (
+    BOUNDS,
+    figures_of,
+    receive_delays_ms,
+    timing_verdict,
+    unmeasured,
+)
 from floorbench.pipelines.turn_mapping import TransportLatency
-from floorbench.records import RunMeta, TimingBounds, TimingFigures
+from floorbench.records import EventKind, RunMeta, TimelineEvent, TimingBounds, TimingFigures
 
 
-def good(**over: int | None) -> TimingFigures:
+def good(**over: object) -> TimingFigures:
     """Figures well inside every bound, with `over` replaced."""
-    base: dict[str, int | None] = {
+    base: dict[str, object] = {
         "onset_error_p99_us": 230,
         "drift_us_per_100s": 100,
         "underruns": 0,
@@ -30,6 +36,7 @@ def test_the_bounds_are_the_documented_ones() -> None:
         underruns_max=0,
         turns_not_found_max=0,
         transport_latency_p95_max_ms=1_000,
+        receive_delay_max_ms=250,
     )
     name = "onset_error_p99_max_us"
     with pytest.raises(ValueError, match="frozen"):  # the bounds live once
@@ -119,3 +126,24 @@ def test_meta_json_carries_the_verdict_round_trip() -> None:
     )
     back = RunMeta.model_validate_json(meta.model_dump_json())
     assert back.timing == meta.timing and back.attempt == 1
+
+
+def transport(track: str, stats: dict[str, float]) -> TimelineEvent:
+    return TimelineEvent.of(30_000, EventKind.transport, "recorder", reason=f"inbound_rtp:{track}", stats=stats)
+
+
+def test_receive_delay_is_the_mean_jitter_buffer_delay_of_each_track_with_stats() -> None:
+    events = [
+        # as recorded: a quiet machine's humans track, and a model track on a starved receiver (2 cores, busy)
+        transport("humans", {"jitter_buffer_delay_s": 55123.2, "jitter_buffer_emitted_count": 1340160}),
+        transport("model", {"jitter_buffer_delay_s": 806428.8, "jitter_buffer_emitted_count": 1353600}),
+        transport("other", {}),  # stats unavailable: absent, not zero
+        TimelineEvent.of(1, EventKind.transport, "recorder", reason="stats unavailable for x: TimeoutError"),
+    ]
+    assert receive_delays_ms(events) == {"humans": 41, "model": 596}
+
+
+def test_a_track_heard_late_degrades_the_scenario_at_its_bound() -> None:
+    assert timing_verdict(good(receive_delay_ms={"humans": 41, "model": 250})).verdict == "ok"
+    v = timing_verdict(good(receive_delay_ms={"humans": 41, "model": 596}))
+    assert (v.verdict, v.reasons) == ("degraded", ["model track heard 596 ms late on average (receive delay > 250 ms)"])

@@ -12,10 +12,12 @@ Pure functions on figures; the bounds live once, in `records.TimingBounds`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from floorbench.pipelines.turn_mapping import TransportLatency
-from floorbench.records import TimingBounds, TimingFigures, TimingVerdict
+from floorbench.records import EventKind, TimelineEvent, TimingBounds, TimingFigures, TimingVerdict
 
 OK = "ok"
 DEGRADED = "degraded"
@@ -23,8 +25,24 @@ BOUNDS = TimingBounds()
 """the bounds every run uses (docs/architecture.md, "Timing verdict")"""
 
 
-def figures_of(latency: TransportLatency, underruns: int) -> TimingFigures:
-    """The figures of one scenario from its measured transport latency and the playback's underruns."""
+def receive_delays_ms(events: Iterable[TimelineEvent]) -> dict[str, int]:
+    """Per track, the recorder's mean jitter-buffer delay from its end-of-scenario ``transport`` entries."""
+    out: dict[str, int] = {}
+    for e in events:
+        if e.kind != EventKind.transport or not (e.reason or "").startswith("inbound_rtp:"):
+            continue
+        stats = getattr(e, "stats", None) or {}
+        delay_s, emitted = stats.get("jitter_buffer_delay_s"), stats.get("jitter_buffer_emitted_count")
+        if isinstance(delay_s, int | float) and isinstance(emitted, int | float) and emitted > 0:
+            out[(e.reason or "").split(":", 1)[1]] = round(1000 * delay_s / emitted)
+    return out
+
+
+def figures_of(
+    latency: TransportLatency, underruns: int, receive_delay_ms: dict[str, int] | None = None
+) -> TimingFigures:
+    """The figures of one scenario from its measured transport latency, the playback's underruns and the
+    recorder's receive delays."""
     med = latency.median_ns
     errors_ns = [abs(lt - med) for lt in latency.latencies_ns]
     summary = latency.summary()
@@ -36,6 +54,7 @@ def figures_of(latency: TransportLatency, underruns: int) -> TimingFigures:
         turns_measured=len(latency.lags),
         turns_not_found=len(summary["not_found"]),
         transport_latency_p95_ms=int(summary["p95"]) if errors_ns else None,
+        receive_delay_ms=dict(receive_delay_ms or {}),
     )
 
 
@@ -58,6 +77,9 @@ def timing_verdict(figures: TimingFigures, bounds: TimingBounds = BOUNDS) -> Tim
     lat = f.transport_latency_p95_ms
     if lat is not None and lat > b.transport_latency_p95_max_ms:
         reasons.append(f"transport latency p95 {lat} ms > {b.transport_latency_p95_max_ms} ms")
+    for track, delay in sorted(f.receive_delay_ms.items()):
+        if delay > b.receive_delay_max_ms:
+            reasons.append(f"{track} track heard {delay} ms late on average (receive delay > {b.receive_delay_max_ms} ms)")
     return TimingVerdict(verdict=DEGRADED if reasons else OK, reasons=reasons, figures=f, bounds=b)
 
 
