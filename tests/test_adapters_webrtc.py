@@ -199,3 +199,71 @@ def test_card_names_endpoint_and_style_without_secrets(monkeypatch):
     assert card["protocol"] == "webrtc/openai"
     assert card["config"]["headers"] == {"X-Org": "<redacted>"}
     assert "sk-secret-value" not in repr(card)
+
+
+# --- the bridge's delay, reported to the runner ----------------------------------------
+
+
+def test_measures_travel_as_a_typed_child_line_and_the_runner_keeps_the_latest(tmp_path, capsys):
+    import asyncio
+
+    from floorbench.pipelines.model_messages import ModelMeasured, ModelSpec, read_event
+    from floorbench.pipelines.model_participant import _Reports
+    from floorbench.pipelines.scenario_run import ModelProcess
+
+    proc = _bridge(signalling="whip", url="http://127.0.0.1:9/whip")
+    reports = _Reports([proc], ())
+
+    async def report_twice() -> None:
+        await proc._call_event_handler("on_model_measured", {"room_to_model": {"n": 1}})
+        await proc._call_event_handler("on_model_measured", proc.measures())
+
+    asyncio.run(report_twice())
+    lines = capsys.readouterr().out.splitlines()
+    assert reports.links == [proc] and len(lines) == 2
+    event = read_event(lines[1])
+    assert isinstance(event, ModelMeasured) and event.measured["style"] == "whip"
+    assert event.measured["room_to_model"] == {"n": 0} and event.measured["model_to_room"] == {"n": 0}
+
+    spec = ModelSpec(url="ws://x", token="t", room="r", identity="model", model="webrtc", in_sample_rate=16000,
+                     out_sample_rate=24000, out_queue_ms=100, parent_pid=1, max_lifetime_s=None)
+    child = ModelProcess(spec, tmp_path / "model.log")
+
+    async def read() -> None:
+        stdout = asyncio.StreamReader()
+        stdout.feed_data(("\n".join(lines) + "\n").encode())
+        stdout.feed_eof()
+        await child._read_events(stdout)
+
+    asyncio.run(read())
+    assert child.measured == event.measured and child.failure is None
+
+
+def test_delay_log_summarises_in_integer_friendly_ms():
+    from floorbench.processors.webrtc_peer import DelayLog
+
+    log = DelayLog()
+    assert log.summary() == {"n": 0}
+    for ms in range(1, 101):
+        log.add(ms / 1000)
+    assert log.summary() == {"n": 100, "p50_ms": 50.5, "p95_ms": 95.0, "max_ms": 100.0}
+
+
+def test_receive_prefetch_replaces_aiortc_jitter_buffer():
+    from aiortc import RTCPeerConnection
+
+    from floorbench.processors.webrtc import _set_prefetch
+
+    async def check() -> tuple[int, int]:
+        pc = RTCPeerConnection()
+        default = pc.addTransceiver("audio").receiver
+        fast = pc.addTransceiver("audio").receiver
+        _set_prefetch(fast, 0)
+        attr = "_RTCRtpReceiver__jitter_buffer"
+        got = getattr(default, attr)._prefetch, getattr(fast, attr)._prefetch
+        await pc.close()
+        return got
+
+    import asyncio
+
+    assert asyncio.run(check()) == (4, 0)

@@ -67,6 +67,7 @@ class WebRTCBridge(RoomAudioProcessor):
         ice_servers: list[str] | None = None,
         ice_timeout_s: float = 15.0,
         media_timeout_s: float | None = 10.0,
+        receive_prefetch_packets: int = 4,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
@@ -75,6 +76,7 @@ class WebRTCBridge(RoomAudioProcessor):
         self.ice_servers = list(ice_servers or [])
         self.ice_timeout_s = ice_timeout_s
         self.media_timeout_s = media_timeout_s
+        self.prefetch = receive_prefetch_packets
         self.pc: Any = None
         self.room_track = RoomTrack()
         self.arrivals = ArrivalClock()
@@ -129,6 +131,7 @@ class WebRTCBridge(RoomAudioProcessor):
         pc = self.pc = RTCPeerConnection(config)
         transceiver = pc.addTransceiver(self.room_track, direction="sendrecv")
         self.arrivals.watch(transceiver.receiver)
+        _set_prefetch(transceiver.receiver, self.prefetch)
         self.signalling.on_lost = self._lost
         self.signalling.on_error = self._product_error
         self.signalling.prepare(pc)
@@ -252,6 +255,21 @@ class WebRTCBridge(RoomAudioProcessor):
             await self.cancel_task(t, timeout=1.0)
 
 
+def _set_prefetch(receiver: Any, packets: int) -> None:
+    """aiortc holds `packets` audio packets (20 ms each) before decoding the first; its default is 4.
+
+    It has no setting for this, so the receiver's jitter buffer is replaced
+    before any packet arrives (as pipecat does for its screen-share track).
+    """
+    if packets == 4:
+        return
+    from aiortc.jitterbuffer import JitterBuffer
+
+    attr = "_RTCRtpReceiver__jitter_buffer"
+    if hasattr(receiver, attr):
+        setattr(receiver, attr, JitterBuffer(capacity=16, prefetch=packets))
+
+
 class WebRTCSettings(AdapterSettings, KeyFromEnv):
     """The `webrtc` config (module docstring)."""
 
@@ -266,6 +284,9 @@ class WebRTCSettings(AdapterSettings, KeyFromEnv):
     ice_timeout_s: Seconds = 15.0
     media_timeout_s: Seconds | None = 10.0
     """no audio packet from the product for this long is a lost connection (null: never)"""
+    receive_prefetch_packets: int = Field(default=4, ge=0, le=8, strict=True)
+    """audio packets aiortc buffers before decoding the product's stream (4, aiortc's default: about
+    80 ms of the bridge's delay towards the room; fewer is faster and less tolerant of network jitter)"""
     ice_servers: list[str] = Field(default_factory=list)
     """``stun:``/``turn:`` URLs (credentials are not supported here yet)"""
     request_data: dict[str, Any] | None = None
@@ -320,6 +341,7 @@ class WebRTCModel(Model[WebRTCSettings]):
             ice_servers=s.ice_servers,
             ice_timeout_s=s.ice_timeout_s,
             media_timeout_s=s.media_timeout_s,
+            receive_prefetch_packets=s.receive_prefetch_packets,
             name=f"{self.name}-model",
         )
         return [bridge]

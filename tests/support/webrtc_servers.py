@@ -439,10 +439,12 @@ class ProductProcess:
         gap_ms: int = 700,
         clip_ms: int = 800,
         clip: Path | None = None,
+        echo: bool = False,
     ) -> None:
         self.cmd = [sys.executable, "-m", "tests.support.webrtc_servers", "--product", kind, "--events", str(events)]
         self.cmd += ["--gap-ms", str(gap_ms), "--clip-ms", str(clip_ms)]
         self.cmd += ["--clip", str(clip)] if clip is not None else []
+        self.cmd += ["--echo"] if echo else []
         self.env = dict(os.environ, FB_TEST_PRODUCT_KEY=key or "")
         self.events_path = events
         self.proc: subprocess.Popen[str] | None = None
@@ -478,10 +480,12 @@ def main() -> None:
     ap.add_argument("--gap-ms", type=int, default=700)
     ap.add_argument("--clip-ms", type=int, default=800)
     ap.add_argument("--clip", type=Path, help="a 16 kHz recording to reply with (default: a two-tone clip)")
+    ap.add_argument("--echo", action="store_true", help="send back what it hears at once (no reply logic)")
     args = ap.parse_args()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    behaviour = Behaviour("reply", gap_ms=args.gap_ms, clip_ms=args.clip_ms)
+    kind = "echo" if args.echo else "reply"
+    behaviour = Behaviour(kind, delay_ms=0, gap_ms=args.gap_ms, clip_ms=args.clip_ms)
     with PRODUCTS[args.product](behaviour, key=os.environ.get("FB_TEST_PRODUCT_KEY") or None) as product:
         if args.clip is not None:
             import soundfile as sf
