@@ -139,7 +139,8 @@ def main() -> None:
             build_corpus(corpus, args.dialogues)
             small.mkdir()
             for p in sorted(corpus.iterdir())[: args.e2e_dialogues]:
-                (small / p.name).symlink_to(p)
+                # copied, not linked: `score` refuses dialogue folders that resolve outside its target
+                shutil.copytree(p, small / p.name)
             print(f"built {args.dialogues} synthetic dialogues in {time.perf_counter() - t:.1f} s", flush=True)
         results: dict[str, object] = {"cpu_count": os.cpu_count()}
         for w in sorted({1, args.workers}):

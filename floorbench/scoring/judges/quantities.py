@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -330,8 +331,10 @@ class Quantity:
     half: str | None = None
 
 
+@lru_cache(maxsize=4096)
 def gold_quantity(ref: str) -> Quantity | None:
-    """The quantity a gold answer (or alias) states, if it states exactly one."""
+    """The quantity a gold answer (or alias) states, if it states exactly one (cached: a run
+    asks about the same few golds for every reply)."""
     found = mentions(lex(ref))
     if len(found) != 1:
         return None
