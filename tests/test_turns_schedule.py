@@ -101,3 +101,9 @@ def test_the_room_stays_open_for_the_tail_and_while_the_model_speaks() -> None:
 def test_describe_records_the_rules() -> None:
     d = TurnsSchedule(scenario({"label": "eot"}), {}, SR, EXACT).describe()
     assert d["policy"] == "turns" and d["rules"] == TurnsRules().__dict__
+
+
+def test_a_noise_without_offset_plays_in_the_silence_after_the_reply() -> None:
+    s = scenario({"label": "eot"}, {"label": "noise"}, {"label": "eot"})
+    room = play(s, [(1800, 3000)])
+    assert room.starts() == {1: 500, 2: 3000 + 1500 + 300, 3: 4800 + 1000 + 300}
