@@ -39,6 +39,7 @@ COMMAND_MODULES = (
     "floorbench.scenarios.commands",  # generate, render, suite info/import
     "floorbench.scoring.commands",  # score, report, judge-agreement
     "floorbench.pipelines.latency_commands",  # latency
+    "floorbench.pipelines.demo_commands",  # devices, demo
 )
 
 for _mod in COMMAND_MODULES:
