@@ -120,6 +120,8 @@ def test_oracle_answers_after_every_request_and_yields(tmp_path: Path, tiny_suit
         assert len(errors) == len(turns(folder).turns)
         timing = meta["timing"]
         assert timing["figures"]["turns_measured"] == len(errors)
+        # the recorder read both tracks' receive statistics while everyone was still in the room
+        assert set(timing["figures"]["receive_delay_ms"]) == {"humans", "model"}, timing
         worst_us = max(abs(e["error_ms"]) for e in errors) * 1000
         bound_us = timing["bounds"]["onset_error_p99_max_us"]  # a p99: the worst of 6 may sit a little above
         if timing["verdict"] == "ok":

@@ -111,6 +111,7 @@ class Recorder(RoomParticipant):
         self.tracks: dict[str, TrackRecording] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._streams: dict[str, rtc.AudioStream] = {}
+        self.stats_taken = False
         self._subscribed: dict[str, rtc.RemoteAudioTrack] = {}
         self.listeners: list[Callable[[str, str], None]] = []
         """called with (event, identity): joined, left, audio_subscribed, audio_unsubscribed"""
@@ -214,7 +215,14 @@ class Recorder(RoomParticipant):
             await settle(stream.aclose(), None, f"recorder: closing the {rec.name} stream")
 
     async def transport_stats(self) -> None:
-        """One `transport` timeline event per track with the inbound RTP stats we can read."""
+        """One `transport` timeline event per track with the inbound RTP stats we can read.
+
+        Taken once, while everyone is still in the room: after a participant left, its track's
+        stats often come back without the inbound-rtp entry (seen on a busy machine).
+        """
+        if self.stats_taken:
+            return
+        self.stats_taken = True
         for name, track in self._subscribed.items():
             try:
                 stats = await asyncio.wait_for(track.get_stats(), 2.0)
