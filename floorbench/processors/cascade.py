@@ -39,7 +39,7 @@ import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from loguru import logger
@@ -57,7 +57,7 @@ from floorbench.processors.adapter_config import AdapterSettings, Ms, Settings
 from floorbench.processors.cascade_answer import answer
 from floorbench.processors.cascade_llm import LLMLink, LLMResponder, LLMSettings
 from floorbench.processors.cascade_speech import Transcriber, Voice, resolve_asr_model, resolve_voice
-from floorbench.processors.cascade_text import Heard, addressing
+from floorbench.processors.cascade_text import Addressing, Heard, addressing
 from floorbench.processors.registry import Model, ModelContext
 from floorbench.processors.room_audio import RoomAudioProcessor
 
@@ -101,6 +101,14 @@ class CascadeSettings(AdapterSettings):
     """a request split by a shorter pause is judged joined"""
     barge_in: bool = True
     output_lead_ms: Ms = 100
+    turn_detector: Literal["silence", "smart_turn_v3"] = "silence"
+    """what ends the user's turn: `vad.end_silence_ms` of silence; or that silence and pipecat's
+    bundled Smart Turn v3 calling the turn complete (if it says incomplete, `smart_turn_max_wait_ms`)"""
+    smart_turn_max_wait_ms: Ms = 3000
+    dyadic: bool = False
+    """one user talks to the model (suite turns): every utterance is for it; `dyadic_reply` when
+    the rules have no answer"""
+    dyadic_reply: str = "I see. Please tell me a little more about that."
 
 
 def _now_ms(t0: int) -> int:
@@ -146,6 +154,10 @@ class CascadeProcessor(RoomAudioProcessor):
         self._audible_until_ns = 0
         self._pending_answer = False
         self._closed = False
+        self._smart_turn: Any = None
+        """pipecat's LocalSmartTurnAnalyzerV3 when `turn_detector` is smart_turn_v3"""
+        self._turn_verdict: bool | None = None
+        """Smart Turn's verdict on the current silence (None: not asked since the last speech)"""
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -157,6 +169,10 @@ class CascadeProcessor(RoomAudioProcessor):
         self._asr(np.zeros(VAD_RATE, dtype=np.int16), None)
         for _ in self._voice.sentences("Okay.", threading.Event()):
             pass
+        if self.s.turn_detector == "smart_turn_v3":
+            from pipecat.audio.turn.smart_turn.local_smart_turn_v3 import LocalSmartTurnAnalyzerV3
+
+            self._smart_turn = LocalSmartTurnAnalyzerV3(cpu_count=1)  # the bundled smart-turn-v3.2-cpu.onnx
         logger.info(f"cascade: models loaded in {time.monotonic() - t:.2f} s")
 
     async def on_start(self) -> None:
@@ -232,10 +248,12 @@ class CascadeProcessor(RoomAudioProcessor):
         if prob >= s.neg_threshold:
             self._silence_run = 0
             self._last_speech_ms = now
+            self._turn_verdict = None
         else:
             self._silence_run += 1
         long = len(self._utt) * WINDOW_MS >= s.max_utterance_ms
-        if self._silence_run * WINDOW_MS >= s.end_silence_ms or long:
+        if (self._silence_run * WINDOW_MS >= s.end_silence_ms and await self._turn_complete()) or long:
+            self._turn_verdict = None
             self._in_speech, self._speech_run = False, 0
             audio = np.concatenate(self._utt)
             # The tail may already hold the start of the next turn (turn gaps are ~500 ms): keep it as preroll.
@@ -244,6 +262,19 @@ class CascadeProcessor(RoomAudioProcessor):
             voiced_ms = len(audio) * 1000 // VAD_RATE - self._silence_run * WINDOW_MS
             if voiced_ms >= s.min_utterance_ms:
                 self._utterances.put_nowait((audio, self._onset_ms, self._last_speech_ms, now))
+
+    async def _turn_complete(self) -> bool:
+        """After `end_silence_ms` of silence: ended, unless Smart Turn v3 calls the turn incomplete;
+        then only after `smart_turn_max_wait_ms` of silence. Asked once per silence, in a thread
+        (about 0.25 s of CPU), so the room's audio keeps flowing meanwhile."""
+        if self._smart_turn is None or self._silence_run * WINDOW_MS >= self.s.smart_turn_max_wait_ms:
+            return True
+        verdict = self._turn_verdict
+        if verdict is None:
+            audio = np.concatenate(self._utt).astype(np.float32) / 32768.0
+            result = await asyncio.to_thread(self._smart_turn._predict_endpoint, audio)
+            verdict = self._turn_verdict = result["prediction"] == 1
+        return verdict
 
     async def _utterance_worker(self) -> None:
         loop = asyncio.get_running_loop()
@@ -281,7 +312,7 @@ class CascadeProcessor(RoomAudioProcessor):
         context = self.history[:-1]
         # the utterance just before, if recent: "Don't ask me, I've lost track." → the next question is ours
         before = [prev.text] if prev is not None and start_ms - prev.end_ms < 3000 else []
-        verdict = addressing(text, self.s.name, before)
+        verdict = Addressing(True, "dyadic") if self.s.dyadic else addressing(text, self.s.name, before)
         if (
             not verdict.addressed
             and prev is not None
@@ -307,6 +338,8 @@ class CascadeProcessor(RoomAudioProcessor):
                 rule = "llm_failed_fallback"
         elif verdict.addressed:
             reply, rule = answer(joined, context, self.s.name)
+        if reply is None and self.s.dyadic:
+            reply, rule = self.s.dyadic_reply, "dyadic_reply"
         decide_ms = int((time.monotonic() - t) * 1000)
         record: dict[str, Any] = {
             "event": "decision",
