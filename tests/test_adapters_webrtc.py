@@ -64,6 +64,7 @@ async def test_pipecat_bot_replies_through_the_bridge():
     assert bot.seen.offers[0]["request_data"] == {"who": "floorbench"} and bot.seen.connected == 1
     m = proc.measures()
     assert m["style"] == "pipecat" and m["room_to_model"]["n"] > 50 and m["model_to_room"]["n"] > 50
+    assert m["codec"] == "opus/48000/2"  # as negotiated
 
 
 async def test_whip_endpoint_with_bearer_token_and_delete(monkeypatch):
@@ -143,8 +144,8 @@ async def test_no_answer_to_the_offer():
 
 async def test_ice_failure_when_the_answer_has_no_reachable_candidate():
     with WhipProduct(mode="no_candidates") as whip:
-        proc = _bridge(signalling="whip", url=whip.endpoint, ice_timeout_s=3.0)
-        errors, _ = await _fails(proc, 4.0)
+        proc = _bridge(signalling="whip", url=whip.endpoint, ice_timeout_s=2.0)
+        errors, _ = await _fails(proc, 2.5)
     assert len(errors) == 1 and "ICE/DTLS" in errors[0] and "did not connect" in errors[0], errors
 
 
@@ -157,7 +158,7 @@ async def test_a_peer_that_drops_mid_session_is_lost_once():
             lost.append(why)
 
         proc.add_event_handler("on_model_disconnected", _note)
-        errors, _ = await _fails(proc, 4.0)
+        errors, _ = await _fails(proc, 2.5)
     assert len(errors) == 1 and len(lost) == 1, (errors, lost)
     assert "check the product" in errors[0] and ("closed" in errors[0] or "ended" in errors[0]), errors
 
@@ -237,6 +238,15 @@ def test_measures_travel_as_a_typed_child_line_and_the_runner_keeps_the_latest(t
 
     asyncio.run(read())
     assert child.measured == event.measured and child.failure is None
+
+
+def test_answer_codec_is_the_first_of_the_audio_section():
+    from floorbench.processors.webrtc import answer_codec
+
+    sdp = "v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111 0\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:111 opus/48000/2\r\n"
+    assert answer_codec(sdp) == "opus/48000/2"
+    assert answer_codec(sdp.replace("SAVPF 111 0", "SAVPF 0 111")) == "PCMU/8000"
+    assert answer_codec("v=0\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n") is None
 
 
 def test_delay_log_summarises_in_integer_friendly_ms():

@@ -82,6 +82,8 @@ class WebRTCBridge(RoomAudioProcessor):
         self.arrivals = ArrivalClock()
         self.to_room = DelayLog()
         self.connected_ms: int | None = None
+        self.codec: str | None = None
+        """the audio codec the product's answer chose (``opus/48000/2`` as a rule)"""
         self.dropped_stale_ms = 0
         self._up = asyncio.Event()
         self._closing = False
@@ -149,6 +151,7 @@ class WebRTCBridge(RoomAudioProcessor):
         await pc.setLocalDescription(await pc.createOffer())  # aiortc gathers its candidates here
         answer = await self.signalling.exchange(pc.localDescription.sdp)
         await pc.setRemoteDescription(RTCSessionDescription(sdp=answer, type="answer"))
+        self.codec = answer_codec(answer)
         try:
             async with asyncio.timeout(self.ice_timeout_s):
                 while pc.connectionState != "connected":
@@ -216,6 +219,7 @@ class WebRTCBridge(RoomAudioProcessor):
             "method": DELAY_METHOD,
             "room_to_model": self.room_track.delays.summary(),
             "model_to_room": self.to_room.summary(),
+            "codec": self.codec,
             "connected_ms": self.connected_ms,
             "room_audio_cut_ms": self.room_track.dropped_ms,
             "stale_quiet_dropped_ms": self.dropped_stale_ms,
@@ -253,6 +257,19 @@ class WebRTCBridge(RoomAudioProcessor):
                 pass
         for t in self._tasks:
             await self.cancel_task(t, timeout=1.0)
+
+
+def answer_codec(sdp: str) -> str | None:
+    """The first codec of the answer's audio section (the one both sides send), e.g. ``opus/48000/2``."""
+    in_audio, first_pt = False, None
+    for line in sdp.splitlines():
+        if line.startswith("m="):
+            in_audio = line.startswith("m=audio")
+            parts = line.split()
+            first_pt = parts[3] if in_audio and len(parts) > 3 else None
+        elif in_audio and first_pt and line.startswith(f"a=rtpmap:{first_pt} "):
+            return line.split(" ", 1)[1].strip()
+    return None
 
 
 def _set_prefetch(receiver: Any, packets: int) -> None:
