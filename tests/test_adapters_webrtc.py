@@ -67,6 +67,25 @@ async def test_pipecat_bot_replies_through_the_bridge():
     assert m["codec"] == "opus/48000/2"  # as negotiated
 
 
+async def test_pipecat_bot_asking_to_renegotiate_gets_a_new_offer_on_its_pc_id():
+    with PipecatBot(Behaviour("reply", clip_ms=500), mode="renegotiate") as bot:
+        proc = _bridge(signalling="pipecat", url=bot.offer_url)
+        down, up = await run_test(proc, frames_to_send=_talk(_speech_then_quiet()))
+    assert _errors(up) == []
+    first, again = bot.seen.offers  # the first offer, then the renegotiation on the answer's pc_id
+    assert first["pc_id"] is None and again["pc_id"] == proc.signalling.pc_id and again["pc_id"]  # type: ignore[attr-defined]
+    audio, rate = output_audio(list(down))
+    assert 400 <= voiced_ms(audio, rate) <= 620, voiced_ms(audio, rate)  # audio still flows both ways
+
+
+async def test_a_pipecat_bot_that_leaves_is_lost_once():
+    with PipecatBot(mode="drop", drop_after_s=0.5) as bot:
+        proc = _bridge(signalling="pipecat", url=bot.offer_url)
+        errors, _ = await _fails(proc, 2.5)
+    assert len(errors) == 1, errors
+    assert "left the call (peerLeft)" in errors[0] or "is closed" in errors[0], errors
+
+
 async def test_whip_endpoint_with_bearer_token_and_delete(monkeypatch):
     monkeypatch.setenv("FB_TEST_WHIP_TOKEN", "whip-secret")
     with WhipProduct(Behaviour("reply", clip_ms=500), key="whip-secret") as whip:

@@ -16,8 +16,10 @@ two-tone clip after speech and a pause; ``echo``: the room back, delayed),
 decided per 20 ms of what they hear at 16 kHz. Failure modes for the adapter's
 failure kinds: ``mode="silent"`` never answers the offer, ``"no_candidates"``
 answers with an SDP whose candidates were removed (ICE cannot connect),
-``"drop"`` closes the peer connection ``drop_after_s`` after it came up; a
-wrong ``key`` is answered 401.
+``"drop"`` closes the peer connection ``drop_after_s`` after it came up (the
+pipecat bot disconnects, saying ``peerLeft``); a wrong ``key`` is answered
+401. The pipecat bot with ``mode="renegotiate"`` asks its client for a new
+offer once connected.
 """
 
 from __future__ import annotations
@@ -248,6 +250,11 @@ class PipecatBot(_Threaded):
         @transport.event_handler("on_client_connected")
         async def _connected(*_: Any) -> None:
             self.seen.connected += 1
+            if self.mode == "renegotiate":  # as a bot does when it wants its video again
+                conn.ask_to_renegotiate()
+            elif self.mode == "drop":  # the bot leaves: pipecat says peerLeft, then closes
+                await asyncio.sleep(self.drop_after_s)
+                await conn.disconnect()
 
         @transport.event_handler("on_client_disconnected")
         async def _gone(*_: Any) -> None:
