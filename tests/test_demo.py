@@ -164,3 +164,46 @@ def test_demo_through_a_virtual_sound_device(tmp_path: Path):
     # echo: 3 s after your first word, so ~0.85 s after your last, plus two trips through the room
     assert answered and 300 <= answered[0]["latency_ms"] <= 3500, demo["turns"]
     assert "1 turns, 1 answered; model latency median" in r.stdout
+
+
+def test_scenario_script_you_speak_one_role():
+    from floorbench.pipelines.demo_scenario import ScriptError, script
+
+    path = ROOT / "tests/fixtures/suites/tiny/scenarios/tiny01-explicit.yaml"
+    steps, root, you = script(path, "ana", 16000)
+    assert you == "A" and root == (ROOT / "tests/fixtures/suites/tiny").resolve()
+    assert [s.turn_id for s in steps if s.audio is None] == [t for t, sp in ((s.turn_id, s.speaker) for s in steps) if sp == "A"]
+    assert steps[0].audio is None and steps[0].text == "Ben, pizza twelve, drinks six."
+    assert steps[1].audio is not None and steps[1].audio.dtype == np.int16 and len(steps[1].audio) > 16000
+    with pytest.raises(ScriptError, match=r"--as 'Zed': .* choose one of A \(Ana\), B \(Ben\), C \(Carl\)"):
+        script(path, "Zed", 16000)
+
+
+async def test_script_plays_the_others_and_waits_for_you():
+    from floorbench.pipelines.demo_scenario import Step, play_script
+
+    played: list[int] = []
+    said: list[str] = []
+    spoken = {"n": 0}
+
+    async def play(pcm: np.ndarray) -> None:
+        played.append(len(pcm))
+
+    def say(text: str) -> None:
+        said.append(text)
+        spoken["n"] += 1  # you answer at once
+
+    steps = [Step(1, "B", "hi", np.zeros(160, np.int16)), Step(2, "A", "hello", None), Step(3, "C", "yo", np.zeros(80, np.int16))]
+    log = await play_script(steps, play, lambda: spoken["n"], say, gap_ms=0)
+    assert played == [160, 80] and said == ["your line (turn 2): hello"]
+    assert log[1] == {"turn_id": 2, "who": "you", "spoken": True}
+    silent = await play_script([Step(1, "A", "hello", None)], play, lambda: 0, lambda _: None, gap_ms=0, your_timeout_s=0.1)
+    assert silent == [{"turn_id": 1, "who": "you", "spoken": False}]
+
+
+def test_demo_needs_scenario_and_as_together():
+    from floorbench.cli import app
+
+    r = CliRunner().invoke(app, ["demo", "--as", "A"])
+    last = r.output.strip().splitlines()[-1]
+    assert r.exit_code == 2 and last == "error: --scenario and --as go together: the scenario file and the speaker you play"

@@ -30,14 +30,16 @@ from floorbench import __version__
 from floorbench.audio.vad import VAD_RATE, WINDOW, VadStream
 from floorbench.clock import SessionClock
 from floorbench.pipelines.demo_devices import RATE, Microphone, Speaker, echo_canceller
-from floorbench.pipelines.demo_view import MODEL, YOU, TurnLatency, TurnWatcher, turn_line
+from floorbench.pipelines.demo_scenario import Step, play_script
+from floorbench.pipelines.demo_view import HUMANS, MODEL, YOU, TurnLatency, TurnWatcher, turn_line
 from floorbench.pipelines.model_messages import ModelSpec
 from floorbench.pipelines.participant import ScenarioRoom, cancel_and_wait, settle
+from floorbench.pipelines.playback import PlaybackParticipant
 from floorbench.pipelines.recorder import Recorder
 from floorbench.pipelines.scenario_run import ModelProcess
 from floorbench.processors.registry import ModelContext, create_model, redact
 from floorbench.records import Outcome, RunMeta, TimelineWriter, write_json_atomic
-from floorbench.transports.rooms import model_token, room_name, token
+from floorbench.transports.rooms import PLAYBACK_IDENTITY, model_token, room_name, token
 from floorbench.transports.server import LiveKitConnection, LiveKitServer
 
 SPEECH_P = 0.5
@@ -60,6 +62,10 @@ class DemoOptions:
     """None: until Ctrl-C"""
     live_view: bool = True
     """a status line redrawn in place (a terminal); otherwise only one line per turn"""
+    scenario: Path | None = None
+    """`--scenario FILE --as SPEAKER`: the playback plays the other humans (`steps`, demo_scenario)"""
+    suite_root: Path | None = None
+    steps: list[Step] = field(default_factory=list)
 
 
 class _Vad:
@@ -115,7 +121,7 @@ class DemoSession:
         if not isinstance(track, rtc.RemoteAudioTrack):
             return
         self.speaker.add(track)
-        who = MODEL if p.identity == MODEL else p.identity
+        who = {MODEL: MODEL, PLAYBACK_IDENTITY: HUMANS}.get(p.identity, p.identity)
         self.tasks.append(asyncio.create_task(self._monitor(track, who), name=f"demo-vad-{who}"))
 
     async def _monitor(self, track: rtc.RemoteAudioTrack, who: str) -> None:
@@ -150,6 +156,8 @@ class DemoSession:
             identity=MODEL, model=self.opts.model, config=self.opts.config, in_sample_rate=16000,
             out_sample_rate=24000, out_queue_ms=100, parent_pid=os.getpid(),
             max_lifetime_s=(self.opts.duration_s or 6 * 3600) + 120,
+            scenario_file=self.opts.scenario.resolve() if self.opts.scenario else None,
+            suite_root=self.opts.suite_root.resolve() if self.opts.suite_root else None,
         )
 
     async def run(self) -> dict[str, Any]:
@@ -157,7 +165,9 @@ class DemoSession:
         opts.out.mkdir(parents=True, exist_ok=True)
         timeline = TimelineWriter(opts.out / "timeline.jsonl")
         where = ScenarioRoom(self.conn, self.room_name, opts.out, self.clock, timeline)
-        recorder = Recorder(where, 16000, track_names={YOU: YOU}, is_model=lambda i: i == MODEL)
+        recorder = Recorder(where, 16000, track_names={YOU: YOU, PLAYBACK_IDENTITY: HUMANS}, is_model=lambda i: i == MODEL)
+        playback = PlaybackParticipant(where, 16000, lambda i: i == MODEL) if opts.steps else None
+        self.script_log: list[dict[str, Any]] = []
         model = ModelProcess(self._spec(), opts.out / "model.log")
         card = redact(create_model(ModelContext(name=opts.model, config=opts.config)).card())
         started = time.time()
@@ -173,11 +183,15 @@ class DemoSession:
             self._print(f"room {self.room_name}: talking to {opts.model} (echo cancellation {'on' if opts.aec else 'off'}); Ctrl-C ends", newline=True)
             self.tasks += [asyncio.create_task(c, name=n) for c, n in ((self.mic.run(), "demo-mic"), (self.speaker.run(), "demo-speaker"), (self._view(), "demo-view"))]
             waiter = [*self.tasks[-3:-1]]
-            await asyncio.wait(waiter, timeout=opts.duration_s, return_when=asyncio.FIRST_EXCEPTION)
+            if playback is not None:
+                waiter.append(await self._start_script(playback))
+            await asyncio.wait(waiter, timeout=opts.duration_s, return_when=asyncio.FIRST_COMPLETED)
             for t in waiter:
                 if t.done() and not t.cancelled() and (exc := t.exception()) is not None:
                     raise exc
         finally:
+            if playback is not None:
+                await settle(playback.stop(), None, "demo: stopping the playback")
             await cancel_and_wait(self.tasks, 5.0, "demo: audio tasks")
             await settle(self.room.disconnect(), 5.0, "demo: leaving the room")
             await model.stop()
@@ -185,6 +199,23 @@ class DemoSession:
             self._print("", newline=False)
             self.result = self._records(card, started, await recorder.stop())  # kept on Ctrl-C too
         return self.result
+
+    async def _start_script(self, playback: PlaybackParticipant) -> asyncio.Task[Any]:
+        """Join the playback and start the script; the task ends 3 s after the script's last turn."""
+        await playback.start()
+
+        async def play(pcm: np.ndarray) -> None:
+            await playback.writer.schedule(pcm).written.wait()
+
+        async def run() -> None:
+            self.script_log = await play_script(
+                self.opts.steps, play, lambda: self.watcher.your_turns, lambda t: self._print(t, newline=True)
+            )
+            await asyncio.sleep(3.0)
+
+        task = asyncio.create_task(run(), name="demo-script")
+        self.tasks.append(task)
+        return task
 
     def _records(self, card: dict[str, Any], started: float, infos: dict[str, Any]) -> dict[str, Any]:
         opts = self.opts
@@ -203,6 +234,8 @@ class DemoSession:
             "speaker_frames": self.speaker.frames,
             "heard_frames": self.heard,
             "turns": [t.__dict__ for t in self.watcher.turns],
+            "scenario": str(opts.scenario) if opts.scenario else None,
+            "script": self.script_log,
             "latency_method": "model's first speech window heard here minus the end of your speech (Silero, 32 ms windows)",
         }
         (opts.out / "demo.json").write_text(json.dumps(demo, indent=2) + "\n")

@@ -41,10 +41,13 @@ def demo(
     livekit_url: Annotated[
         str | None, typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one")
     ] = None,
+    scenario: Annotated[Path | None, typer.Option(help="a rendered scenario file: the playback plays the other humans")] = None,
+    as_speaker: Annotated[str | None, typer.Option("--as", help="with --scenario: the speaker you play (id or name)")] = None,
 ) -> None:
     """Talk to a model from this machine's microphone and speakers; the session is recorded like a run."""
     from floorbench.errors import FloorbenchError, OptionError, check_range
     from floorbench.pipelines.demo_devices import DeviceError, list_devices, resolve
+    from floorbench.pipelines.demo_scenario import ScriptError, script
     from floorbench.processors.registry import ModelError, model_class
     from floorbench.scenarios.files import resolve_model_config
     from floorbench.scenarios.validate import ScenarioError, read_yaml
@@ -60,10 +63,15 @@ def demo(
         name = str(cfg.pop("adapter", None) or model)
         if model_class(name, cfg).joins != "pipeline":
             _fail(f"--model {name}: the demo joins pipeline models only (an external one joins by itself)")
+        if (scenario is None) != (as_speaker is None):
+            _fail("--scenario and --as go together: the scenario file and the speaker you play")
+        steps, root = [], None
+        if scenario is not None and as_speaker is not None:
+            steps, root, _ = script(scenario, as_speaker, 16000)
         found, default_in, default_out = list_devices()
         mic = resolve(input, "input", found, default_in)
         speaker = resolve(output, "output", found, default_out)
-    except (OptionError, DeviceError, ModelError, ScenarioError) as e:
+    except (OptionError, DeviceError, ModelError, ScenarioError, ScriptError) as e:
         _fail(str(e))
     from floorbench.pipelines.demo import DemoError, DemoOptions, run_demo
 
@@ -72,7 +80,7 @@ def demo(
         opts = DemoOptions(
             out=folder, model=name, input_device=mic, output_device=speaker, config=cfg,
             connection=LiveKitConnection.from_env(livekit_url), aec=aec, duration_s=duration,
-            live_view=sys.stdout.isatty(),
+            live_view=sys.stdout.isatty(), scenario=scenario, suite_root=root, steps=steps,
         )
         result = asyncio.run(run_demo(opts))
     except (FloorbenchError, ServerError, DemoError, ValueError) as e:

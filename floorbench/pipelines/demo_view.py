@@ -42,6 +42,8 @@ class TurnWatcher:
     """silence after your speech that ends your turn"""
     talk: dict[str, Talk] = field(default_factory=dict)
     turns: list[TurnLatency] = field(default_factory=list)
+    your_turns: int = 0
+    """your turns ended so far"""
     _open_end_ns: int | None = None
     """your last turn's end, waiting for the model's answer"""
 
@@ -64,6 +66,7 @@ class TurnWatcher:
         return None
 
     def _your_turn_ended(self, end_ns: int) -> TurnLatency | None:
+        self.your_turns += 1
         previous = self._unanswered() if self._open_end_ns is not None else None
         self._open_end_ns = end_ns
         model = self.talk.get(MODEL)
