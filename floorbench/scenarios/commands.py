@@ -267,6 +267,27 @@ def import_(
         _fail(f"{src}: {len(result.rejected)} record(s) or pair(s) rejected (listed on stdout)")
 
 
+@suite_app.command("import-turns")
+def import_turns(
+    wav: Path = typer.Argument(..., help="a two-channel recording (WAV/FLAC) of a conversation"),
+    labels: Path = typer.Argument(..., help="CSV: label,start_ms,end_ms,text per user clip (docs/suites/turns.md)"),
+    out: Path = typer.Option(..., "--out", help="suite folder to write (one turns scenario)"),
+    user_channel: int = typer.Option(1, "--user-channel", help="the channel played as the user (1 or 2)"),
+    scenario_id: str | None = typer.Option(None, "--scenario-id", help="default: the recording's file name"),
+    conversation_type: str = typer.Option("casual", "--conversation-type", help="casual, task-oriented, ..."),
+) -> None:
+    """Turn one channel of a recorded conversation, with event labels, into a live turns scenario."""
+    from floorbench.scenarios.turns_import import import_recording
+
+    try:
+        path = import_recording(wav, labels, out, user_channel, scenario_id, conversation_type)
+    except FloorbenchError as e:
+        _fail(_first_line(e))
+    except OSError as e:
+        _fail_os(e)
+    typer.echo(one_line(f"imported {path}; run it with floorbench run --suite {out} (no render needed)"))
+
+
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the `floorbench` app."""
     app.command("generate")(generate)
