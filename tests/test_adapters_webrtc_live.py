@@ -143,3 +143,31 @@ def test_whip_and_realtime_stand_ins_in_a_real_room(
     assert "key-for-the-stand-in" not in (folder / "meta.json").read_text()
     if style == "whip":
         assert p.report["deleted"] == p.report["sessions"] and len(p.report["sessions"]) == 1
+
+
+def test_a_refused_offer_fails_each_scenario_as_model_error_and_the_run_goes_on(
+    tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("FB_TEST_WEBRTC_KEY", "the-wrong-key-123")
+    with ProductProcess("whip", tmp_path / "product.json", key="the-right-key") as p:
+        summary = asyncio.run(
+            run_suite(
+                RunOptions(
+                    suite=tiny_suite,
+                    model="webrtc",
+                    out=tmp_path / "run",
+                    connection=livekit,
+                    scenarios=["tiny01-explicit", "tiny01-implicit"],
+                    progress=False,
+                    config={"signalling": "whip", "url": p.endpoint, "api_key_env": "FB_TEST_WEBRTC_KEY"},
+                )
+            )
+        )
+    assert [m.scenario_id for m in summary.metas] == ["tiny01-explicit", "tiny01-implicit"]  # the run went on
+    for meta in summary.metas:
+        assert meta.outcome == Outcome.failed and meta.failure_kind == "model_error", meta
+        assert "refused the WebRTC offer: HTTP 401" in (meta.failure_reason or "")
+        assert "check the key in FB_TEST_WEBRTC_KEY" in (meta.failure_reason or "")
+        text = (tmp_path / "run" / meta.scenario_id / "meta.json").read_text()
+        assert "the-wrong-key-123" not in text and "the-right-key" not in text
+    assert p.report["sessions"] == []  # no session was ever set up
