@@ -58,8 +58,9 @@ async def test_latency_live_impaired_leg_adds_its_delay(livekit, tmp_path):
     """Unimpaired, then +200 ms on the model's outbound leg: every probe comes back, the round trip rises.
 
     The rise is asserted within 100..350 ms, not ±5 ms: on a busy 2-core machine the room's
-    jitter buffers and the model's output queue move the round trip by tens of ms between runs
-    (measured: unimpaired p50 214..487 ms under load 9). The precise figure is
+    jitter buffers, the sources' queues and playback underruns move the figures by tens to
+    hundreds of ms between runs (measured under load 6-11: unimpaired round-trip p50 214..487 ms;
+    on the least disturbed pair the rise was 200.5 ms). The precise figure is
     benchmarks/latency.py's (repeats, spread). A first pair outside the band is run once more.
     """
     rise, base, slow = float("nan"), {}, {}
@@ -71,8 +72,9 @@ async def test_latency_live_impaired_leg_adds_its_delay(livekit, tmp_path):
                 assert r["directions"][name]["n"] >= 6, (name, r["directions"])
             assert r["resolution_ms"] == 0.0625
         assert slow["network"]["method"] == "processor stage" and slow["network"]["legs"] == ["out"]
-        rise = slow["directions"]["round_trip"]["p50"] - base["directions"]["round_trip"]["p50"]
-        print(f"attempt {attempt}: round-trip rise {rise:.1f} ms for +200 ms on one leg")
+        # the model's legs (round trip − up) leave out what load adds to the playback's own track
+        rise = slow["directions"]["model_legs"]["p50"] - base["directions"]["model_legs"]["p50"]
+        print(f"attempt {attempt}: model-legs rise {rise:.1f} ms for +200 ms on one leg")
         if 100 <= rise <= 350:
             break
     assert 100 <= rise <= 350, (rise, base["directions"], slow["directions"])
