@@ -40,6 +40,7 @@ COMMAND_MODULES = (
     "floorbench.scoring.commands",  # score, report, judge-agreement
     "floorbench.pipelines.latency_commands",  # latency
     "floorbench.pipelines.demo_commands",  # devices, demo
+    "floorbench.pipelines.worker_commands",  # worker (run --workers dispatch)
 )
 
 for _mod in COMMAND_MODULES:

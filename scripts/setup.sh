@@ -14,7 +14,7 @@ if [ -z "$PY" ]; then
   done
 fi
 
-APT_PACKAGES=(flite festival festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k libopus0 libsndfile1 chromium sox libportaudio2)
+APT_PACKAGES=(flite festival festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k libopus0 libsndfile1 chromium sox libportaudio2 redis-server)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -35,6 +35,7 @@ from floorbench import __version__
 from floorbench.errors import FloorbenchError
 from floorbench.pipelines import resume
 from floorbench.pipelines.auto_concurrency import AutoConcurrency, estimate
+from floorbench.pipelines.dispatch_runner import Dispatcher
 from floorbench.pipelines.participant import settle
 from floorbench.pipelines.run_book import RunBook, now_wall
 from floorbench.pipelines.run_progress import RunProgress
@@ -69,6 +70,9 @@ class RunOptions:
     and run a scenario that came back degraded once more at the lowered N"""
     retries: int = 0
     """tries again, per scenario, after an infrastructure failure (resume.INFRASTRUCTURE)"""
+    workers: str | None = None
+    """``--workers dispatch[:AGENT]``: the agent name of the `floorbench worker`s that play the scenarios
+    (pipelines/dispatch_runner.py); None: this process plays them"""
 
 
 log = logging.getLogger(__name__)
@@ -146,6 +150,8 @@ async def run_suite(
     chosen = planned[: opts.limit] if opts.limit else planned
     if not chosen:
         raise ValueError(f"{opts.suite}: no scenarios selected")
+    if opts.workers and opts.connection is None:
+        raise ValueError("--workers dispatch needs the LiveKit server the workers use: pass --livekit-url")
     runner = _Runner(opts, suite, _model_for(opts, suite, chosen[0]))
     return await runner.run([s.scenario_id for s in planned], chosen, on_scenario)
 
@@ -171,6 +177,7 @@ class _Runner:
         self.server: LiveKitServer | None = None
         self.conn = opts.connection
         self.stopped_by: str | None = None
+        self.dispatcher: Dispatcher | None = None
         self.auto = (
             AutoConcurrency(min(estimate(), opts.concurrency), opts.concurrency) if opts.auto_concurrency else None
         )
@@ -214,6 +221,12 @@ class _Runner:
             await check_reachable(self._ensure_server())
             book = RunBook(self.out, self._info(), [s.scenario_id for s in self.suite.scenarios], self.prior)
             book.plan(planned, todo.keep)
+            if self.opts.workers:
+                self.dispatcher = Dispatcher.for_run(
+                    self._ensure_server(), self.opts.workers, suite=self.identity.suite,
+                    suite_hash=self.identity.suite_hash, model=self.opts.model, config=self.opts.config,
+                    settings=self.opts.settings, out=self.out, run_id=self.run_id,
+                )
             await self._run_all(queue, book, progress, on_scenario)
         except asyncio.CancelledError:
             if self.stopped_by is None:
@@ -225,6 +238,8 @@ class _Runner:
                     book.record_folder(sid)
                 book.write(ended=True, interrupted=self.stopped_by is not None)
             progress.close()
+            if self.dispatcher is not None:
+                await self.dispatcher.aclose()
             if self.server is not None:
                 self.server.stop()
         return self._summary(chosen, book, todo.keep)
@@ -315,6 +330,12 @@ class _Runner:
             tries += 1
             attempt = resume.archive_attempt(self.out / scenario.scenario_id)
             model = _model_for(self.opts, self.suite, scenario)
+            if self.dispatcher is not None:  # a `floorbench worker` plays it
+                meta = await self.dispatcher.attempt(scenario, attempt, self.identity.model)
+                if not resume.should_retry(meta, tries, self.opts.retries):
+                    return meta
+                log.warning("%s: %s (%s); dispatching again", scenario.scenario_id, meta.failure_kind, meta.failure_reason)
+                continue
             conn = self._ensure_server()
             run = ScenarioRun(self.run_id, self.suite, scenario, model, conn, self.out, self.opts.settings, self.server)
             run.meta.attempt = attempt

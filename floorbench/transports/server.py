@@ -134,9 +134,10 @@ def free_port(kind: int = socket.SOCK_STREAM) -> int:
         return s.getsockname()[1]
 
 
-def server_config(port: int, udp_port: int, api_key: str, api_secret: str) -> str:
-    """The generated YAML config: loopback only, no TURN, ICE-TCP off."""
-    return f"""\
+def server_config(port: int, udp_port: int, api_key: str, api_secret: str, redis: str | None = None) -> str:
+    """The generated YAML config: loopback only, no TURN, ICE-TCP off; with `redis` (host:port), one node of several."""
+    shared = f"redis:\n  address: {redis}\n" if redis else ""
+    return shared + f"""\
 port: {port}
 bind_addresses:
   - 127.0.0.1
@@ -178,6 +179,8 @@ class LiveKitServer:
     api_key: str = "floorbench"
     api_secret: str = field(default="", repr=False)
     """empty: a random secret for this server"""
+    redis: str | None = None
+    """host:port of the Redis that the nodes of a multi-node server share; None: a single node"""
     proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
     _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
 
@@ -204,7 +207,7 @@ class LiveKitServer:
             raise ServerError(f"UDP port {self.udp_port} on 127.0.0.1 is in use; choose another --udp-port")
         self._tmp = tempfile.TemporaryDirectory(prefix="floorbench-livekit-")
         cfg = Path(self._tmp.name) / "livekit.yaml"
-        cfg.write_text(server_config(self.port, self.udp_port, self.api_key, self.api_secret))
+        cfg.write_text(server_config(self.port, self.udp_port, self.api_key, self.api_secret, self.redis))
         cfg.chmod(0o600)
         log = self.log_path or Path(self._tmp.name) / "livekit.log"
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -272,6 +275,112 @@ class LiveKitServer:
             self._tmp = None
 
     def __enter__(self) -> LiveKitServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+REDIS_BIN = "redis-server"
+
+
+@dataclass(eq=False)
+class RedisServer:
+    """A throwaway Redis on 127.0.0.1 (Debian's redis-server), no persistence, dying with its parent."""
+
+    port: int | None = None
+    log_path: Path | None = None
+    proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self, timeout_s: float = 10.0) -> str:
+        binary = shutil.which(REDIS_BIN)
+        if binary is None:
+            raise ServerError("redis-server not found on PATH; `apt-get install redis-server` (scripts/setup.sh does)")
+        self.port = self.port or free_port()
+        log = self.log_path or Path(tempfile.gettempdir()) / f"floorbench-redis-{self.port}.log"
+        with log.open("ab") as logf:
+            self.proc = subprocess.Popen(
+                [binary, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no",
+                 "--protected-mode", "yes"],
+                stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True, preexec_fn=_die_with_parent,
+            )
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise ServerError(f"redis-server exited with code {self.proc.returncode}; see {log}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), 0.5) as c:
+                c.sendall(b"PING\r\n")
+                if c.recv(16).startswith(b"+PONG"):
+                    return self.address
+            time.sleep(0.05)
+        self.stop()
+        raise ServerError(f"redis-server on {self.address} did not answer PING in {timeout_s:.0f} s; see {log}")
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)  # it holds nothing worth a clean shutdown
+            self.proc.wait(timeout_s)
+
+
+@dataclass(eq=False)
+class LiveKitCluster:
+    """`floorbench server --nodes N`: N LiveKit nodes on 127.0.0.1 sharing one local Redis.
+
+    Each node has its own HTTP and UDP port; a room lives on one node, and a
+    participant or agent worker may connect to any node (LiveKit routes it
+    through Redis). Start it from the main thread: every process dies with it.
+    """
+
+    nodes: int = 2
+    base_port: int | None = None
+    """node i listens on base_port + 2*i (UDP base_port + 2*i + 1); None: free ports"""
+    log_dir: Path | None = None
+    api_key: str = "floorbench"
+    api_secret: str = field(default="", repr=False)
+    redis: RedisServer = field(default_factory=RedisServer)
+    servers: list[LiveKitServer] = field(default_factory=list)
+
+    def start(self, timeout_s: float = 30.0) -> list[LiveKitConnection]:
+        if not 1 <= self.nodes <= 8:
+            raise ServerError(f"--nodes {self.nodes}: use 1..8 local nodes")
+        self.api_secret = self.api_secret or secrets.token_hex(24)
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            self.redis.log_path = self.log_dir / "redis.log"
+        try:
+            address = self.redis.start()
+            for i in range(self.nodes):
+                port = None if self.base_port is None else self.base_port + 2 * i
+                udp = None if port is None else port + 1
+                log = None if self.log_dir is None else self.log_dir / f"livekit-node{i + 1}.log"
+                node = LiveKitServer(port=port, udp_port=udp, log_path=log, api_key=self.api_key,
+                                     api_secret=self.api_secret, redis=address)
+                self.servers.append(node)
+                node.start(timeout_s)
+        except BaseException:
+            self.stop()
+            raise
+        return [s.connection for s in self.servers]
+
+    def alive(self) -> bool:
+        return self.redis.alive() and all(s.alive() for s in self.servers)
+
+    def stop(self) -> None:
+        for node in self.servers:
+            node.stop()
+        self.redis.stop()
+
+    def __enter__(self) -> LiveKitCluster:
         self.start()
         return self
 
