@@ -40,6 +40,9 @@ def server(
     port: Annotated[int, typer.Option(help="HTTP/WebSocket port on 127.0.0.1")] = 7880,
     udp_port: Annotated[int, typer.Option(help="UDP port for WebRTC media")] = 7882,
     install: Annotated[bool, typer.Option(help="only install the pinned LiveKit server binary")] = False,
+    nodes: Annotated[
+        int, typer.Option(help="LiveKit nodes sharing one local Redis (node i on --port + 2i, UDP + 1); 1..8")
+    ] = 1,
 ) -> None:
     """Start a LiveKit server bound to 127.0.0.1 until Ctrl-C (prints URL and key; the secret stays in the environment you set)."""
     import os
@@ -57,6 +60,10 @@ def server(
         return
     secret = os.environ.get("LIVEKIT_API_SECRET")
     key = os.environ.get("LIVEKIT_API_KEY", "devkey")
+    if nodes != 1:
+        from floorbench.pipelines.worker_commands import serve_nodes
+
+        return serve_nodes(nodes, port, key, secret)
     srv = LiveKitServer(port=port, udp_port=udp_port, api_key=key, api_secret=secret or "")
     try:
         conn = srv.start()
@@ -91,9 +98,23 @@ def models() -> None:
         typer.echo(f"{name:16s} {BUILTIN_MODELS.get(name, 'registered')}")
 
 
+IMPAIR_HELP = (
+    "network impairment on the model's audio (a processor stage): delay100, jitter30, loss5, wan, none, "
+    "or parts joined by '+' (delay100+loss1); recorded in meta.json"
+)
+
+
 CONCURRENCY_HELP = (
     "scenarios at once (1..64), each in its own room with its own model process; "
-    "check the timing verdicts (run.json counts) before raising it"
+    "check the timing verdicts (run.json counts) before raising it. 'auto' (or 'auto:MAX') starts from "
+    "one room per core and steers N by the timing verdicts, running degraded scenarios once more"
+)
+
+
+WORKERS_HELP = (
+    "dispatch[:AGENT]: `floorbench worker` processes on any box play the scenarios (LiveKit agent dispatch, "
+    "default agent 'floorbench'); --out must be a folder every worker can write at the same path; "
+    "--concurrency = jobs in flight (at most the workers' slots)"
 )
 
 
@@ -115,13 +136,17 @@ def run(
     retries: Annotated[
         int, typer.Option(help="try a scenario again up to K times after an infrastructure failure (server died, join timeout)")
     ] = 0,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help=CONCURRENCY_HELP)] = 1,
+    concurrency: Annotated[str, typer.Option("--concurrency", "-j", help=CONCURRENCY_HELP)] = "1",
     identity: Annotated[str | None, typer.Option(help="external model: the participant identity to wait for")] = None,
     dispatch: Annotated[str | None, typer.Option(help="external model: LiveKit agent name to dispatch")] = None,
     join_timeout: Annotated[float, typer.Option(help="seconds to wait for the model to join (1..3600)")] = 60.0,
     print_join: Annotated[bool, typer.Option(help="print the room URL and a join token per scenario")] = False,
     record_rate: Annotated[int, typer.Option(help="recording sample rate (16000/24000/48000)")] = 16000,
     quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
+    impair: Annotated[str | None, typer.Option(help=IMPAIR_HELP)] = None,
+    impair_legs: Annotated[str, typer.Option(help="impaired legs of the model's audio: in, out or both")] = "both",
+    impair_seed: Annotated[int, typer.Option(help="seed of the impairment's draws (0..2**31)")] = 0,
+    workers: Annotated[str | None, typer.Option(help=WORKERS_HELP)] = None,
 ) -> None:
     """Run a suite live against a model: one LiveKit room per scenario, one folder per scenario."""
     from floorbench.errors import FloorbenchError
@@ -132,7 +157,9 @@ def run(
     from floorbench.scenarios.validate import ScenarioError
     from floorbench.transports.server import LiveKitConnection, ServerError
 
-    _check_run_numbers(limit, join_timeout, record_rate, concurrency)
+    rooms, auto_rooms = parse_concurrency(concurrency)
+    _check_run_numbers(limit, join_timeout, record_rate, rooms)
+    profile = impair_profile(impair, impair_legs, impair_seed)
     try:
         suite = resolve_suite(suite)
         config = resolve_model_config(config) if config is not None else None
@@ -157,12 +184,14 @@ def run(
             scenarios=scenario or None,
             limit=limit,
             settings=ScenarioSettings(
-                record_rate=record_rate, model_join_timeout_s=join_timeout, print_join=print_join
+                record_rate=record_rate, model_join_timeout_s=join_timeout, print_join=print_join, impair=profile
             ),
             progress=not quiet and sys.stderr.isatty(),
             progress_lines=quiet or not sys.stderr.isatty(),
             retries=retries,
-            concurrency=concurrency,
+            concurrency=rooms,
+            auto_concurrency=auto_rooms,
+            workers=parse_workers(workers),
         )
         summary = asyncio.run(run_suite(opts))
     except (FloorbenchError, ScenarioError, ModelError, ServerError, ValueError) as e:
@@ -177,10 +206,51 @@ def run(
     )
 
 
+def impair_profile(name: str | None, legs: str, seed: int) -> Any:
+    """The parsed `--impair` profile (an ImpairProfile) or None; one-line error on a bad one."""
+    from floorbench.errors import OptionError, check_range
+    from floorbench.processors.impair import ImpairError, parse_profile
+
+    if name is None:
+        return None
+    try:
+        check_range("--impair-seed", seed, 0, 2**31)
+        return parse_profile(name, legs, seed)
+    except (ImpairError, OptionError) as e:
+        fail(str(e))
+
+
+def parse_workers(text: str | None) -> str | None:
+    """``dispatch`` / ``dispatch:AGENT`` → the agent name; None → play locally."""
+    if text is None:
+        return None
+    mode, _, agent = text.partition(":")
+    if mode != "dispatch" or (":" in text and not agent.strip()):
+        fail(f"--workers {text!r}: use 'dispatch' or 'dispatch:AGENT'")
+    return agent.strip() or "floorbench"
+
+
 MAX_SCENARIOS = 200_000
 """the generator's largest suite: 100 000 pairs"""
 MAX_JOIN_TIMEOUT_S = 3600
 RECORD_RATES = (16000, 24000, 48000)
+
+
+AUTO_MAX_ROOMS = 16
+"""the ceiling of a plain ``--concurrency auto``"""
+
+
+def parse_concurrency(text: str) -> tuple[int, bool]:
+    """``N`` → (N, fixed); ``auto`` / ``auto:MAX`` → (MAX, steered by the timing verdicts)."""
+    value = text.strip().lower()
+    auto = value == "auto" or value.startswith("auto:")
+    number = value.partition(":")[2] if auto else value
+    if auto and not number:
+        return AUTO_MAX_ROOMS, True
+    try:
+        return int(number), auto
+    except ValueError:
+        fail(f"--concurrency {text!r}: use a number of rooms (1..64), 'auto' or 'auto:MAX'")
 
 
 def _check_run_numbers(limit: int | None, join_timeout: float, record_rate: int, concurrency: int = 1) -> None:

@@ -8,8 +8,10 @@ reason. While the scenario runs it goes on reporting, one line each, what the
 runner must know to trust a silent recording (docs/systems-under-test.md,
 "When a model fails"): `ModelConnected` once every model-server connection of
 its chain is up, `ModelDisconnected` if one drops, `ModelChainError` for any
-error its chain reports. Both sides import this module, so it stays light:
-pydantic and floorbench.redact only, no LiveKit, no pipecat.
+error its chain reports; and `ModelMeasured`, what a chain measured about
+itself (the `webrtc` bridge's own delay, for meta.json). Both sides import
+this module, so it stays light: pydantic and floorbench.redact only, no
+LiveKit, no pipecat.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ class ModelSpec(BaseModel):
     """the runner: the child stops when it is re-parented"""
     max_lifetime_s: float | None
     """the child stops by itself after this, whatever happens to the runner (None: no limit)"""
+    impair: dict[str, Any] | None = None
+    """network impairment on the model's audio legs (floorbench.processors.impair); None: none"""
 
     def line(self) -> bytes:
         return (self.model_dump_json() + "\n").encode()
@@ -109,9 +113,17 @@ class ModelChainError(BaseModel):
     fatal: bool = False
 
 
+class ModelMeasured(BaseModel):
+    """What a chain measured about itself so far (the `webrtc` bridge's own delay); the latest counts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    measured: dict[str, Any]
+
+
 _T = TypeVar("_T")
 ModelAnswer = ModelReady | ModelFailed
-ModelEvent = ModelConnected | ModelDisconnected | ModelChainError
+ModelEvent = ModelConnected | ModelDisconnected | ModelChainError | ModelMeasured
 _ANSWER: TypeAdapter[ModelAnswer] = TypeAdapter(ModelAnswer)
 _EVENT: TypeAdapter[ModelEvent] = TypeAdapter(ModelEvent)
 

@@ -33,6 +33,7 @@ from floorbench.pipelines.model_messages import (
     ModelDisconnected,
     ModelEvent,
     ModelFailed,
+    ModelMeasured,
     ModelReady,
     ModelSpec,
     answer_line,
@@ -130,6 +131,9 @@ class _Reports:
         for p in self.links:
             p.add_event_handler("on_model_connected", self._connected)
             p.add_event_handler("on_model_disconnected", self._disconnected)
+        for p in processors:  # a bridge's own delay (processors.webrtc), for meta.json
+            if getattr(p, "reports_measures", False):
+                p.add_event_handler("on_model_measured", self._measured)
 
     async def _connected(self, processor: Any) -> None:
         self.up.add(id(processor))
@@ -140,6 +144,9 @@ class _Reports:
         self.up.discard(id(processor))
         if not self.stopping:
             _emit(ModelDisconnected(disconnected=one_line(reason, self.secrets)))
+
+    async def _measured(self, processor: Any, measured: dict[str, Any]) -> None:
+        _emit(ModelMeasured(measured=measured))
 
     def error(self, message: str, source: str, fatal: bool) -> None:
         if self.stopping:
@@ -220,7 +227,10 @@ def _pipeline(
             audio_out_queue_size_ms=spec.out_queue_ms,
         ),
     )
-    pipeline = Pipeline([transport.input(), *processors, transport.output()])
+    from floorbench.processors.impair import impair_stages
+
+    ins, outs = impair_stages(spec.impair)
+    pipeline = Pipeline([transport.input(), *ins, *processors, *outs, transport.output()])
     worker = PipelineWorker(
         pipeline,
         params=PipelineParams(

@@ -32,6 +32,7 @@ from floorbench.pipelines.model_messages import (
     ModelConnected,
     ModelDisconnected,
     ModelFailed,
+    ModelMeasured,
     ModelSpec,
     read_answer,
     read_event,
@@ -39,9 +40,11 @@ from floorbench.pipelines.model_messages import (
 from floorbench.pipelines.participant import ScenarioRoom, cancel_and_wait, settle
 from floorbench.pipelines.playback import PlaybackParticipant
 from floorbench.pipelines.recorder import Recorder
-from floorbench.pipelines.schedules import MpeSchedule, MpeScheduleConfig
-from floorbench.pipelines.timing_verdict import figures_of, timing_verdict, unmeasured
+from floorbench.pipelines.schedules import MpeSchedule, MpeScheduleConfig, Schedule
+from floorbench.pipelines.schedules_turns import TurnsSchedule
+from floorbench.pipelines.timing_verdict import figures_of, receive_delays_ms, timing_verdict, unmeasured
 from floorbench.pipelines.turn_mapping import dialogue_turns, measure_latency, turn_entries
+from floorbench.processors.impair import ImpairProfile
 from floorbench.processors.registry import Model
 from floorbench.records import (
     DialogueTurns,
@@ -57,6 +60,7 @@ from floorbench.records import (
 )
 from floorbench.redact import redact, redact_text
 from floorbench.scenarios.schema import Scenario, inside
+from floorbench.scenarios.turns_schema import TurnsScenario
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError
 from floorbench.transports.rooms import PLAYBACK_IDENTITY, model_token, room_name
 from floorbench.transports.server import LiveKitConnection, LiveKitServer
@@ -86,6 +90,8 @@ class ScenarioSettings:
     timeout_s: float | None = None
     """None: derived from the scenario's audio length and its T/N4 waits"""
     print_join: bool = False
+    impair: ImpairProfile | None = None
+    """network impairment on the model's audio legs (docs/transport.md); None: none"""
 
 
 def load_audio(path: Path, rate: int, where: str) -> np.ndarray:
@@ -174,6 +180,8 @@ class ModelProcess:
         self.connected = asyncio.Event()
         self.failure: str | None = None
         """the first error or lost connection the child reported; the scenario fails with it"""
+        self.measured: dict[str, Any] = {}
+        """the chain's latest report on itself (a bridge's own delay); meta.json transport_latency_ms.bridge"""
         self._failed = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
 
@@ -237,6 +245,8 @@ class ModelProcess:
                 self._fail(f"model lost its server connection: {event.disconnected}")
             elif isinstance(event, ModelChainError):
                 self._fail(f"model error: {event.chain_error}")
+            elif isinstance(event, ModelMeasured):
+                self.measured = event.measured
 
     def _fail(self, reason: str) -> None:
         if self.failure is None:
@@ -341,6 +351,7 @@ class ScenarioRun:
             anchor=self.clock.anchor,
             model=redact(model.card()),
             versions=_versions(),
+            network=settings.impair.record() if settings.impair is not None and settings.impair.active else None,
         )
 
     def _write_meta(self) -> None:
@@ -374,6 +385,8 @@ class ScenarioRun:
             except Exception as e:  # the recordings stay; say why turns.json is missing
                 log.exception("scenario %s: post-processing failed", self.scenario.scenario_id)
                 self.meta.playback["records_error"] = f"{type(e).__name__}: {e}"
+            if self.model_proc is not None and self.model_proc.measured:  # beside the room's latency
+                self.meta.transport_latency_ms["bridge"] = self.model_proc.measured
             if self.meta.timing is None and self.meta.outcome == Outcome.completed:
                 self.meta.timing = unmeasured(str(self.meta.playback.get("records_error", "no turn was played")))
             self._write_meta()
@@ -401,14 +414,16 @@ class ScenarioRun:
     async def _play(self, timeline: TimelineWriter) -> None:
         """Recorder, model, playback join in that order; then the schedule runs under supervision."""
         preamble, turn_audio, audio_s = self._load_audio()
-        schedule = MpeSchedule(
+        schedule: Schedule = MpeSchedule(
             self.scenario, preamble, turn_audio, self.suite.suite.sample_rate, self.settings.schedule
         )
+        timeout = default_timeout_s(self.scenario, audio_s, self.settings.schedule)
+        if isinstance(self.scenario, TurnsScenario):  # suite turns: its own schedule, no preamble
+            schedule = TurnsSchedule(self.scenario, turn_audio, self.suite.suite.sample_rate)
+            timeout = schedule.timeout_s(audio_s)
         self.meta.schedule = schedule.describe()
         self._write_meta()
-        timeout = self.timeout_s = self.settings.timeout_s or default_timeout_s(
-            self.scenario, audio_s, self.settings.schedule
-        )
+        timeout = self.timeout_s = self.settings.timeout_s or timeout
         where = ScenarioRoom(self.conn, self.room, self.dir, self.clock, timeline)
         recorder = self.recorder = Recorder(
             where,
@@ -431,7 +446,12 @@ class ScenarioRun:
         await self._supervise(schedule.run(playback), recorder, self.model_proc, timeout)
 
     async def _stop_participants(self) -> dict[str, TrackInfo]:
-        """Playback, model, then the recorder (so it keeps all there was); a failing stop is logged."""
+        """Playback, model, then the recorder (so it keeps all there was); a failing stop is logged.
+
+        The recorder's transport statistics are read first, while every track is still subscribed.
+        """
+        if self.recorder is not None:
+            await settle(self.recorder.transport_stats(), None, f"{self.scenario.scenario_id}: transport stats")
         if self.playback is not None:
             await settle(self.playback.stop(), None, f"{self.scenario.scenario_id}: stopping the playback")
         if self.model_proc is not None:
@@ -508,6 +528,7 @@ class ScenarioRun:
             out_queue_ms=s.model_out_queue_ms,
             parent_pid=os.getpid(),
             max_lifetime_s=self.timeout_s + 120,
+            impair=s.impair.spec() if s.impair is not None and s.impair.active else None,
         )
 
     async def _invite_external(self) -> float:
@@ -612,7 +633,8 @@ class ScenarioRun:
             return
         import soundfile as sf
 
-        starts, ends = turn_entries(read_timeline(self.dir / "timeline.jsonl"))
+        events = read_timeline(self.dir / "timeline.jsonl")
+        starts, ends = turn_entries(events)
         if not starts:
             return
         sent, sr_sent = sf.read(str(self.dir / "humans.sent.wav"), dtype="int16")
@@ -628,7 +650,7 @@ class ScenarioRun:
             "queue_ms": playback.queue_ms,
             "turn_onset_error_ms": latency.onset_errors(),
         }
-        self.meta.timing = timing_verdict(figures_of(latency, playback.writer.underruns))
+        self.meta.timing = timing_verdict(figures_of(latency, playback.writer.underruns, receive_delays_ms(events)))
         turns = dialogue_turns(self.scenario.turns, starts, ends, latency, humans.start_ns - model.start_ns)
         write_json_atomic(
             self.dir / "turns.json",
