@@ -212,3 +212,23 @@ def test_multi_node_config_shares_redis() -> None:
     cfg = server_config(7880, 7881, "k", "s", redis="127.0.0.1:6390")
     assert cfg.startswith("redis:\n  address: 127.0.0.1:6390\nport: 7880\n")
     assert "redis" not in server_config(7880, 7881, "k", "s")
+
+
+def test_workers_option_names_the_agent() -> None:
+    import typer
+
+    from floorbench.pipelines.commands import parse_workers
+
+    assert (parse_workers(None), parse_workers("dispatch"), parse_workers("dispatch:gpu-boxes")) == (
+        None, "floorbench", "gpu-boxes")
+    for bad in ("queue", "dispatch:", "dispatch-x"):
+        with pytest.raises(typer.Exit):
+            parse_workers(bad)
+
+
+async def test_dispatch_run_needs_the_workers_server(tmp_path: Path) -> None:
+    from floorbench.pipelines.runner import RunOptions, run_suite
+
+    with pytest.raises(ValueError, match="--workers dispatch needs the LiveKit server the workers use"):
+        await run_suite(RunOptions(suite=TINY, model="silent", out=tmp_path / "out", workers="floorbench"))
+    assert not (tmp_path / "out").exists()  # refused before any folder or server
