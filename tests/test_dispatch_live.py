@@ -51,9 +51,13 @@ def _kill_mid_scenario(out: Path, workers: dict[int, subprocess.Popen[bytes]], k
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         for claim in sorted((out / dispatch.STAGING).glob("*/claim.json")):
-            info = json.loads(claim.read_text() or "{}") if claim.stat().st_size else {}
+            try:  # the claim may be half written this instant
+                info = json.loads(claim.read_text())
+            except (OSError, ValueError):
+                continue
             staged = resume.read_meta(claim.parent / str(info.get("scenario_id")))
-            if staged is not None and staged.schedule:
+            if staged is not None and staged.schedule:  # its room is set up; 3 s on, it plays
+                time.sleep(3)
                 pid = int(str(info["worker"]).rsplit(":", 1)[1])
                 workers[pid].send_signal(signal.SIGKILL)
                 killed.update(scenario_id=str(info["scenario_id"]), token=claim.parent.name)
