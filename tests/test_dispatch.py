@@ -90,7 +90,8 @@ def test_worker_refuses_another_suite_hash_with_one_line_reason(tmp_path: Path) 
 
 
 def test_refusal_recorded_becomes_worker_refused_when_nobody_takes_the_job(tmp_path: Path) -> None:
-    dispatch.refuse(tmp_path, "t1", "box-b:12", "suite 'tiny' at /x has manifest hash 1, the run's is 2")
+    for _ in range(3):  # offered three times, refused three times: said once
+        dispatch.refuse(tmp_path, "t1", "box-b:12", "suite 'tiny' at /x has manifest hash 1, the run's is 2")
     refused = dispatch.refusals(tmp_path, "t1")
     assert refused == ["box-b:12: suite 'tiny' at /x has manifest hash 1, the run's is 2"]
     unclaimed = dispatch.ClaimState(published=False, claimed=False, beat_age_s=None)

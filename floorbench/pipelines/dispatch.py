@@ -201,12 +201,12 @@ def refusals(out: Path, token: str) -> list[str]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
         return []
-    found = []
+    found: dict[str, None] = {}  # a job offered again is refused again: each reason once, in order
     for line in lines:
-        with contextlib.suppress(ValueError, AttributeError):
+        with contextlib.suppress(ValueError, AttributeError, KeyError, TypeError):
             entry = json.loads(line)
-            found.append(f"{entry['worker']}: {entry['reason']}")
-    return found
+            found[f"{entry['worker']}: {entry['reason']}"] = None
+    return list(found)
 
 
 @dataclass(frozen=True)
