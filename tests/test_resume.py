@@ -310,3 +310,27 @@ def test_a_run_stopped_by_sigterm_resumes_exactly_the_missing_scenarios(tmp_path
     assert run_json["counts"]["timing_ok"] + run_json["counts"]["timing_degraded"] == 4
     metas = [resume.read_meta(out / s) for s in ids]
     print("timing:", [m.timing.model_dump() if m and m.timing else None for m in metas])
+
+
+DELAY100 = {"profile": "delay100", "delay_ms": 100, "jitter_ms": 0, "loss_pct": 0.0, "legs": ["in", "out"], "seed": 0}
+
+
+def test_a_folder_run_under_another_network_impairment_is_refused(tmp_path: Path) -> None:
+    plain = identity()
+    impaired = resume.RunIdentity(plain.suite, plain.suite_hash, plain.model, DELAY100)
+    info = {"suite": plain.suite, "suite_hash": plain.suite_hash, "model": plain.model}
+    with pytest.raises(resume.ResumeMismatch, match=r"run\.json: was run with network impairment none, not 'delay100'"):
+        impaired.check(info, tmp_path / "run.json")
+    with pytest.raises(resume.ResumeMismatch, match=r"was run with network impairment 'delay100', not none"):
+        plain.check(info | {"network": DELAY100}, tmp_path / "run.json")
+    # how this machine applied it (netem or not) is not part of what makes two runs the same
+    impaired.check(info | {"network": DELAY100 | {"method": "processor stage", "netem_available": False}}, tmp_path)
+    plain.check(info | {"network": None}, tmp_path / "run.json")
+
+
+def test_kept_folders_run_under_another_impairment_are_refused(tmp_path: Path) -> None:
+    folder(tmp_path, "a")  # meta.json without a network impairment
+    base = resume.RunIdentity("tiny", identity().suite_hash, {})
+    base.check_kept(tmp_path, ["a"])
+    with pytest.raises(resume.ResumeMismatch, match=r"a/meta\.json: was run with network impairment none, not 'delay100'"):
+        resume.RunIdentity("tiny", base.suite_hash, {}, DELAY100).check_kept(tmp_path, ["a"])

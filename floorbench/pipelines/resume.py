@@ -60,6 +60,9 @@ class RunIdentity:
     suite: str
     suite_hash: str
     model: dict[str, Any]
+    network: dict[str, Any] | None = None
+    """the network impairment (`ImpairProfile.spec()`), None without one: results under another
+    impairment are other results"""
 
     def check(self, run_info: dict[str, Any], run_json: Path) -> None:
         """Raise `ResumeMismatch` (one line) unless `run_info` (an existing run.json) is this run's."""
@@ -77,17 +80,41 @@ class RunIdentity:
                 f"{run_json}: holds results of model {name!r} with another model card than "
                 f"{self.model.get('name')!r}; {fix}"
             )
+        if _impairment(run_info.get("network")) != _impairment(self.network):
+            raise ResumeMismatch(
+                f"{run_json}: was run with network impairment {_profile(run_info.get('network'))}, "
+                f"not {_profile(self.network)}; {fix}"
+            )
 
 
     def check_kept(self, out: Path, kept: list[str]) -> None:
         """Kept folders must hold this suite's and this model's results (a folder may lack run.json)."""
         for sid in kept:
             meta = read_meta(out / sid)
+            if meta is not None and _impairment(meta.network) != _impairment(self.network):
+                raise ResumeMismatch(
+                    f"{out / sid / 'meta.json'}: was run with network impairment {_profile(meta.network)}, not "
+                    f"{_profile(self.network)}; use another --out, or remove {out} to start over"
+                )
             if meta is not None and (meta.suite != self.suite or _canonical(meta.model) != _canonical(self.model)):
                 raise ResumeMismatch(
                     f"{out / sid / 'meta.json'}: holds results of suite {meta.suite!r}, model "
                     f"{meta.model.get('name')!r}, not this run's; use another --out, or remove {out} to start over"
                 )
+
+
+IMPAIRMENT_KEYS = ("profile", "delay_ms", "jitter_ms", "loss_pct", "legs", "seed")
+"""what makes two impairments the same (not how this machine applied them)"""
+
+
+def _impairment(network: Any) -> str:
+    if not isinstance(network, dict):
+        return _canonical(None)
+    return _canonical({k: network.get(k) for k in IMPAIRMENT_KEYS})
+
+
+def _profile(network: Any) -> str:
+    return repr(network.get("profile")) if isinstance(network, dict) else "none"
 
 
 def _canonical(card: Any) -> str:

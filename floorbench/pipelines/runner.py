@@ -169,7 +169,13 @@ class _Runner:
     def __init__(self, opts: RunOptions, suite: LoadedSuite, model: Model) -> None:
         # the model is created once before any room, so a bad config or a missing key fails the run at once
         self.opts, self.suite, self.out = opts, suite, opts.out
-        self.identity = resume.RunIdentity(suite.suite.name, resume.suite_hash(suite), redact(model.card()))
+        impair = opts.settings.impair
+        self.identity = resume.RunIdentity(
+            suite.suite.name,
+            resume.suite_hash(suite),
+            redact(model.card()),
+            impair.spec() if impair is not None and impair.active else None,
+        )
         self.prior = resume.read_run_info(self.out)
         if self.prior is not None:
             self.identity.check(self.prior, self.out / "run.json")
@@ -192,6 +198,7 @@ class _Runner:
             "suite_hash": self.identity.suite_hash,
             "suite_path": str(self.opts.suite.resolve()),
             "model": self.identity.model,
+            "network": self.identity.network,
             "livekit": {"url": redact_url(self.conn.url), "managed": self.server is not None},
             "started_wall": now_wall(),
             "scenarios": [],
