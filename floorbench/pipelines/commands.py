@@ -165,19 +165,12 @@ def run(
         config = resolve_model_config(config) if config is not None else None
     except ScenarioError as e:
         fail(str(e))
-    cfg = read_model_config(config)
-    name = model or cfg.pop("adapter", None) or cfg.pop("model", None)
-    if not name:
-        fail("no model: pass --model NAME or a --config with 'adapter: NAME'")
-    if identity:
-        cfg["identity"] = identity
-    if dispatch:
-        cfg["dispatch"] = dispatch
+    name, cfg = _model_and_config(model, config, identity, dispatch)
     try:
         conn = LiveKitConnection.from_env(livekit_url)
         opts = RunOptions(
             suite=suite,
-            model=str(name),
+            model=name,
             out=out,
             config=cfg,
             connection=conn,
@@ -204,6 +197,21 @@ def run(
         f"{summary.completed} completed{kept}, {summary.failed} failed, {c.get('not_run', 0)} not run; "
         f"timing {c.get('timing_ok', 0)} ok, {c.get('timing_degraded', 0)} degraded → {out}"
     )
+
+
+def _model_and_config(
+    model: str | None, config: Path | None, identity: str | None, dispatch: str | None
+) -> tuple[str, dict[str, Any]]:
+    """The model's name (``--model``, else the config's ``adapter``/``model``) and its config."""
+    cfg = read_model_config(config)
+    name = model or cfg.pop("adapter", None) or cfg.pop("model", None)
+    if not name:
+        fail("no model: pass --model NAME or a --config with 'adapter: NAME'")
+    if identity:
+        cfg["identity"] = identity
+    if dispatch:
+        cfg["dispatch"] = dispatch
+    return str(name), cfg
 
 
 def impair_profile(name: str | None, legs: str, seed: int) -> Any:
