@@ -83,7 +83,9 @@ CATEGORY: dict[Dynamic, Category] = {
 }
 """each dynamic's expected timing category; a clip's category must be this one"""
 
-DURING_MODEL_SPEECH = frozenset(d for d, c in CATEGORY.items() if c in (Category.keep_talking, Category.must_yield))
+DURING_MODEL_SPEECH = frozenset(
+    d for d, c in CATEGORY.items() if c in (Category.keep_talking, Category.must_yield)
+)
 """dynamics whose cue happens while the model speaks: live, they are timed against
 the model's speech onset as heard in the room (like the turns suite's barge-ins)"""
 
@@ -111,7 +113,9 @@ class AvRules:
 
     def __post_init__(self) -> None:
         if not 0 < self.window_min_ms <= self.window_max_ms:
-            raise ValueError(f"window range {self.window_min_ms}–{self.window_max_ms} ms: needs 0 < min ≤ max")
+            raise ValueError(
+                f"window range {self.window_min_ms}–{self.window_max_ms} ms: needs 0 < min ≤ max"
+            )
         if not 0 < self.fps_min <= self.fps_max:
             raise ValueError(f"fps range {self.fps_min}–{self.fps_max}: needs 0 < min ≤ max")
 
