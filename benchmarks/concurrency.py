@@ -9,7 +9,9 @@ and prints per N:
 - playback underruns (sum) and turns not found;
 - timing verdicts (ok / degraded) and outcomes;
 - CPU in cores: this process plus its children (model processes, the LiveKit
-  server), from `resource.getrusage`, over the wall time;
+  server), from `resource.getrusage`, over the wall time; and what one room
+  costs: CPU-seconds per second of dialogue, runner + children (model
+  processes and server), start-up included;
 - throughput: dialogue-hours recorded per wall-hour.
 
 Then "largest N with every scenario ok". Each N plays N × --per-room scenarios:
@@ -42,10 +44,10 @@ from floorbench.scenarios.files import resolve_suite
 from floorbench.scenarios.validate import load_suite
 
 
-def cpu_s() -> float:
-    """CPU seconds of this process and its reaped children (model processes, the managed server)."""
+def cpu_s() -> tuple[float, float]:
+    """CPU seconds of this process (the runner) and of its reaped children (model processes, the server)."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
 
 
 def widened_suite(suite: Path, count: int, into: Path) -> Path:
@@ -65,10 +67,10 @@ def widened_suite(suite: Path, count: int, into: Path) -> Path:
     return dest
 
 
-def measure(out: Path, wall_s: float, cpu: float, n: int) -> dict[str, Any]:
-    """The figures of one N from its scenarios' meta.json files."""
+def measure(out: Path, wall_s: float, cpu: tuple[float, float], n: int) -> dict[str, Any]:
+    """The figures of one N from its scenarios' meta.json files; `cpu` is (runner, children) CPU seconds."""
     errors, latencies, drifts = [], [], []
-    row: dict[str, Any] = {"n": n, "wall_s": wall_s, "cores": cpu / wall_s, "underruns": 0, "not_found": 0,
+    row: dict[str, Any] = {"n": n, "wall_s": wall_s, "cores": sum(cpu) / wall_s, "cpu": cpu, "underruns": 0, "not_found": 0,
                            "ok": 0, "degraded": 0, "failed": 0, "dialogue_s": 0.0}
     for path in sorted(out.glob("*/meta.json")):
         meta = json.loads(path.read_text())
@@ -96,6 +98,9 @@ def measure(out: Path, wall_s: float, cpu: float, n: int) -> dict[str, Any]:
 
     row |= {"onset_p50": pct(errors, 50), "onset_p99": pct(errors, 99), "drift_max": max(drifts, default=float("nan")),
             "latency_p95": pct(latencies, 95), "throughput": row["dialogue_s"] / wall_s}
+    # CPU-seconds per second of dialogue recorded: what one room costs, split by process
+    per = row["dialogue_s"] or float("nan")
+    row["per_room"] = (cpu[0] / per, cpu[1] / per)
     return row
 
 
@@ -104,11 +109,12 @@ def run_one(suite: Path, model: str, n: int, per_room: int, out: Path) -> dict[s
     t0, c0 = time.monotonic(), cpu_s()
     asyncio.run(run_suite(RunOptions(suite=suite, model=model, out=out, scenarios=ids, progress=False,
                                      progress_lines=True, concurrency=n)))
-    return measure(out, time.monotonic() - t0, cpu_s() - c0, n)
+    c1 = cpu_s()
+    return measure(out, time.monotonic() - t0, (c1[0] - c0[0], c1[1] - c0[1]), n)
 
 
 HEADER = ("N", "wall s", "onset p50 ms", "onset p99 ms", "worst drift ms/100s", "latency p95 ms", "underruns",
-          "not found", "ok", "degraded", "failed", "cores", "dialogue-h / wall-h")
+          "not found", "ok", "degraded", "failed", "cores", "core per room: runner + children", "dialogue-h / wall-h")
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -116,7 +122,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         cells = [r["n"], f"{r['wall_s']:.0f}", f"{r['onset_p50']:.2f}", f"{r['onset_p99']:.2f}",
                  f"{r['drift_max']:.2f}", f"{r['latency_p95']:.0f}", r["underruns"], r["not_found"], r["ok"],
-                 r["degraded"], r["failed"], f"{r['cores']:.2f}", f"{r['throughput']:.2f}"]
+                 r["degraded"], r["failed"], f"{r['cores']:.2f}",
+                 f"{r['per_room'][0]:.3f} + {r['per_room'][1]:.3f}", f"{r['throughput']:.2f}"]
         lines.append("| " + " | ".join(map(str, cells)) + " |")
     return "\n".join(lines)
 

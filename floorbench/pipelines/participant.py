@@ -119,13 +119,16 @@ class RoomParticipant:
         """Register `handler` for `event`; do it before `connect` so no early event is missed."""
         self.room.on(event, handler)
 
-    async def connect(self, timeout_s: float) -> None:
-        """Join the room (auto-subscribe on) or raise TimeoutError after `timeout_s`."""
+    async def connect(self, timeout_s: float, auto_subscribe: bool = True) -> None:
+        """Join the room or raise TimeoutError after `timeout_s`.
+
+        `auto_subscribe=False` for a participant that only sends: every subscribed
+        track costs a WebRTC receive path (decode, jitter buffer, 100 events/s)."""
         await asyncio.wait_for(
             self.room.connect(
                 self.conn.url,
                 self.token_for(self.conn, self.room_name),
-                options=rtc.RoomOptions(auto_subscribe=True),
+                options=rtc.RoomOptions(auto_subscribe=auto_subscribe),
             ),
             timeout_s,
         )

@@ -178,6 +178,7 @@ class PlaybackParticipant(RoomParticipant):
         is_model: Callable[[str], bool],
         queue_ms: int = 200,
         track_name: str = "humans",
+        listen: bool = True,
     ) -> None:
         if queue_ms % 10:
             raise ValueError("queue_ms must be a multiple of 10 (LiveKit aborts otherwise)")
@@ -196,6 +197,9 @@ class PlaybackParticipant(RoomParticipant):
             on_underrun=lambda sample, slip: self.log(EventKind.underrun, sample=sample, slip_ms=slip // 1_000_000),
         )
         self.monitor = ModelSpeechMonitor(self.clock, self.timeline)
+        self.listen = listen
+        """subscribe to the model's track and feed the monitor from it; False when the
+        monitor is fed by the recorder (`Recorder.model_audio_listeners`): one receive path"""
         self.model_audio = asyncio.Event()
         self.subscribed_by: set[str] = set()
         self._sub_event = asyncio.Event()
@@ -204,11 +208,13 @@ class PlaybackParticipant(RoomParticipant):
         room = self.room
         self.on("track_subscribed", self._track_subscribed)
         self.on("local_track_subscribed", self._local_track_subscribed)
-        await self.connect(timeout_s)
+        await self.connect(timeout_s, auto_subscribe=self.listen)
         track = rtc.LocalAudioTrack.create_audio_track(self.track_name, self.source)
         opts = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE, dtx=False, red=False)
         await asyncio.wait_for(room.local_participant.publish_track(track, opts), timeout_s)
         self.writer.start()
+        if not self.listen:
+            return
         for p in room.remote_participants.values():
             if self.is_model(p.identity):
                 for pub in p.track_publications.values():
@@ -217,7 +223,7 @@ class PlaybackParticipant(RoomParticipant):
                         self.model_audio.set()
 
     def _track_subscribed(self, track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant) -> None:
-        if self.is_model(p.identity) and isinstance(track, rtc.RemoteAudioTrack):
+        if self.listen and self.is_model(p.identity) and isinstance(track, rtc.RemoteAudioTrack):
             self.monitor.attach(track)
             self.model_audio.set()
 

@@ -58,16 +58,19 @@ class TrackRecording:
         self.arrivals_ns.append(arrival_ns)
         self._frames_f.write(f"{n}\t{arrival_ns}\n")
 
-    def fill_gap_until(self, arrival_ns: int, frame_samples: int) -> None:
-        """Before the first frame of a re-subscribed stream: silence for the time that passed."""
+    def fill_gap_until(self, arrival_ns: int, frame_samples: int) -> int:
+        """Before the first frame of a re-subscribed stream: silence for the time that passed.
+
+        Returns the number of silent samples written."""
         if not self.arrivals_ns:
-            return
+            return 0
         fit = self.fit()
         expected_start = fit.sample_at(arrival_ns) - frame_samples
         missing = expected_start - self.samples
         if missing > 0:
             self.appender.write_silence(missing)
             self.gaps_filled += missing
+        return max(0, missing)
 
     def fit(self) -> TrackFit:
         return fit_track(np.array(self.sample_ends), np.array(self.arrivals_ns), self.sample_rate)
@@ -117,6 +120,10 @@ class Recorder(RoomParticipant):
         """called with (event, identity): joined, left, audio_subscribed, audio_unsubscribed"""
         self.present: set[str] = set()
         self.audio_from: set[str] = set()
+        self.model_audio_listeners: list[Callable[[np.ndarray, int], None]] = []
+        """called with (pcm, arrival_ns) for every frame of the model's track as recorded
+        (gap silence included): the playback's speech monitor listens here, so the model's
+        audio is received and decoded once per room, not once per listener"""
 
     def _emit(self, event: str, identity: str, **extra: object) -> None:
         self.timeline.write(
@@ -200,19 +207,31 @@ class Recorder(RoomParticipant):
 
     async def _consume(self, stream: rtc.AudioStream, rec: TrackRecording) -> None:
         first = True
+        listeners = self.model_audio_listeners if rec.name == "model" else []
         try:
             async for ev in stream:
                 arrival = self.clock.now_ns()
                 frame = ev.frame
                 pcm = np.frombuffer(frame.data, dtype=np.int16)
                 if first:
-                    rec.fill_gap_until(arrival, len(pcm))
+                    gap = rec.fill_gap_until(arrival, len(pcm))
                     first = False
+                    if gap:
+                        self._tell(listeners, np.zeros(gap, np.int16), arrival)
                 rec.add(pcm, arrival)
+                self._tell(listeners, pcm, arrival)
         except asyncio.CancelledError:
             pass
         finally:
             await settle(stream.aclose(), None, f"recorder: closing the {rec.name} stream")
+
+    @staticmethod
+    def _tell(listeners: list[Callable[[np.ndarray, int], None]], pcm: np.ndarray, arrival_ns: int) -> None:
+        for fn in listeners:
+            try:
+                fn(pcm, arrival_ns)
+            except Exception:
+                log.exception("model audio listener failed")
 
     async def transport_stats(self) -> None:
         """One `transport` timeline event per track with the inbound RTP stats we can read.

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from floorbench import __version__
+from floorbench.audio.vad import VAD_RATE
 from floorbench.clock import SessionClock
 from floorbench.pipelines.model_messages import (
     ModelChainError,
@@ -433,12 +434,18 @@ class ScenarioRun:
         )
         await recorder.start()
         await self._start_model(recorder)
+        # the recorder's model stream feeds the schedule's speech monitor when it has the
+        # monitor's rate: the model's audio is then received and decoded once per room
+        shared = self.settings.record_rate == VAD_RATE
         playback = self.playback = PlaybackParticipant(
             where,
             self.suite.suite.sample_rate,
             self.is_model,
             queue_ms=self.settings.playback_queue_ms,
+            listen=not shared,
         )
+        if shared:
+            recorder.model_audio_listeners.append(playback.monitor.feed)
         await playback.start()
         if not await playback.wait_subscribed(10.0):
             raise ScenarioFailed(FailureKind.internal, "nobody subscribed to the playback track in 10 s")
