@@ -1,0 +1,162 @@
+"""Benchmark: suite av live — the audio-only cascade against the cascade that looks (`cascade-vision`).
+
+    .venv/bin/python benchmarks/av_baselines.py --per-dynamic 2 --seed 0 --out runs/av-bench
+    .venv/bin/python benchmarks/av_baselines.py --dynamics raised_hand,head_shake --systems cascade,cascade-vision
+    .venv/bin/python benchmarks/av_baselines.py --out runs/av-bench --rescore   # score existing runs again
+
+It generates a synthetic av suite (`floorbench generate --suite av`, drawn
+person, local voices; skipped when `--out`/suite exists), runs each system
+live one after the other (`floorbench run`, a managed LiveKit server each),
+scores each run (`floorbench score`, which detects suite av) and prints one
+JSON line per system:
+
+- ``tor``: TOR alignment per category (aligned/n, the clip-bootstrap 95 %
+  interval) and overall; the acceptance is cascade-vision above cascade on
+  ``must_yield``;
+- ``latency_ms``: median and p90 per category (the scorer's definitions);
+- ``speech_in_window_ms``: median model speech inside the window per category
+  (how long it kept talking over a raised hand or a head shake);
+- ``vision``: per dynamic, clips where cascade-vision decided to yield or hold
+  and the median delay from the event window's start to that decision (the
+  decision's marker on the timeline, session clock);
+- ``unscorable`` clips and the rooms' timing verdicts (numbers from rooms whose
+  verdict is ``degraded`` are not comparable).
+
+Then one last line compares the systems' must_yield alignment.
+
+Systems: ``cascade`` (dyadic, audio only: it hears a raised hand only if it
+makes a sound), ``cascade-vision`` (the same cascade plus the vision cue
+detector, floorbench/processors/vision_cue.py), and for reference ``oracle``,
+``eager``, ``silent``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SYSTEMS: dict[str, tuple[str, dict[str, object]]] = {
+    "cascade": ("cascade", {"dyadic": True}),
+    "cascade-vision": ("cascade-vision", {}),
+    "oracle": ("oracle", {}),
+    "eager": ("eager", {}),
+    "silent": ("silent", {}),
+}
+FB = [sys.executable, "-m", "floorbench.cli"]
+
+
+def run(args: list[str]) -> None:
+    subprocess.run([*FB, *args], check=True)
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def vision_decisions(folder: Path) -> tuple[int | None, list[dict[str, Any]]]:
+    """(event window start, vision decisions) from a scenario's timeline, both on the session clock."""
+    window_start, decisions = None, []
+    path = folder / "timeline.jsonl"
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path.is_file() else []
+    for line in lines:
+        try:
+            e = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if "window_start_ms" in e:
+            window_start = int(e["window_start_ms"])
+        payload = e.get("payload") if e.get("kind") == "marker" else None
+        if not isinstance(payload, str) or "vision_cue" not in payload:
+            continue
+        try:
+            record = json.loads(payload)
+        except json.JSONDecodeError:
+            continue
+        if record.get("event") == "vision_cue":
+            decisions.append(
+                {"t_ms": int(e["t_ms"]), "cue": record.get("cue"), "decision": record.get("decision")}
+            )
+    return window_start, decisions
+
+
+def vision_summary(run_dir: Path, clips: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per dynamic: clips with a yield / a hold decision, and the median delay from the window's start."""
+    out: dict[str, Any] = {}
+    for clip in clips:
+        window_start, decisions = vision_decisions(run_dir / clip["folder"])
+        row = out.setdefault(clip["dynamic"], {"clips": 0, "yield": 0, "hold": 0, "delays_ms": []})
+        row["clips"] += 1
+        for kind in ("yield", "hold"):
+            mine = [d for d in decisions if d["decision"] == kind]
+            row[kind] += int(bool(mine))
+            if mine and window_start is not None:
+                row["delays_ms"].append(min(d["t_ms"] for d in mine) - window_start)
+    for row in out.values():
+        row["decision_delay_p50_ms"] = _median(row.pop("delays_ms"))
+    return dict(sorted(out.items()))
+
+
+def summary(name: str, scored: Path, run_dir: Path) -> dict[str, Any]:
+    s = json.loads((scored / "av_scores.json").read_text())
+    verdicts = [
+        json.loads(p.read_text()).get("timing", {}).get("verdict")
+        for p in sorted(run_dir.glob("*/meta.json"))
+    ]
+    by_category: dict[str, list[float]] = {}
+    for c in s["clips"]:
+        by_category.setdefault(c["category"], []).append(c["speech_in_window_ms"])
+    return {
+        "system": name,
+        "tor": {
+            k: {"aligned": v["aligned"], "n": v["n"], "tor_alignment": v["tor_alignment"], "ci": v["ci"]}
+            for k, v in s["tor_alignment"].items()
+        },
+        "latency_ms": {
+            k: {"p50": v["p50"], "p90": v["p90"], "n": v["n"]} for k, v in s["latency_ms"].items()
+        },
+        "speech_in_window_ms": {k: _median(v) for k, v in sorted(by_category.items())},
+        "vision": vision_summary(run_dir, s["clips"]) if name == "cascade-vision" else None,
+        "unscorable": [(u["scenario_id"], u.get("reason", "")) for u in s["unscorable"]],
+        "verdicts": {str(v): verdicts.count(v) for v in set(verdicts)},
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--per-dynamic", type=int, default=2)
+    ap.add_argument("--dynamics", default=None, help="comma-separated dynamics (default: all eleven)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=Path("runs/av-bench"))
+    ap.add_argument("--systems", default="cascade,cascade-vision")
+    ap.add_argument("--rescore", action="store_true", help="score the runs already in --out, run nothing")
+    a = ap.parse_args()
+    suite = a.out / "suite"
+    if not (suite / "suite.yaml").is_file() and not a.rescore:
+        gen = ["generate", "--suite", "av", "--per-dynamic", str(a.per_dynamic), "--seed", str(a.seed)]
+        run([*gen, *(["--dynamics", a.dynamics] if a.dynamics else []), "--out", str(suite)])
+    results: dict[str, dict[str, Any]] = {}
+    for name in a.systems.split(","):
+        model, config = SYSTEMS[name]
+        run_dir, scored = a.out / f"run-{name}", a.out / f"scored-{name}"
+        if not a.rescore:
+            cfg = a.out / f"{name}.yaml"
+            cfg.write_text(yaml.safe_dump({"adapter": model, **config}))
+            run(["run", "--suite", str(suite), "--config", str(cfg), "--out", str(run_dir)])
+        run(["score", str(run_dir), "--out", str(scored), "--resamples", "1000", "--workers", "1"])
+        results[name] = summary(name, scored, run_dir)
+        print(json.dumps(results[name]), flush=True)
+    must = {k: r["tor"].get("must_yield", {}) for k, r in results.items()}
+    print(
+        json.dumps({"must_yield": {k: [v.get("aligned"), v.get("n")] for k, v in must.items()}}), flush=True
+    )
+
+
+if __name__ == "__main__":
+    main()
