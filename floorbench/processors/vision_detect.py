@@ -13,9 +13,10 @@ Per frame (`FrameReader.read` → `FrameLook`):
    ``track_frames`` frames, so a head shake does not lose the face.
 2. **Skin** — the colour of the face's centre (Cr/Cb in YCrCb, the person's own
    skin tone, not a fixed range) marks skin pixels in the frame.
-3. **Hand up** — a skin region apart from the face and the neck, at least
-   ``hand_min_area`` of the face's area, reaching above the middle of the face
-   beside or above it: a hand held up. Whether it is a *raised hand* (wanting
+3. **Hand up** — a skin region apart from the face (and the neck joined to it),
+   at least ``hand_min_area`` of the face's area, reaching above the chin: a
+   hand raised beside the head or held up in front of the chest (hands resting
+   low, like an open palm offering the floor, are not up). Whether it is a *raised hand* (wanting
    the floor) or a *hand held up to hold it* is not in the picture: the
    processor decides that from who is speaking (`floorbench.processors.vision_cue`).
 4. **Head position** — the centre of the face's dark features (eyes, brows,
@@ -29,7 +30,7 @@ Over the last ``window_ms`` of looks (`CueTracker.update` → `Cues`): a *head
 shake* is a horizontal back-and-forth of the head position (at least
 ``shake_reversals`` turns, ``shake_min_span`` face widths, more sideways than up
 and down), a *nod* the same vertically; *hand up* and *gaze away* must hold in
-``persist`` of the last looks, so one odd frame decides nothing.
+``persist`` / ``gaze_persist`` of the last three looks, so one odd frame decides nothing.
 
 Limits: one person facing the camera, lit evenly; skin-coloured clothing or
 background near the face reads as a hand; the Haar cascade finds faces turned
@@ -207,8 +208,9 @@ class FrameReader:
         for i in range(1, n):
             top, area = stats[i, cv2.CC_STAT_TOP], stats[i, cv2.CC_STAT_AREA]
             cx = centroids[i][0]
-            beside = cx < x - w * 0.1 or cx > x + w * 1.1 or top < y - h * 0.2
-            if area >= min_area and top < y + h // 2 and beside and abs(cx - (x + w / 2)) < w * 3:
+            # up to the chin at least: a hand raised beside the head, or one held up in front of
+            # the chest; hands resting low (an open palm offering the floor) are not "up"
+            if area >= min_area and top < y + h * 0.9 and abs(cx - (x + w / 2)) < w * 3:
                 return True
         return False
 
@@ -264,10 +266,12 @@ class CueTracker:
     gaze_away_min: float = 0.12
     """pupils this far from the eye whites' centre (eye widths) look away"""
     persist: int = 2
-    """hand up and gaze away must show in this many of the last three looks"""
+    """a hand up must show in this many of the last three looks"""
+    gaze_persist: int = 3
+    """a look away must show in this many of the last three looks (a glance is not thinking)"""
     baseline_looks: int = 30
-    """the person's own resting gaze is the median of this many looks (a drawn or real
-    face's pupils are seldom exactly centred); looking away is a departure from it"""
+    """the person's own resting gaze is the median of this many resting looks (a drawn or
+    real face's pupils are seldom exactly centred); looking away is a departure from it"""
     _looks: deque[tuple[int, FrameLook]] = field(default_factory=deque)
     _gazes: deque[tuple[float, float]] = field(default_factory=deque)
 
@@ -285,18 +289,21 @@ class CueTracker:
         ys = [lk.head[1] / unit for lk in looks]  # type: ignore[index]
         span_x = max(xs) - min(xs) if xs else 0.0
         span_y = max(ys) - min(ys) if ys else 0.0
-        if look.gaze is not None:
-            self._gazes.append(look.gaze)
-            while len(self._gazes) > self.baseline_looks:
-                self._gazes.popleft()
         gaze_away = 0
         if len(self._gazes) >= 5:
             rest = np.median(np.array(self._gazes), axis=0)
-            gaze_away = sum(
-                1
+            away = [
+                lk.gaze is not None and np.hypot(*(np.array(lk.gaze) - rest)) >= self.gaze_away_min
                 for lk in recent
-                if lk.gaze is not None and np.hypot(*(np.array(lk.gaze) - rest)) >= self.gaze_away_min
-            )
+            ]
+            gaze_away = sum(away)
+            resting = look.gaze is not None and not away[-1]
+        else:
+            resting = look.gaze is not None
+        if resting:  # only resting looks make the baseline: a long look away must not become it
+            self._gazes.append(look.gaze)  # type: ignore[arg-type]
+            while len(self._gazes) > self.baseline_looks:
+                self._gazes.popleft()
         return Cues(
             face=True,
             hand_up=sum(lk.hand_up for lk in recent) >= self.persist,
@@ -306,7 +313,7 @@ class CueTracker:
             nod=span_y >= self.shake_min_span
             and span_y > 1.5 * span_x
             and self._reversals(ys) >= self.shake_reversals,
-            gaze_away=gaze_away >= self.persist,
+            gaze_away=gaze_away >= self.gaze_persist,
         )
 
     def _reversals(self, values: list[float]) -> int:
