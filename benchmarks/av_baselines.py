@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/av_baselines.py --per-dynamic 2 --seed 0 --out runs/av-bench
     .venv/bin/python benchmarks/av_baselines.py --dynamics raised_hand,head_shake --systems cascade,cascade-vision
     .venv/bin/python benchmarks/av_baselines.py --out runs/av-bench --rescore   # score existing runs again
+    .venv/bin/python benchmarks/av_baselines.py --look-cost   # the detector's CPU per look, no room
 
 It generates a synthetic av suite (`floorbench generate --suite av`, drawn
 person, local voices; skipped when `--out`/suite exists), runs each system
@@ -23,6 +24,10 @@ JSON line per system:
   verdict is ``degraded`` are not comparable).
 
 Then one last line compares the systems' must_yield alignment.
+
+``--look-cost`` instead times the vision detector alone on the suite's drawn
+person (every dynamic's cue, 320×240): wall and CPU ms per look (p50, p90,
+max) and the share of one core it takes at the baseline's 8 looks a second.
 
 Systems: ``cascade`` (dyadic, audio only: it hears a raised hand only if it
 makes a sound), ``cascade-vision`` (the same cascade plus the vision cue
@@ -128,6 +133,39 @@ def summary(name: str, scored: Path, run_dir: Path) -> dict[str, Any]:
     }
 
 
+def look_cost(rounds: int) -> dict[str, Any]:
+    """The detector's cost per look on the suite's drawn person (no room, no pipeline)."""
+    import time
+
+    from floorbench.processors.vision_cue import VisionSettings
+    from floorbench.processors.vision_detect import CueTracker, FrameReader
+    from floorbench.scenarios.av_draw import draw_frame
+    from floorbench.scenarios.av_generate import cue_pose
+    from floorbench.suites.av import Dynamic
+
+    frames = [draw_frame(cue_pose(d.value, t, 1600)) for d in Dynamic for t in range(0, 1600, 125)]
+    reader, tracker = FrameReader(), CueTracker()
+    wall, cpu = [], []
+    for r in range(rounds):
+        for i, f in enumerate(frames):
+            t0, c0 = time.perf_counter_ns(), time.thread_time_ns()
+            tracker.update((r * len(frames) + i) * 125, reader.read(f))
+            wall.append((time.perf_counter_ns() - t0) / 1e6)
+            cpu.append((time.thread_time_ns() - c0) / 1e6)
+
+    def pct(v: list[float], q: float) -> float:
+        return round(sorted(v)[min(len(v) - 1, int(q * len(v)))], 2)
+
+    fps = VisionSettings().fps
+    return {
+        "looks": len(wall),
+        "frame": list(frames[0].shape[1::-1]),
+        "wall_ms": {"p50": pct(wall, 0.5), "p90": pct(wall, 0.9), "max": round(max(wall), 2)},
+        "cpu_ms": {"p50": pct(cpu, 0.5), "p90": pct(cpu, 0.9), "max": round(max(cpu), 2)},
+        "core_share_at_fps": {"fps": fps, "share": round(statistics.mean(cpu) * fps / 1000, 3)},
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--per-dynamic", type=int, default=2)
@@ -136,7 +174,11 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("runs/av-bench"))
     ap.add_argument("--systems", default="cascade,cascade-vision")
     ap.add_argument("--rescore", action="store_true", help="score the runs already in --out, run nothing")
+    ap.add_argument("--look-cost", action="store_true", help="time the vision detector alone and stop")
     a = ap.parse_args()
+    if a.look_cost:
+        print(json.dumps(look_cost(rounds=3)), flush=True)
+        return
     suite = a.out / "suite"
     if not (suite / "suite.yaml").is_file() and not a.rescore:
         gen = ["generate", "--suite", "av", "--per-dynamic", str(a.per_dynamic), "--seed", str(a.seed)]

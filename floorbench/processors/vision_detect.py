@@ -152,8 +152,15 @@ class FrameReader:
     # --- the face -----------------------------------------------------------------
 
     def _face(self, grey: np.ndarray) -> tuple[tuple[int, int, int, int] | None, bool]:
-        min_side = max(24, grey.shape[0] // 8)
-        boxes = self._cascade.detectMultiScale(grey, 1.05, 3, minSize=(min_side, min_side))
+        boxes: Any = ()
+        if self._last_face is not None:
+            # the face seldom changes size between looks: search near its last size first (3× cheaper)
+            w = self._last_face[2]
+            near = {"minSize": (w * 3 // 4, w * 3 // 4), "maxSize": (w * 4 // 3, w * 4 // 3)}
+            boxes = self._cascade.detectMultiScale(grey, 1.05, 3, **near)
+        if not len(boxes):
+            min_side = max(24, grey.shape[0] // 8)
+            boxes = self._cascade.detectMultiScale(grey, 1.05, 3, minSize=(min_side, min_side))
         if len(boxes):
             x, y, w, h = max(boxes, key=lambda b: int(b[2]) * int(b[3]))
             self._last_face, self._missed = (int(x), int(y), int(w), int(h)), 0
