@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from floorbench.scoring.av_rules import Segment, is_aligned, is_takeover, latency, split_speech
 from floorbench.suites.av import AvRules, Category
@@ -136,3 +138,70 @@ def simulate(
     took = is_takeover(sum(b - a for a, b in inside), words, rules)
     lat = latency(sc.category, segs, window)
     return Expected(None, took, is_aligned(sc.category, took), lat.ms, segs, window)
+
+
+def timing_of(scenario: Any, suite_dir: Path) -> ScenarioTiming:
+    """A scenario file's timing: clip lengths from their audio, the user's speech from the clips' words
+    (a clip with text but no word times counts as speech throughout; a wordless cue as silence)."""
+    import soundfile as sf
+
+    clips: list[ClipTiming] = []
+    for c in scenario.clips:
+        info = sf.info(str(suite_dir / c.audio))
+        dur = int(info.frames * 1000 // info.samplerate)
+        if c.words:
+            speech = tuple((w.start_ms, w.end_ms) for w in c.words)
+        else:
+            speech = ((0, dur),) if c.text.strip() else ()
+        clips.append(ClipTiming(dur, _merged(speech), c.offset_ms))
+    ev = scenario.event
+    index = next(i for i, c in enumerate(scenario.clips) if c.id == ev.clip)
+    return ScenarioTiming(Category(ev.category), tuple(clips), index, (ev.start_ms, ev.end_ms))
+
+
+def _merged(speech: Sequence[Segment], gap_ms: int = 250) -> tuple[Segment, ...]:
+    """Word spans joined across the short gaps between words (the agent's VAD hears a phrase)."""
+    out: list[Segment] = []
+    for s, e in sorted(speech):
+        if out and s - out[-1][1] <= gap_ms:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return tuple(out)
+
+
+def eager_from_tts(voice: str | None = None) -> EagerModel:
+    """The eager agent's real replies: each of its canned replies rendered with its voice (duration, words)."""
+    from floorbench.processors.reference import DEFAULT_REPLIES, DEFAULT_VOICE
+    from floorbench.speech.tts import synthesize
+
+    rate = 16000
+    replies = tuple(
+        (len(synthesize(r, voice or DEFAULT_VOICE, rate)) * 1000 // rate, len(r.split()))
+        for r in DEFAULT_REPLIES
+    )
+    return EagerModel(replies=replies)
+
+
+def expected_for_suite(suite_dir: Path, system: str, eager: EagerModel | None = None) -> dict[str, Expected]:
+    """Every scenario of an av suite folder: what `system` must score on it (by scenario id)."""
+    import yaml
+
+    from floorbench.scenarios.av_schema import AvScenario
+
+    out: dict[str, Expected] = {}
+    for path in sorted((suite_dir / "scenarios").glob("*.yaml")):
+        sc = AvScenario.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        out[sc.scenario_id] = simulate(timing_of(sc, suite_dir), system, AvRules(), eager or EagerModel())
+    return out
+
+
+def by_category(expected: dict[str, Expected], categories: dict[str, Category]) -> dict[str, dict[str, int]]:
+    """Per category: clips, aligned, unscorable (the shape to compare with av_scores.json's tor_alignment)."""
+    out: dict[str, dict[str, int]] = {}
+    for sid, e in expected.items():
+        row = out.setdefault(categories[sid].value, {"clips": 0, "aligned": 0, "unscorable": 0})
+        row["clips"] += 1
+        row["aligned"] += int(bool(e.aligned))
+        row["unscorable"] += int(e.unscorable is not None)
+    return out
