@@ -1,9 +1,12 @@
 """The vision baseline (`cascade-vision`): what its detector sees in drawn frames, and what it decides.
 
-Frames are drawn here with OpenCV: a flat 2-D person (head, hair, eyes with
-pupils, brows, mouth, neck, shirt, an optional raised hand) in the suite's
-320×240 format. The detector (`processors.vision_detect`) is real: OpenCV's
-bundled face cascade runs on every frame. The processor tests run the real
+The detector tests draw their own frames with OpenCV: a flat 2-D person (head,
+hair, eyes with pupils, brows, mouth, neck, shirt, an optional raised hand) in
+the suite's 320×240 format, unlike the suite's drawn person (av_draw, PIL) on
+purpose, so that the detector is not tuned to one drawing; the processor tests
+and tests/test_vision_cue_suite.py use the suite's person. The detector
+(`processors.vision_detect`) is real: OpenCV's bundled face cascade runs on
+every frame. The processor tests run the real
 `VisionCascadeProcessor` through pipecat's test harness with only the
 cascade's ASR/TTS loading skipped (nothing is heard or said in them): they
 check that a raised hand while the cascade is audible interrupts it through
@@ -37,6 +40,8 @@ from floorbench.processors.vision_cue import (  # noqa: E402
     decide,
 )
 from floorbench.processors.vision_detect import Cues, CueTracker, FrameReader, rgb_array  # noqa: E402
+from floorbench.scenarios.av_draw import Pose, draw_frame  # noqa: E402
+from floorbench.scenarios.av_generate import cue_pose  # noqa: E402
 
 SKIN = (225, 180, 150)
 SHIRT = (40, 70, 120)
@@ -189,10 +194,16 @@ def markers(frames) -> list[dict]:
     return [json.loads(f.message) for f in frames if isinstance(f, OutputTransportMessageUrgentFrame)]
 
 
+def suite_person(cue: str, frames: int, fps: int = 15) -> list[np.ndarray]:
+    """The suite's own drawn person (av_draw) performing `cue` from its first frame on."""
+    return [draw_frame(cue_pose(cue, i * 1000 / fps, frames * 1000 / fps)) for i in range(frames)]
+
+
 async def test_a_raised_hand_while_audible_stops_the_cascade(monkeypatch):
     proc = processor(monkeypatch)
     proc._audible_until_ns = time.monotonic_ns() + 60 * 10**9  # as if it were mid-answer
-    down, _ = await run_test(proc, frames_to_send=video(idle(8) + [person(hand=True)] * 8))
+    rest = [draw_frame(Pose())] * 8
+    down, _ = await run_test(proc, frames_to_send=video(rest + suite_person("raised_hand", 15)))
     yields = [m for m in markers(down) if m.get("decision") == "yield"]
     assert [m["cue"] for m in yields] == ["raised_hand"]
     assert yields[0]["source"] == "cascade-vision" and yields[0]["frame_wall_ns"] > 0
@@ -205,7 +216,7 @@ async def test_a_raised_hand_while_audible_stops_the_cascade(monkeypatch):
 async def test_idle_and_nodding_while_audible_do_not_stop_it(monkeypatch):
     proc = processor(monkeypatch)
     proc._audible_until_ns = time.monotonic_ns() + 60 * 10**9
-    down, _ = await run_test(proc, frames_to_send=video(idle(6) + nod(12)))
+    down, _ = await run_test(proc, frames_to_send=video(idle(6) + nod(12) + suite_person("nod", 15)))
     assert not any(isinstance(f, InterruptionFrame) for f in down)
     assert not [m for m in markers(down) if m.get("event") == "vision_cue"]
     assert proc.audible
@@ -215,7 +226,8 @@ async def test_a_hand_held_up_while_quiet_holds_and_a_held_answer_is_dropped_if_
     monkeypatch,
 ):
     proc = processor(monkeypatch)
-    down, _ = await run_test(proc, frames_to_send=video(idle(6) + [person(hand=True)] * 6))
+    rest = [draw_frame(Pose())] * 6
+    down, _ = await run_test(proc, frames_to_send=video(rest + suite_person("hand_hold", 15)))
     holds = [m for m in markers(down) if m.get("decision") == "hold"]
     assert [m["cue"] for m in holds] == ["hand_hold"]
     assert not any(isinstance(f, InterruptionFrame) for f in down)
