@@ -107,6 +107,7 @@ class ClipScore:
                 for t in self.inp.user
             ],
             "user_words": self.inp.words,
+            "model_start_session_ms": self.inp.t0_ms,
             "duration_ms": self.duration_ms,
             "rubric": self.rubric,
         }
