@@ -20,7 +20,7 @@ vision, not a stand-in for human behaviour (docs/suites/av.md).
 
 Videos are MP4 files with FFmpeg's own MPEG-4 Part 2 encoder (in every FFmpeg
 build, so in PyAV's wheels: no system package needed), yuv420p, no B-frames, a
-key frame every second, bit-exact flags so the same frames give the same bytes;
+key frame every second, a fixed quantiser, bit-exact flags so the same frames give the same bytes;
 one packet per frame, so PyAV decodes them frame-exact.
 """
 
@@ -35,7 +35,7 @@ from PIL import Image, ImageDraw
 
 CODEC = "mpeg4"
 QSCALE = 4
-"""MPEG-4 quantiser: 2 (best) … 31; 4 keeps the drawn edges clean at a few kB per frame"""
+"""MPEG-4 fixed quantiser: 2 (best) … 31; 4 keeps the drawn edges clean at about 1 kB per frame"""
 
 BG = (196, 206, 214)
 SKIN = (233, 192, 158)
@@ -165,9 +165,10 @@ def _mouth(c: _Canvas, pose: Pose, mx: float, my: float) -> None:
     if pose.smile > 0.3:
         depth = 4 + 10 * pose.smile
         c.d.chord(c.box(mx, my - curve, half, depth), 0, 180, fill=MOUTH)
-        c.d.chord(c.box(mx, my - curve, half * 0.8, depth * 0.45), 0, 180, fill=EYE_WHITE)
     if pose.mouth > 0.04:
         c.ellipse(mx, my + 2 * pose.smile, half * (0.75 + 0.25 * pose.mouth), 1.5 + 11 * pose.mouth, MOUTH)
+    if pose.smile > 0.3:
+        c.d.chord(c.box(mx, my - curve, half * 0.8, 2 + 5 * pose.smile), 0, 180, fill=EYE_WHITE)
     pts = [(mx - half, my - curve)]
     pts += [(mx + half * x, my - curve + curve * (1 - x * x) * 1.4) for x in (-0.5, 0.0, 0.5)]
     pts.append((mx + half, my - curve))
@@ -237,7 +238,10 @@ def encode_video(path: Path, frames: Iterable[np.ndarray], fps: int, size: tuple
         st.pix_fmt = "yuv420p"
         st.codec_context.gop_size = fps
         st.codec_context.max_b_frames = 0
-        st.codec_context.options = {"qscale": str(QSCALE), "flags": "+bitexact"}
+        q = str(
+            QSCALE
+        )  # a fixed quantiser: rate control starves static areas and leaves ghosts of moved hands
+        st.codec_context.options = {"flags": "+qscale+bitexact", "qmin": q, "qmax": q}
         for rgb in frames:
             frame = av.VideoFrame.from_ndarray(rgb, format="rgb24")
             frame.pts = n

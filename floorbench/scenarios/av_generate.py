@@ -31,7 +31,7 @@ import math
 import random
 import shutil
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -189,7 +189,7 @@ def cue_pose(cue: str, t: float, span: float) -> Pose:
         return z.blend(Pose(palms=1.0, brow=0.4), min(1.0, t / 350))
     if cue == "backchannel_invite":
         dip = 8 * math.sin(math.pi * min(1.0, max(0.0, (t - 300) / 600)))
-        return z.blend(Pose(brow=1.0, smile=0.3), k).blend(Pose(head_dy=dip), 1.0 if k > 0 else 0.0)
+        return replace(z.blend(Pose(brow=1.0, smile=0.3), k), head_dy=dip if k > 0 else 0.0)
     return z
 
 
