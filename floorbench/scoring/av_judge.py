@@ -284,11 +284,13 @@ def make_rubric_judge(spec: str, options: dict[str, Any]) -> RubricJudge | None:
 def judge_clips(clips: Sequence[ClipScore], opts: AvScoreOptions, cache_dir: Path) -> dict[str, Any]:
     """Fill every clip's `rubric` and return the rubric section of av_scores.json."""
     judge = make_rubric_judge(opts.judge, opts.judge_options)
+    items = [_item(c) for c in clips]
+    for c, (data, _) in zip(clips, items, strict=True):
+        c.payload = data  # stored with the clip: the payload a person labels for judge-agreement
     if judge is None:
         for c in clips:
             c.rubric = {"judged": False, "reason": NOT_CONFIGURED}
         return {"judged": False, "reason": NOT_CONFIGURED, "judge": {"id": None}}
-    items = [_item(c) for c in clips]
     try:
         verdicts = judge_rubric(judge, items, JsonlCache(cache_dir / "av_rubric.jsonl"))
     except JudgeError as e:

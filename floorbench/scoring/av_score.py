@@ -78,6 +78,8 @@ class ClipScore:
     aligned: bool
     latency: Latency
     rubric: dict[str, Any] = field(default_factory=dict)
+    payload: dict[str, Any] = field(default_factory=dict)
+    """what the rubric judge reads of this clip (`av_judge.payload`)"""
 
     def row(self) -> dict[str, Any]:
         ev = self.inp.event
@@ -110,6 +112,7 @@ class ClipScore:
             "model_start_session_ms": self.inp.t0_ms,
             "duration_ms": self.duration_ms,
             "rubric": self.rubric,
+            "rubric_payload": self.payload,
         }
 
 
