@@ -170,3 +170,13 @@ def test_unknown_field_and_bad_clip_ids_are_one_line(suite: Path) -> None:
 def test_paths_must_stay_inside_the_suite(suite: Path) -> None:
     _edit(suite, "nod", lambda d: d["clips"][1].update(video="../elsewhere.mp4"))
     assert "must be relative to the suite folder, without '..'" in _error(suite, audio=False)
+
+
+def test_suite_info_checks_both_manifests(suite: Path) -> None:
+    from floorbench.scenarios.info import suite_info
+
+    assert suite_info(FIXTURE).audio_problems == []
+    video = suite / "video" / "idle.mp4"
+    video.write_bytes(video.read_bytes() + b"\0")
+    problems = suite_info(suite).audio_problems
+    assert len(problems) == 1 and "idle.mp4: missing or its SHA-256 differs from video/manifest.json" in problems[0]
