@@ -149,23 +149,29 @@ def test_an_endpoint_that_fails_leaves_the_rubric_not_judged(endpoint: str, tmp_
     assert "rubric: not judged: judge endpoint" in output
 
 
-def _model_video(folder: Path, n: int = 40, fps: int = 10) -> None:
-    """A model video track as the recorder names it: model.mp4 + model.frames.jsonl (arrival ns)."""
+def _model_video(folder: Path, n: int = 40, fps: int = 10, name: str = "model.video", skip: int = 0) -> None:
+    """A video track as the recorder leaves it: NAME.mkv (frames stamped with their arrival since the first)
+    + NAME.frames.jsonl (arrival order, arrival ns); frame i is grey level 6·i. The first `skip` frames
+    after frame 0 are in the log but not in the file (the recorder's encoder fell behind)."""
+    from fractions import Fraction
+
     import av
 
-    with av.open(str(folder / "model.mp4"), "w") as c:
+    with av.open(str(folder / f"{name}.mkv"), "w", format="matroska") as c:
         st = c.add_stream("mpeg4", rate=fps)
         st.width, st.height, st.pix_fmt = 64, 48, "yuv420p"
+        st.codec_context.time_base = Fraction(1, 1000)
         for i in range(n):
-            img = np.full((48, 64, 3), (i * 6) % 255, dtype=np.uint8)
-            for pkt in st.encode(av.VideoFrame.from_ndarray(img, format="rgb24")):
+            if 0 < i <= skip:
+                continue
+            frame = av.VideoFrame.from_ndarray(np.full((48, 64, 3), i * 6, dtype=np.uint8), format="rgb24")
+            frame.pts, frame.time_base = i * 1000 // fps, Fraction(1, 1000)
+            for pkt in st.encode(frame):
                 c.mux(pkt)
         for pkt in st.encode():
             c.mux(pkt)
-    lines = [
-        json.dumps({"index": i, "arrival_ns": (T0 + 3500 + i * 1000 // fps) * 1_000_000}) for i in range(n)
-    ]
-    (folder / "model.frames.jsonl").write_text("\n".join(lines) + "\n")
+    lines = [json.dumps({"n": i, "arrival_ns": (T0 + 3500 + i * 1000 // fps) * 1_000_000}) for i in range(n)]
+    (folder / f"{name}.frames.jsonl").write_text("\n".join(lines) + "\n")
 
 
 def test_model_video_frames_are_sent_as_images(endpoint: str, tmp_path: Path) -> None:

@@ -99,48 +99,62 @@ def scenario(
         ],
     }
     (d / "turns.json").write_text(json.dumps(turns))
-    lines: list[dict[str, Any]] = []
+    (d / "timeline.jsonl").write_text(
+        "".join(json.dumps(e) + "\n" for e in _timeline(clip_start, window, dynamic, category, not_run))
+    )
+    return d
+
+
+def _timeline(
+    clip_start: int, window: tuple[int, int], dynamic: str, category: str, not_run: bool
+) -> list[dict[str, Any]]:
+    """The playback's lines as the av live schedule writes them (schedules_av)."""
+    at = T0 + clip_start
     if not_run:
-        lines.append(
+        return [
             {
-                "t_ms": T0 + clip_start,
+                "t_ms": at,
                 "kind": "wait",
                 "source": "playback",
                 "turn_id": 1,
                 "reason": "not_run",
                 "why": "the model did not start speaking",
             }
-        )
-    else:
-        lines.append(
-            {
-                "t_ms": T0 + clip_start,
-                "kind": "turn_start",
-                "source": "playback",
-                "turn_id": 1,
-                "sample": 0,
-                "label": "av",
-            }
-        )
-        lines.append(
-            {
-                "t_ms": T0 + clip_start + window[0],
-                "kind": "marker",
-                "source": "playback",
-                "turn_id": 1,
-                "reason": "event",
-                "clip": 1,
-                "dynamic": dynamic,
-                "category": category,
-                "start_ms": window[0],
-                "end_ms": window[1],
-                "description": "the user looks at the camera",
-                "window_start_ms": T0 + clip_start + window[0],
-                "window_end_ms": T0 + clip_start + window[1],
-            }
-        )
-    (d / "timeline.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
-    return d
+        ]
+    start = {"t_ms": at, "kind": "turn_start", "source": "playback", "turn_id": 1, "sample": 0, "label": "av"}
+    event = {
+        "t_ms": at,
+        "kind": "wait",
+        "source": "playback",
+        "turn_id": 1,
+        "reason": "event_window",
+        "dynamic": dynamic,
+        "category": category,
+        "window_start_ms": at + window[0],
+        "window_end_ms": at + window[1],
+        "clip_start_ms": at,
+        "planned_clip_start_ms": at - 3,
+    }
+    return [start, event]
+
+
+def _suite(root: Path) -> Path:
+    """A suite folder holding h1's scenario file (JSON is YAML): the event's description and the words."""
+    suite = root / "suite"
+    (suite / "scenarios").mkdir(parents=True)
+    words = [{"word": "so", "start_ms": 0, "end_ms": 300}, {"word": "what?", "start_ms": 300, "end_ms": 900}]
+    event = {
+        "clip": 1,
+        "dynamic": "handoff_gaze",
+        "category": "smooth_handoff",
+        "start_ms": 3000,
+        "end_ms": 6000,
+        "description": "the user looks straight at the camera, waiting",
+    }
+    (suite / "scenarios" / "h1.yaml").write_text(
+        json.dumps({"clips": [{"id": 1, "words": words}], "event": event})
+    )
+    return suite
 
 
 def build_run(root: Path) -> Path:
@@ -158,9 +172,12 @@ def build_run(root: Path) -> Path:
         failure_reason="the model never joined the room",
     )
     scenario(run, "y1", "raised_hand", "must_yield", (3000, 6000), [], meta=failed)
-    (run / "run.json").write_text(
-        json.dumps({"model": {"name": "tester"}, "scenarios": [{"scenario_id": "b9", "outcome": "not_run"}]})
-    )
+    info = {
+        "model": {"name": "tester"},
+        "suite_path": str(_suite(root)),
+        "scenarios": [{"scenario_id": "b9", "outcome": "not_run"}],
+    }
+    (run / "run.json").write_text(json.dumps(info))
     return run
 
 
@@ -175,6 +192,14 @@ def test_score_detects_av_and_scores_each_clip_by_the_rules(tmp_path: Path) -> N
     clips = {c["scenario_id"]: c for c in s["clips"]}
     assert clips["h1"]["window_ms"] == [4040, 7040] and clips["h1"]["window_basis"] == "heard"
     assert (clips["h1"]["takeover"], clips["h1"]["aligned"]) == (1, True)
+    assert (
+        clips["h1"]["description"] == "the user looks straight at the camera, waiting"
+    )  # from the scenario file
+    assert clips["h1"]["user_words"][1] == {
+        "word": "what?",
+        "start_ms": 1340,
+        "end_ms": 1940,
+    }  # clip as heard
     assert (
         400 <= clips["h1"]["latency_ms"] <= 700
     )  # the voice starts 500 ms in, to a VAD window and the lead-in

@@ -1,10 +1,12 @@
 """Sampled frames of a recorded video track, for the rubric judge and the report.
 
 The recorder writes each video track it receives as a file PyAV reads (a
-container, ``<track>.<ext>``) or a folder of frame images (``<track>/``), with
-``<track>.frames.jsonl`` beside it: one line per frame with its ``index`` and
-its ``arrival_ns`` on the session clock. Here a time on model.wav's clock
-(session ms − model.wav's start) picks the frame that had arrived by then.
+container, ``<track>.<ext>``, e.g. ``model.video.mkv``, whose frames are
+stamped with their arrival time since the track's first frame) or a folder of
+frame images (``<track>/``), with ``<track>.frames.jsonl`` beside it: one line
+per frame with its arrival order ``n`` and its ``arrival_ns`` on the session
+clock. Here a time on model.wav's clock (session ms − model.wav's start)
+picks the last frame that had arrived by then.
 A folder without such a track gives no frames, and callers say so ("no video
 recorded"): a frame is never invented.
 """
@@ -16,6 +18,7 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 VIDEO_EXTS = (".mp4", ".mkv", ".webm", ".avi", ".mov", ".ivf")
 IMAGE_EXTS = (".jpg", ".jpeg", ".png")
@@ -29,17 +32,19 @@ class VideoTrack:
 
     name: str
     source: Path
-    """a container file, or a folder of frame images"""
+    """a container file (frames stamped with their arrival since the first frame), or a folder of images"""
     times_ms: list[int]
-    """per frame index, its arrival on model.wav's clock"""
+    """per frame, in arrival order, its arrival on model.wav's clock"""
 
 
 def _frame_times(path: Path, t0_ms: int) -> list[int]:
+    """Each logged frame's arrival on model.wav's clock, in arrival order (``n``, or ``index``)."""
     out: list[tuple[int, int]] = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             row = json.loads(line)
-            out.append((int(row["index"]), int(row["arrival_ns"]) // 1_000_000 - t0_ms))
+            order = row["n"] if "n" in row else row["index"]
+            out.append((int(order), int(row["arrival_ns"]) // 1_000_000 - t0_ms))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError):
             continue
     out.sort()
@@ -96,31 +101,46 @@ def _jpeg(image: object) -> bytes:
     return buf.getvalue()
 
 
-def read_frames(track: VideoTrack, indexes: list[int]) -> dict[int, bytes]:
-    """JPEG bytes of the wanted frame indexes (frames that cannot be decoded are left out)."""
-    want = sorted(set(indexes))
-    out: dict[int, bytes] = {}
-    if not want:
-        return out
-    if track.source.is_dir():
-        from PIL import Image
+def _image_frames(folder: Path, want: list[int]) -> dict[int, bytes]:
+    from PIL import Image
 
-        files = sorted(p for p in track.source.iterdir() if p.suffix.lower() in IMAGE_EXTS)
-        for i in want:
-            if i < len(files):
-                with Image.open(files[i]) as im:
-                    out[i] = _jpeg(im)
-        return out
+    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXTS)
+    out: dict[int, bytes] = {}
+    for i in want:
+        if i < len(files):
+            with Image.open(files[i]) as im:
+                out[i] = _jpeg(im)
+    return out
+
+
+def _container_frames(path: Path, offsets_ms: list[int]) -> dict[int, bytes]:
+    """JPEG of the last frame at or before each offset (ms after the file's first frame).
+
+    The recorder stamps each frame with its arrival time since the track's first
+    frame, so a frame the encoder had to skip shifts nothing: time, not count, picks.
+    """
     import av
     from av.error import FFmpegError
 
+    out: dict[int, bytes] = {}
+    want = sorted(set(offsets_ms))
+    if not want:
+        return out
+    first: float | None = None
+    last: tuple[int, Any] | None = None
     try:
-        with av.open(str(track.source)) as container:
-            for n, frame in enumerate(container.decode(video=0)):
-                if n in want:
-                    out[n] = _jpeg(frame.to_image())
-                if n >= want[-1]:
+        with av.open(str(path)) as container:
+            for frame in container.decode(video=0):
+                t = float(frame.time or 0.0)
+                first = t if first is None else first
+                at = round((t - first) * 1000)
+                while want and at > want[0] and last is not None:
+                    out[want.pop(0)] = _jpeg(last[1].to_image())
+                if not want:
                     break
+                last = (at, frame)
+            while want and last is not None:
+                out[want.pop(0)] = _jpeg(last[1].to_image())
     except (FFmpegError, OSError):
         return out
     return out
@@ -135,12 +155,16 @@ def sample_times(window: tuple[int, int], n: int = 3) -> list[int]:
 
 
 def sampled(track: VideoTrack | None, times: list[int]) -> list[tuple[int, bytes]]:
-    """(time, JPEG) for each time at which a frame had arrived; empty without a track."""
+    """(time, JPEG) for each time by which a frame had arrived; empty without a track."""
     if track is None:
         return []
-    picks = [(t, frame_at(track, t)) for t in times]
-    frames = read_frames(track, [i for _, i in picks if i is not None])
-    return [(t, frames[i]) for t, i in picks if i is not None and i in frames]
+    picks = [t for t in times if frame_at(track, t) is not None]
+    if track.source.is_dir():
+        idx = {t: frame_at(track, t) for t in picks}
+        frames = _image_frames(track.source, [i for i in idx.values() if i is not None])
+        return [(t, frames[i]) for t, i in idx.items() if i is not None and i in frames]
+    got = _container_frames(track.source, [t - track.times_ms[0] for t in picks])
+    return [(t, got[t - track.times_ms[0]]) for t in picks if t - track.times_ms[0] in got]
 
 
 def data_url(jpeg: bytes) -> str:

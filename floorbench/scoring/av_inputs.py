@@ -5,10 +5,10 @@ turns.json, meta.json, timeline.jsonl). The scorer needs one thing more than
 other suites: the event window, placed on model.wav's clock (t = 0 at its first
 sample). It is taken, in this order, from
 
-1. the live schedule's **event line** in timeline.jsonl (``kind`` ``marker``
-   or ``wait``, or any line carrying ``window_start_ms``/``window_end_ms``: the
-   window's actual session times), minus the session time of model.wav's
-   first sample (meta.json ``tracks.model.start_ms``);
+1. the live schedule's **event line** in timeline.jsonl (reason
+   ``event_window``: the clip, the dynamic, and ``window_start_ms`` /
+   ``window_end_ms``, the window's actual session times), minus the session
+   time of model.wav's first sample (meta.json ``tracks.model.start_ms``);
 2. the event clip's actual start (its ``turn_start`` line) plus the scenario's
    ``event.start_ms``/``end_ms`` (the scenario file found through run.json's
    ``suite_path``, or an ``event`` object in turns.json);
@@ -34,7 +34,7 @@ from floorbench.suites.av import Category, category_of
 
 AV_LABEL = "av"
 """the label every av clip carries in turns.json (the event says what it means)"""
-NOT_PLAYED = ("not_run",)
+NOT_PLAYED = ("not_run", "event_not_run")
 """timeline reasons that say a clip was not played"""
 
 
@@ -112,6 +112,28 @@ def _event_from(obj: Any) -> EventSpec | None:
         )
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _event_from_line(line: dict[str, Any], raw: dict[str, Any] | None) -> EventSpec | None:
+    """The event as the live schedule's line states it: its clip (``turn_id``), dynamic, and the window's
+    offsets in the clip (actual window − actual clip start); the description from the scenario file."""
+    described = _event_from((raw or {}).get("event"))
+    try:
+        clip_start = int(line["clip_start_ms"]) if "clip_start_ms" in line else None
+        obj = {
+            "clip": line.get("clip", line.get("turn_id")),
+            "dynamic": line.get("dynamic", described.dynamic if described else None),
+            "start_ms": line.get(
+                "start_ms", int(line["window_start_ms"]) - clip_start if clip_start is not None else None
+            ),
+            "end_ms": line.get(
+                "end_ms", int(line["window_end_ms"]) - clip_start if clip_start is not None else None
+            ),
+            "description": line.get("description", described.description if described else ""),
+        }
+    except (TypeError, ValueError):
+        return None
+    return _event_from(obj)
 
 
 def event_line(lines: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -197,7 +219,7 @@ def place(d: DialogueSource, run_info: dict[str, Any]) -> AvInput:
     raw = scenario_raw(run_info, sid)
     inp.words = user_words(raw, user)
     inp.event = (
-        (_event_from(line) if line else None)
+        (_event_from_line(line, raw) if line else None)
         or _event_from((raw or {}).get("event"))
         or _event_from(extra.get("event"))
     )
