@@ -19,9 +19,10 @@ Per frame (`FrameReader.read` → `FrameLook`):
    low, like an open palm offering the floor, are not up). Whether it is a *raised hand* (wanting
    the floor) or a *hand held up to hold it* is not in the picture: the
    processor decides that from who is speaking (`floorbench.processors.vision_cue`).
-4. **Head position** — the centre of the face's dark features (eyes, brows,
-   mouth: the holes of the face's skin region), in face widths; it moves when
-   the head moves and when it turns.
+4. **Head position** — the centre of the dark features of the face's upper
+   half (eyes and brows: holes of the face's skin region; not the mouth, which
+   opens with speech), in face widths; it moves when the head moves and when
+   it turns.
 5. **Gaze** — the pupils (dark pixels) inside the whites of the eyes (bright,
    unsaturated pixels in the face's upper half), as an offset from the whites'
    centre in eye widths; None when no eye white is seen.
@@ -223,7 +224,8 @@ class FrameReader:
 
     def _head(self, features: np.ndarray, face: tuple[int, int, int, int]) -> tuple[float, float] | None:
         x, y, w, h = face
-        ys, xs = np.nonzero(features)
+        # eyes and brows only: a mouth opening to speak or laugh would move the centre down
+        ys, xs = np.nonzero(features[: y + h * 11 // 20])
         if len(xs) < 6:
             return (x + w / 2, y + h / 2)
         return (float(xs.mean()), float(ys.mean()))
