@@ -57,8 +57,9 @@ SYSTEMS: dict[str, tuple[str, dict[str, object]]] = {
 FB = [sys.executable, "-m", "floorbench.cli"]
 
 
-def run(args: list[str]) -> None:
-    subprocess.run([*FB, *args], check=True)
+def run(args: list[str], lock: Path | None = None) -> None:
+    """One floorbench command; a live one under `flock LOCK` when several people share the machine."""
+    subprocess.run([*(["flock", str(lock)] if lock else []), *FB, *args], check=True)
 
 
 def _median(values: list[float]) -> float | None:
@@ -175,6 +176,7 @@ def main() -> None:
     ap.add_argument("--systems", default="cascade,cascade-vision")
     ap.add_argument("--rescore", action="store_true", help="score the runs already in --out, run nothing")
     ap.add_argument("--look-cost", action="store_true", help="time the vision detector alone and stop")
+    ap.add_argument("--lock", type=Path, default=None, help="run each system's live run under `flock LOCK`")
     a = ap.parse_args()
     if a.look_cost:
         print(json.dumps(look_cost(rounds=3)), flush=True)
@@ -190,7 +192,8 @@ def main() -> None:
         if not a.rescore:
             cfg = a.out / f"{name}.yaml"
             cfg.write_text(yaml.safe_dump({"adapter": model, **config}))
-            run(["run", "--suite", str(suite), "--config", str(cfg), "--out", str(run_dir)])
+            live = ["run", "--suite", str(suite), "--config", str(cfg), "--out", str(run_dir), "--quiet"]
+            run(live, lock=a.lock)
         run(["score", str(run_dir), "--out", str(scored), "--resamples", "1000", "--workers", "1"])
         results[name] = summary(name, scored, run_dir)
         print(json.dumps(results[name]), flush=True)
