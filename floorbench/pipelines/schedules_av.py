@@ -24,7 +24,7 @@
 
 The numbers are `floorbench.suites.av.AvRules` (the scorer's record);
 `AvScheduleConfig` adds only operational knobs. The schedule sees the room
-through `AvPlayback` (`schedules.Playback` plus the camera), so it runs on a
+through `schedules.Playback` (plus its camera, if it has one), so it runs on a
 virtual clock in tests/test_av_schedule.py exactly as in a LiveKit room.
 """
 
@@ -50,9 +50,9 @@ class Camera(Protocol):
         ...
 
 
-class AvPlayback(Playback, Protocol):
-    @property
-    def video(self) -> Camera | None: ...
+def camera_of(pb: Playback) -> Camera | None:
+    """The playback's camera (`PlaybackParticipant.video`), if it has one: audio-only rooms have none."""
+    return getattr(pb, "video", None)
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class AvSchedule:
     def samples(self, ms: int) -> int:
         return ms * self.sr // 1000
 
-    async def run(self, pb: AvPlayback) -> None:
+    async def run(self, pb: Playback) -> None:
         w = pb.writer
         at = w.cursor + self.samples(self.cfg.lead_in_ms)
         last: _Played | None = None
@@ -160,13 +160,13 @@ class AvSchedule:
         return cur + max(0, ahead) * self.sr // 1_000_000_000
 
     async def _play(
-        self, pb: AvPlayback, clip: AvClip, at: int, planned_ns: int, onset_ns: int | None
+        self, pb: Playback, clip: AvClip, at: int, planned_ns: int, onset_ns: int | None
     ) -> _Played:
         """Play one clip (sound and picture) from sample `at`; log its start, end and, if it has it, the event."""
         w = pb.writer
         sc = w.schedule(self.clip_audio[clip.id], at, f"clip {clip.id}")
-        if pb.video is not None:
-            pb.video.schedule(self.clip_video[clip.id], sc.start, clip.id, f"clip {clip.id}")
+        if (camera := camera_of(pb)) is not None:
+            camera.schedule(self.clip_video[clip.id], sc.start, clip.id, f"clip {clip.id}")
         start_ns = w.playout_ns(sc.start)
         late_ms = (start_ns - planned_ns) // MS
         extra: dict[str, object] = {"planned_ms": planned_ns // MS}

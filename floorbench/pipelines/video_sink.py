@@ -10,7 +10,11 @@ it publishes one) the recorder keeps:
   ``arrival_ns`` on the session clock, ``sent_index`` (the sender's frame
   index read from the pixel code strip, `video_marker`; null where there is
   none, as in a model's own video), ``frame_id`` (the same index as LiveKit
-  frame metadata, where it survived), width and height.
+  frame metadata, where it survived), width and height, and ``pts_ms``: the
+  frame's time in the container (ms after the first picture's arrival,
+  ``pts_origin_ns`` in meta.json; null if the encoder was too far behind to
+  take it). The receiver's 8×8 stand-in frames after a track ends are logged
+  with ``placeholder: true`` and kept out of the container.
 
 The playback logs each sent index with its capture time, so the two logs
 joined on the index give every frame's transport latency
@@ -42,6 +46,9 @@ CODEC = "mpeg4"
 CONTAINER = "matroska"
 QUEUE_FRAMES = 120
 """frames waiting for the encoder before the container starts skipping (the log never skips)"""
+PLACEHOLDER_PX = 16
+"""frames smaller than this on a side are the receiver's stand-ins (8×8 black frames once a
+track ends), not pictures: logged as placeholders, kept out of the container and the index read"""
 
 
 class FrameEncoder:
@@ -56,11 +63,14 @@ class FrameEncoder:
         self._thread = threading.Thread(target=self._run, name=f"encode-{path.name}", daemon=True)
         self._thread.start()
 
-    def put(self, i420: np.ndarray, width: int, height: int, pts_ms: int) -> None:
+    def put(self, i420: np.ndarray, width: int, height: int, pts_ms: int) -> bool:
+        """Queue a frame for the file; False (counted as skipped) if the encoder is that far behind."""
         try:
             self._q.put_nowait((i420, width, height, pts_ms))
+            return True
         except queue.Full:
             self.skipped += 1
+            return False
 
     def _run(self) -> None:
         import av
@@ -115,6 +125,7 @@ class VideoRecording:
     participant: str
     out_dir: Path
     frames: int = 0
+    placeholders: int = 0
     indexed: int = 0
     last_index: int | None = None
     first_arrival_ns: int | None = None
@@ -126,6 +137,12 @@ class VideoRecording:
 
     def add(self, frame: rtc.VideoFrame, arrival_ns: int, frame_id: int | None) -> None:
         w, h = frame.width, frame.height
+        if w < PLACEHOLDER_PX or h < PLACEHOLDER_PX:
+            self.placeholders += 1
+            line = {"n": self.frames, "arrival_ns": arrival_ns, "placeholder": True, "width": w, "height": h}
+            self._log.write(json.dumps(line) + "\n")
+            self.frames += 1
+            return
         data = np.frombuffer(frame.data, dtype=np.uint8)
         sent = video_marker.read(data[: w * h].reshape(h, w))
         if sent is not None:
@@ -134,6 +151,8 @@ class VideoRecording:
             self.indexed += 1
         if self.first_arrival_ns is None:
             self.first_arrival_ns = arrival_ns
+        pts = (arrival_ns - self.first_arrival_ns) // 1_000_000
+        queued = self.encoder.put(data.copy(), w, h, pts)
         line = {
             "n": self.frames,
             "arrival_ns": arrival_ns,
@@ -141,11 +160,11 @@ class VideoRecording:
             "frame_id": frame_id,
             "width": w,
             "height": h,
+            "pts_ms": pts if queued else None,
         }
         self._log.write(json.dumps(line) + "\n")
         self.frames += 1
         self.sizes.add((w, h))
-        self.encoder.put(data.copy(), w, h, (arrival_ns - self.first_arrival_ns) // 1_000_000)
 
     def finalize(self) -> dict[str, Any]:
         """Close both files; the track's entry in meta.json ``video.tracks`` (blocking)."""
@@ -156,9 +175,11 @@ class VideoRecording:
             "file": self.encoder.path.name if self.encoder.written else None,
             "frames_file": f"{self.name}.frames.jsonl",
             "frames": self.frames,
+            "placeholder_frames": self.placeholders,
             "frames_in_file": self.encoder.written,
             "frames_skipped_in_file": self.encoder.skipped,
             "frames_with_index": self.indexed,
+            "pts_origin_ns": self.first_arrival_ns,
             "sizes": sorted([list(s) for s in self.sizes]),
             "encode_error": self.encoder.error,
         }

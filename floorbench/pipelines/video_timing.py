@@ -95,6 +95,8 @@ def transport_latency(sent: list[dict[str, Any]], received: list[dict[str, Any]]
     first_seen: set[int] = set()
     unread = 0
     for r in received:
+        if r.get("placeholder"):
+            continue
         idx = r.get("sent_index")
         if idx is None or idx not in capture:
             unread += 1
@@ -128,3 +130,31 @@ def measure(out_dir: Path, sent_file: str, received_file: str, fps: int) -> dict
         "clip_starts": clip_starts(sent),
         "transport_latency_ms": transport_latency(sent, received),
     }
+
+
+def meta_entry(
+    out_dir: Path,
+    camera: dict[str, Any] | None,
+    recorded: dict[str, dict[str, Any]],
+    user_track: str = "humans.video",
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """meta.json's ``video`` (what was sent, what was recorded, the timing) and the user video's latency entry.
+
+    `camera` is the playback's `VideoTrackWriter.summary()` (None: no camera);
+    `recorded` the recorder's video tracks. The latency entry (None without a
+    camera or without the recorded user track) goes beside the audio's in
+    ``transport_latency_ms``.
+    """
+    entry: dict[str, Any] = {"tracks": recorded}
+    latency = None
+    if camera is not None:
+        entry["sent"] = camera
+        if user_track in recorded:
+            timing = measure(
+                out_dir, str(camera["sent_file"]), f"{user_track}.frames.jsonl", int(camera["fps"])
+            )
+            entry["timing"] = timing
+            latency = timing["transport_latency_ms"]
+        else:
+            entry["timing"] = {"unmeasured": f"the recorder never received {user_track}"}
+    return entry, latency
