@@ -46,6 +46,26 @@ def _spread(label: str, runs: list[dict[str, Any]]) -> None:
             )
 
 
+def _rises(expected: int, base: list[dict[str, Any]], hurt: list[dict[str, Any]]) -> None:
+    """Per pair and over the pairs: the rise of each direction's p50, and what the stages say they added."""
+    for i, (b, h) in enumerate(zip(base, hurt, strict=True)):
+        stage = "  ".join(
+            f"stage {leg} added p50 {r['added_ms']['p50']:.2f} ms" for leg, r in h.get("stage", {}).items()
+        )
+        print(
+            f"pair {i}: rise round_trip {h['directions']['round_trip']['p50'] - b['directions']['round_trip']['p50']:6.1f}"
+            f"  model_legs {h['directions']['model_legs']['p50'] - b['directions']['model_legs']['p50']:6.1f} ms  {stage}"
+        )
+    for n in ("round_trip", "model_legs"):
+        rises = [
+            h["directions"][n]["p50"] - b["directions"][n]["p50"] for b, h in zip(base, hurt, strict=True)
+        ]
+        print(
+            f"rise of {n} p50 over the paired unimpaired run: median {statistics.median(rises):.1f} ms "
+            f"[{min(rises):.1f}..{max(rises):.1f}], expected {expected} ms"
+        )
+
+
 async def _main(args: argparse.Namespace) -> None:
     out = Path(tempfile.mkdtemp(prefix="fb-latency-bench-"))
     profile = parse_profile(args.impair, args.legs) if args.impair else None
@@ -59,23 +79,24 @@ async def _main(args: argparse.Namespace) -> None:
                 if tag == "impaired" and profile is None:
                     continue
                 opts = LatencyOptions(
-                    out=out / f"{tag}{i}", probes=args.probes, interval_ms=args.interval_ms, connection=conn, impair=impair
+                    out=out / f"{tag}{i}",
+                    probes=args.probes,
+                    interval_ms=args.interval_ms,
+                    connection=conn,
+                    impair=impair,
+                    passthrough_legs=args.legs if args.passthrough and impair is None else None,
                 )
                 into.append(await measure(opts))
                 print(_line(f"{tag}{i}", into[-1]), flush=True)
     finally:
         server.stop()
-    print(f"{args.probes} probes per run, resolution {base[0]['resolution_ms']} ms; clock: {base[0]['clock_method']}")
+    print(
+        f"{args.probes} probes per run, resolution {base[0]['resolution_ms']} ms; clock: {base[0]['clock_method']}"
+    )
     _spread("unimpaired", base)
     if profile is not None:
         _spread(f"impaired {args.impair} on {args.legs}", hurt)
-        expected = profile.delay_ms * len(profile.legs)
-        for n in ("round_trip", "model_legs"):
-            rises = [h["directions"][n]["p50"] - b["directions"][n]["p50"] for b, h in zip(base, hurt, strict=True)]
-            print(
-                f"rise of {n} p50 over the paired unimpaired run: median {statistics.median(rises):.1f} ms "
-                f"[{min(rises):.1f}..{max(rises):.1f}], expected {expected} ms"
-            )
+        _rises(profile.delay_ms * len(profile.legs), base, hurt)
     print(f"→ {out}")
 
 
@@ -84,8 +105,15 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--probes", type=int, default=20)
     ap.add_argument("--interval-ms", type=int, default=500)
-    ap.add_argument("--impair", default=None, help="a profile (delay100, loss5, ...); runs paired with unimpaired ones")
+    ap.add_argument(
+        "--impair", default=None, help="a profile (delay100, loss5, ...); runs paired with unimpaired ones"
+    )
     ap.add_argument("--legs", default="both", choices=("in", "out", "both"))
+    ap.add_argument(
+        "--passthrough",
+        action="store_true",
+        help="the unimpaired runs keep the impairment stages in the chain at delay 0 (like with like)",
+    )
     asyncio.run(_main(ap.parse_args()))
 
 

@@ -90,9 +90,7 @@ async def test_loss_five_percent_over_2000_frames_measured_at_the_receiver():
 
 async def test_stage_leaves_other_frames_and_the_other_leg_alone():
     stage = impair_stage(parse_profile("loss50", seed=2), "in")
-    down, _ = await run_test(
-        stage, frames_to_send=[TextFrame("hi"), *frames(20, OutputAudioRawFrame)]
-    )
+    down, _ = await run_test(stage, frames_to_send=[TextFrame("hi"), *frames(20, OutputAudioRawFrame)])
     assert isinstance(down[0], TextFrame)
     audio = [f for f in down if isinstance(f, OutputAudioRawFrame)]
     assert all(any(f.audio) for f in audio) and len(audio) == 20 and len(down) == 21
@@ -104,7 +102,9 @@ def test_stages_per_leg_and_recorded_method():
     assert impair_stages(None) == ([], []) and impair_stages(parse_profile("none").spec()) == ([], [])
     rec = parse_profile("loss5").record()
     assert rec["method"] == "processor stage" and rec["loss_pct"] == 5.0 and rec["legs"] == ["in", "out"]
-    assert ImpairProfile.from_spec(parse_profile("jitter30", seed=9).spec()) == parse_profile("jitter30", seed=9)
+    assert ImpairProfile.from_spec(parse_profile("jitter30", seed=9).spec()) == parse_profile(
+        "jitter30", seed=9
+    )
 
 
 def test_netem_detection_reads_only(tmp_path):
@@ -126,11 +126,72 @@ def test_a_run_records_the_profile_and_passes_it_to_the_model_child(tmp_path):
 
     suite = load_suite(TINY_SUITE)
     scenario = suite.scenarios[0]
-    model = create_model(ModelContext(name="echo", scenario=scenario, suite=suite.suite, suite_root=suite.root))
+    model = create_model(
+        ModelContext(name="echo", scenario=scenario, suite=suite.suite, suite_root=suite.root)
+    )
     conn = LiveKitConnection("ws://127.0.0.1:9", "key", "secret-for-tests-only-0123456789abcdef")
-    impaired = ScenarioRun("r", suite, scenario, model, conn, tmp_path, ScenarioSettings(impair=parse_profile("loss5", seed=4)))
+    impaired = ScenarioRun(
+        "r", suite, scenario, model, conn, tmp_path, ScenarioSettings(impair=parse_profile("loss5", seed=4))
+    )
     assert impaired.meta.network is not None
     assert impaired.meta.network["method"] == "processor stage" and impaired.meta.network["loss_pct"] == 5.0
     assert impaired._model_spec().impair == parse_profile("loss5", seed=4).spec()
-    plain = ScenarioRun("r", suite, scenario, model, conn, tmp_path, ScenarioSettings(impair=parse_profile("none")))
+    plain = ScenarioRun(
+        "r", suite, scenario, model, conn, tmp_path, ScenarioSettings(impair=parse_profile("none"))
+    )
     assert plain.meta.network is None and plain._model_spec().impair is None
+
+
+def test_the_stage_learns_how_late_the_loop_wakes_and_aims_that_early():
+    from floorbench.processors.impair import WakeupBias
+
+    bias = WakeupBias()
+    for _ in range(200):
+        bias.woke(900_000)  # every sleep wakes 0.9 ms after its aim
+    assert abs(bias.early_ns - 900_000) < 1_000
+    for _ in range(200):
+        bias.woke(60_000_000)  # a stalled loop is not rounding: the aim stays within the cap
+    assert bias.early_ns == bias.cap_ns
+
+
+def test_stage_records_say_what_the_stage_added_and_how_late_it_was(tmp_path):
+    from floorbench.processors.impair import StageRecords, read_stage_records
+
+    r = StageRecords("out")
+    for i in range(4):
+        a = i * 10_000_000
+        r.arrival_ns.append(a)
+        r.due_ns.append(a + 100_000_000)
+        r.passed_ns.append(a + 100_000_000 + i * 500_000)  # 0, 0.5, 1.0, 1.5 ms late
+        r.lost.append(i == 3)
+    s = r.summary()
+    assert s["added_ms"]["min"] == 100.0 and s["added_ms"]["max"] == 101.5 and s["late_ms"]["p50"] == 0.75
+    assert (s["frames"], s["passed"], s["lost"], s["lost_pct"]) == (4, 4, 1, 25.0)
+    r.write(tmp_path)
+    back = read_stage_records(tmp_path)
+    assert (
+        set(back) == {"out"} and back["out"]["added_ms"] == s["added_ms"] and "arrival_ns" not in back["out"]
+    )
+
+
+def test_passthrough_puts_the_stages_in_the_chain_at_delay_zero():
+    """The baseline of an impaired measurement has the same chain, the delay at 0 (like with like)."""
+    spec = {**parse_profile("none", legs="both").spec(), "passthrough": True}
+    ins, outs = impair_stages(spec)
+    assert len(ins) == 1 and len(outs) == 1
+    assert ins[0].schedule.next(5)[0] == 5  # passed on at once
+    assert impair_stages(parse_profile("none", legs="both").spec()) == ([], [])
+
+
+async def test_a_stage_with_a_records_folder_writes_them_when_the_pipeline_ends(tmp_path):
+    spec = {**parse_profile("delay20", legs="in").spec(), "records_dir": str(tmp_path)}
+    ins, _ = impair_stages(spec)
+    await run_test(
+        ins[0], frames_to_send=frames(10), expected_down_frames=[InputAudioRawFrame] * 10
+    )
+    from floorbench.processors.impair import read_stage_records
+
+    rec = read_stage_records(tmp_path)["in"]
+    assert (
+        rec["frames"] == 10 and rec["passed"] == 10 and rec["added_ms"]["min"] >= 15
+    )  # aims early by < 5 ms at most

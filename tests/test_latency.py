@@ -48,8 +48,28 @@ def test_stats_and_jitter():
     assert stats_ms([]) == {"n": 0}
 
 
+def test_the_model_spec_carries_the_stages_and_where_they_write(tmp_path):
+    """Impaired: the profile and the records folder; a like-with-like baseline: the stages at delay 0."""
+    from floorbench.pipelines.latency import _model_spec
+    from floorbench.transports.server import LiveKitConnection
+
+    conn = LiveKitConnection("ws://127.0.0.1:9", "key", "secret-for-tests-only-0123456789abcdef")
+    hurt = _model_spec(LatencyOptions(out=tmp_path, impair=parse_profile("delay100", legs="out")), conn, "r")
+    assert (
+        hurt.impair is not None
+        and hurt.impair["delay_ms"] == 100
+        and hurt.impair["records_dir"] == str(tmp_path)
+    )
+    base = _model_spec(LatencyOptions(out=tmp_path, passthrough_legs="out"), conn, "r")
+    assert base.impair is not None and base.impair["passthrough"] is True and base.impair["delay_ms"] == 0
+    assert base.impair["legs"] == ["out"]
+    assert _model_spec(LatencyOptions(out=tmp_path), conn, "r").impair is None
+
+
 async def _round_trip(livekit, tmp, impair):
-    opts = LatencyOptions(out=tmp, probes=8, interval_ms=400, connection=livekit, impair=impair, search_ms=(50, 1200))
+    opts = LatencyOptions(
+        out=tmp, probes=8, interval_ms=400, connection=livekit, impair=impair, search_ms=(50, 1200)
+    )
     return await measure(opts)
 
 

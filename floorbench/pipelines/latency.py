@@ -34,13 +34,14 @@ import numpy as np
 from livekit import rtc
 
 from floorbench.clock import SessionClock
+from floorbench.pipelines.latency_device import DEVICE, DeviceParticipant, analyse_device, device_lines
 from floorbench.pipelines.latency_probes import PROBE_MS, Recording, latencies, probe_set, stats_ms
 from floorbench.pipelines.model_messages import ModelSpec
 from floorbench.pipelines.participant import ScenarioRoom, settle
 from floorbench.pipelines.playback import PlaybackParticipant
 from floorbench.pipelines.recorder import Recorder, TrackRecording
 from floorbench.pipelines.scenario_run import ModelProcess
-from floorbench.processors.impair import ImpairProfile
+from floorbench.processors.impair import ImpairProfile, parse_profile, read_stage_records
 from floorbench.records import TimelineWriter, TrackInfo
 from floorbench.redact import redact_url
 from floorbench.transports.rooms import PLAYBACK_IDENTITY, model_token, room_name
@@ -78,6 +79,17 @@ class LatencyOptions:
     playback_queue_ms: int = 200
     search_ms: tuple[int, int] = (50, 1900)
     """each probe is searched from this long before to this long after its zero-delay position"""
+    passthrough_legs: str | None = None
+    """unimpaired, but with the impairment stages in the model's chain at delay 0 on these legs (in, out, both):
+    the baseline of an impaired measurement, the same chain as it"""
+    output_device: int | None = None
+    """a sound device that plays the echoed probes (`latency_device`); None: no device in the path"""
+    input_device: int | None = None
+    """a sound device whose capture is published into the room (`latency_device`)"""
+
+    @property
+    def with_device(self) -> bool:
+        return self.output_device is not None or self.input_device is not None
 
 
 @dataclass
@@ -88,6 +100,8 @@ class _Session:
     kinds: list[int] = field(default_factory=list)
     tracks: dict[str, TrackInfo] = field(default_factory=dict)
     fit_residual_us: dict[str, int] = field(default_factory=dict)
+    anchor_ns: int = 0
+    """the session clock's monotonic anchor (PortAudio's times are raw monotonic)"""
 
 
 class _EchoAtSender:
@@ -127,7 +141,15 @@ async def _until(cond: Any, timeout_s: float, what: str) -> None:
 
 
 def _model_spec(opts: LatencyOptions, conn: LiveKitConnection, room: str) -> ModelSpec:
-    impair = opts.impair.spec() if opts.impair is not None and opts.impair.active else None
+    impair = None
+    if opts.impair is not None and opts.impair.active:  # the stages write their records beside latency.json
+        impair = {**opts.impair.spec(), "records_dir": str(opts.out)}
+    elif opts.passthrough_legs:  # the same chain with the delay at 0: a baseline like the impaired run
+        impair = {
+            **parse_profile("none", opts.passthrough_legs).spec(),
+            "passthrough": True,
+            "records_dir": str(opts.out),
+        }
     return ModelSpec(
         url=conn.url,
         token=model_token(conn, room, MODEL),
@@ -166,25 +188,39 @@ async def _run_room(opts: LatencyOptions, conn: LiveKitConnection, session: _Ses
     timeline = TimelineWriter(opts.out / "timeline.jsonl")
     room = room_name(time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6], "latency")
     where = ScenarioRoom(conn, room, opts.out, clock, timeline)
-    recorder = Recorder(where, opts.rate, track_names={PLAYBACK_IDENTITY: "humans"}, is_model=lambda i: i == MODEL)
+    recorder = Recorder(
+        where, opts.rate, track_names={PLAYBACK_IDENTITY: "humans"}, is_model=lambda i: i == MODEL
+    )
     model = ModelProcess(_model_spec(opts, conn, room), opts.out / "model.log")
     playback = PlaybackParticipant(where, opts.rate, lambda i: i == MODEL, queue_ms=opts.playback_queue_ms)
     echo = _EchoAtSender(opts.out, opts.rate, clock)
     playback.on("track_subscribed", echo.on_track)
+    device = (
+        DeviceParticipant(where, MODEL, opts.output_device, opts.input_device) if opts.with_device else None
+    )
+    session.anchor_ns = clock.anchor.monotonic_ns
     started = False
     try:
         await recorder.start()
         await model.start(60.0)
         await _until(lambda: MODEL in recorder.audio_from, 60.0, "the echo model did not join with audio")
+        if device is not None:
+            await device.start()
         await playback.start()
         started = True
-        await _until(lambda: "humans" in recorder.tracks and echo.task is not None, 20.0, "the tracks were not subscribed")
+        await _until(
+            lambda: "humans" in recorder.tracks and echo.task is not None,
+            20.0,
+            "the tracks were not subscribed",
+        )
         await _probe_train(playback, opts, session)
     finally:
         if started:
             await playback.stop()
         else:
             await settle(playback.leave(), None, "latency: playback leaving")
+        if device is not None:
+            await device.stop()
         await model.stop()
         session.tracks = await recorder.stop()
         session.tracks["echo"] = await echo.stop()
@@ -210,16 +246,39 @@ def analyse(opts: LatencyOptions, session: _Session) -> dict[str, Any]:
     echo_ns = opts.echo_delay_ms * 1_000_000
     lags: dict[str, list[int | None]] = {}
     scores: dict[str, list[float]] = {}
-    for name, track, minus in (("up", "humans", 0), ("round_trip", "echo", echo_ns), ("via_model", "model", echo_ns)):
+    for name, track, minus in (
+        ("up", "humans", 0),
+        ("round_trip", "echo", echo_ns),
+        ("via_model", "model", echo_ns),
+    ):
         rec = _read(opts.out, session.tracks[track])
-        lags[name], scores[name] = latencies(session.kinds, templates, session.sent_ns, rec, opts.search_ms, minus)
+        lags[name], scores[name] = latencies(
+            session.kinds, templates, session.sent_ns, rec, opts.search_ms, minus
+        )
     lags["model_legs"] = [
-        rt - up if rt is not None and up is not None else None for rt, up in zip(lags["round_trip"], lags["up"], strict=True)
+        rt - up if rt is not None and up is not None else None
+        for rt, up in zip(lags["round_trip"], lags["up"], strict=True)
     ]
     directions = {}
     for name, values in lags.items():
         found = [v for v in values if v is not None]
-        directions[name] = {"what": DIRECTIONS[name], **stats_ms(found), "not_found": len(values) - len(found)}
+        directions[name] = {
+            "what": DIRECTIONS[name],
+            **stats_ms(found),
+            "not_found": len(values) - len(found),
+        }
+    device = None
+    if opts.with_device:
+        mic = _read(opts.out, session.tracks[DEVICE]) if DEVICE in session.tracks else None
+        device = analyse_device(
+            opts.out,
+            session.anchor_ns,
+            session.kinds,
+            session.sent_ns,
+            echo_ns,
+            mic,
+            directions["up"].get("p50"),
+        )
     return {
         "record_version": 1,
         "probes": opts.probes,
@@ -232,6 +291,8 @@ def analyse(opts: LatencyOptions, session: _Session) -> dict[str, Any]:
         "model_out_queue_ms": opts.model_out_queue_ms,
         "livekit": {"url": redact_url(opts.connection.url) if opts.connection else "managed (127.0.0.1)"},
         "network": opts.impair.record() if opts.impair is not None and opts.impair.active else None,
+        "stage": read_stage_records(opts.out),
+        "device": device,
         "directions": directions,
         "per_probe_ms": {k: [None if v is None else round(v / 1e6, 3) for v in vs] for k, vs in lags.items()},
         "scores": scores,
@@ -286,5 +347,6 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
             f"  {name:11s} p50 {d['p50']:7.2f}  p95 {d['p95']:7.2f}  max {d['max']:7.2f}  jitter {d['jitter']:5.2f} ms"
             f"  ({d['n']} found, {d['not_found']} missing)  {d['what']}"
         )
+    lines += device_lines(report.get("device"))
     lines.append(f"clock: {report['clock_method']}")
     return lines

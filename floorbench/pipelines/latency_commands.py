@@ -24,15 +24,34 @@ def _fail(msg: str) -> NoReturn:
 def latency(
     probes: Annotated[int, typer.Option(help="probes to send (2..2000)")] = 20,
     interval_ms: Annotated[int, typer.Option(help="time between probes (ms, 200..5000)")] = 500,
-    out: Annotated[Path | None, typer.Option(help="folder for latency.json and the recordings (default: a temp folder)")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="folder for latency.json and the recordings (default: a temp folder)")
+    ] = None,
     livekit_url: Annotated[
-        str | None, typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one")
+        str | None,
+        typer.Option(
+            help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one"
+        ),
     ] = None,
     impair: Annotated[str | None, typer.Option(help=IMPAIR_HELP)] = None,
-    impair_legs: Annotated[str, typer.Option(help="impaired legs of the model's audio: in, out or both")] = "both",
+    impair_legs: Annotated[
+        str, typer.Option(help="impaired legs of the model's audio: in, out or both")
+    ] = "both",
     impair_seed: Annotated[int, typer.Option(help="seed of the impairment's draws (0..2**31)")] = 0,
-    echo_delay_ms: Annotated[int, typer.Option(help="the echo model's own delay (ms, 0..2000; subtracted)")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="print latency.json instead of the summary")] = False,
+    echo_delay_ms: Annotated[
+        int, typer.Option(help="the echo model's own delay (ms, 0..2000; subtracted)")
+    ] = 0,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print latency.json instead of the summary")
+    ] = False,
+    output: Annotated[
+        str | None,
+        typer.Option("--output", help="a sound device (index or name) that plays the echoed probes"),
+    ] = None,
+    input_: Annotated[
+        str | None,
+        typer.Option("--input", help="a sound device (index or name) whose capture goes into the room"),
+    ] = None,
 ) -> None:
     """Audio latency through the SFU: chirp probes, echoed by the `echo` model, found by cross-correlation."""
     from floorbench.errors import FloorbenchError, OptionError, check_range
@@ -47,6 +66,16 @@ def latency(
         profile = parse_profile(impair, impair_legs, impair_seed) if impair else None
     except (OptionError, ImpairError) as e:
         _fail(str(e))
+    out_dev = in_dev = None
+    if output is not None or input_ is not None:
+        from floorbench.pipelines.demo_devices import DeviceError, list_devices, resolve
+
+        try:
+            devices, default_in, default_out = list_devices()
+            out_dev = resolve(output, "output", devices, default_out) if output is not None else None
+            in_dev = resolve(input_, "input", devices, default_in) if input_ is not None else None
+        except DeviceError as e:
+            _fail(str(e))
     from floorbench.pipelines.latency import LatencyError, LatencyOptions, measure, summary_lines
 
     folder = out or Path(tempfile.mkdtemp(prefix="fb-latency-"))
@@ -58,6 +87,8 @@ def latency(
             echo_delay_ms=echo_delay_ms,
             connection=LiveKitConnection.from_env(livekit_url),
             impair=profile,
+            output_device=out_dev,
+            input_device=in_dev,
         )
         report = asyncio.run(measure(opts))
     except (FloorbenchError, ServerError, LatencyError, ValueError) as e:

@@ -24,6 +24,7 @@ kernel could do it with ``tc netem`` instead; the method used is recorded
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from collections import deque
@@ -92,7 +93,11 @@ class ImpairProfile:
 
     def spec(self) -> dict[str, Any]:
         """What the model child needs to build its stages (travels in the ModelSpec)."""
-        return {k: v for k, v in self.record().items() if k in ("profile", "delay_ms", "jitter_ms", "loss_pct", "legs", "seed")}
+        return {
+            k: v
+            for k, v in self.record().items()
+            if k in ("profile", "delay_ms", "jitter_ms", "loss_pct", "legs", "seed")
+        }
 
     @classmethod
     def from_spec(cls, spec: dict[str, Any]) -> ImpairProfile:
@@ -126,7 +131,9 @@ def parse_profile(text: str, legs: str = "both", seed: int = 0) -> ImpairProfile
     if values["loss"] > MAX_LOSS_PCT:
         raise ImpairError(f"--impair {text!r}: loss is at most {MAX_LOSS_PCT:g} %")
     chosen: list[Leg] = [leg for leg in LEGS if legs in (leg, "both")]
-    return ImpairProfile(text, int(values["delay"]), int(values["jitter"]), values["loss"], tuple(chosen), seed)
+    return ImpairProfile(
+        text, int(values["delay"]), int(values["jitter"]), values["loss"], tuple(chosen), seed
+    )
 
 
 def netem_status(modules: Path = Path("/proc/modules"), lib: Path = Path("/lib/modules")) -> tuple[bool, str]:
@@ -171,15 +178,103 @@ class ImpairSchedule:
         return release, lost
 
 
+@dataclass
+class StageRecords:
+    """What one stage did to each audio frame, on the monotonic clock: when it arrived, when it was
+    due (arrival + the drawn delay, kept in order) and when it was actually handed on.
+
+    The handed-on minus arrival time is the delay the stage really added; handed-on minus due is
+    its own lateness (the event loop's). Written as ``impair-{leg}.json`` when the model spec names a
+    folder (`floorbench latency` does), so a measured rise can be told apart from the stage's own share.
+    """
+
+    leg: Leg
+    arrival_ns: list[int] = field(default_factory=list)
+    due_ns: list[int] = field(default_factory=list)
+    passed_ns: list[int] = field(default_factory=list)
+    lost: list[bool] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        n = len(self.passed_ns)
+        added = np.array(self.passed_ns, dtype=np.int64) - np.array(self.arrival_ns[:n], dtype=np.int64)
+        late = np.array(self.passed_ns, dtype=np.int64) - np.array(self.due_ns[:n], dtype=np.int64)
+
+        def ms(v: np.ndarray) -> dict[str, float]:
+            if not len(v):
+                return {}
+            return {
+                k: round(float(np.percentile(v, q)) / 1e6, 3)
+                for k, q in (("min", 0), ("p50", 50), ("p95", 95), ("max", 100))
+            }
+
+        return {
+            "leg": self.leg,
+            "frames": len(self.arrival_ns),
+            "passed": n,
+            "lost": int(sum(self.lost)),
+            "lost_pct": round(100 * sum(self.lost) / len(self.lost), 3) if self.lost else 0.0,
+            "added_ms": ms(added),
+            "late_ms": ms(late),
+        }
+
+    def write(self, folder: Path) -> None:
+        body = {
+            **self.summary(),
+            "arrival_ns": self.arrival_ns,
+            "due_ns": self.due_ns,
+            "passed_ns": self.passed_ns,
+        }
+        (folder / f"impair-{self.leg}.json").write_text(json.dumps(body) + "\n")
+
+
+def read_stage_records(folder: Path) -> dict[str, Any]:
+    """The summaries of the stages' records in `folder` (``impair-in.json``, ``impair-out.json``), by leg."""
+    out: dict[str, Any] = {}
+    for leg in LEGS:
+        path = folder / f"impair-{leg}.json"
+        if path.is_file():
+            body = json.loads(path.read_text())
+            out[leg] = {k: v for k, v in body.items() if not k.endswith("_ns")}
+    return out
+
+
+@dataclass
+class WakeupBias:
+    """How late the event loop wakes a timed sleep, learnt as it runs, so that the stage can aim that much early.
+
+    ``asyncio.sleep`` wakes after its time, never before: epoll's timeout is rounded up to the
+    millisecond and the loop adds its own turn, about 0.9 ms p50 measured here. Uncorrected, every
+    frame would be held that much longer than the profile says; aiming early by the running mean
+    of the lateness centres the delay the stage really adds on the profile's own.
+    """
+
+    early_ns: int = 0
+    weight: float = 0.1
+    cap_ns: int = 5_000_000
+    """never aims more than this early (a stalled loop is not a timer's rounding)"""
+
+    def woke(self, late_ns: int) -> None:
+        """A sleep aimed at some time woke `late_ns` after it."""
+        self.early_ns = int(
+            min(self.cap_ns, max(0.0, self.early_ns + self.weight * (late_ns - self.early_ns)))
+        )
+
+
 def _silence_of(frame: Any) -> Any:
     """The same audio frame with its samples zeroed (a lost packet, concealed as silence)."""
-    out = type(frame)(audio=bytes(len(frame.audio)), sample_rate=frame.sample_rate, num_channels=frame.num_channels)
+    out = type(frame)(
+        audio=bytes(len(frame.audio)), sample_rate=frame.sample_rate, num_channels=frame.num_channels
+    )
     out.pts = frame.pts
     return out
 
 
-def impair_stage(profile: ImpairProfile, leg: Leg) -> Any:
-    """A pipecat FrameProcessor impairing the `leg` audio of the model (built lazily: pipecat is heavy)."""
+def impair_stage(profile: ImpairProfile, leg: Leg, records_dir: Path | None = None) -> Any:
+    """A pipecat FrameProcessor impairing the `leg` audio of the model (built lazily: pipecat is heavy).
+
+    With `records_dir`, the stage keeps `StageRecords` and writes them there when the pipeline ends.
+    """
+    from loguru import logger
     from pipecat.frames.frames import (
         CancelFrame,
         EndFrame,
@@ -202,6 +297,16 @@ def impair_stage(profile: ImpairProfile, leg: Leg) -> Any:
             self.wake = asyncio.Event()
             self.drained = asyncio.Event()
             self.task: asyncio.Task[None] | None = None
+            self.records = StageRecords(leg)
+            self.wakeup = WakeupBias()
+            self.keep = records_dir is not None  # a run keeps no per-frame records (hours of frames)
+
+        def _write_records(self) -> None:
+            if records_dir is not None:
+                try:
+                    self.records.write(records_dir)
+                except OSError as e:  # the measurement reads what is there; the model goes on
+                    logger.warning(f"impair-{leg}: records not written: {e}")
 
         async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
             await super().process_frame(frame, direction)
@@ -213,8 +318,18 @@ def impair_stage(profile: ImpairProfile, leg: Leg) -> Any:
                     await self.drained.wait()
                 await self.cancel_task(self.task)
                 self.task = None
-            if direction == FrameDirection.DOWNSTREAM and isinstance(frame, audio_type) and self.task is not None:
-                release, lost = self.schedule.next(time.monotonic_ns())
+                self._write_records()
+            if (
+                direction == FrameDirection.DOWNSTREAM
+                and isinstance(frame, audio_type)
+                and self.task is not None
+            ):
+                arrival = time.monotonic_ns()
+                release, lost = self.schedule.next(arrival)
+                if self.keep:
+                    self.records.arrival_ns.append(arrival)
+                    self.records.due_ns.append(release)
+                    self.records.lost.append(lost)
                 self.held.append((release, _silence_of(frame) if lost else frame))
                 self.wake.set()
                 return
@@ -226,9 +341,13 @@ def impair_stage(profile: ImpairProfile, leg: Leg) -> Any:
                     self.wake.clear()
                     await self.wake.wait()
                 release, frame = self.held[0]
-                wait_ns = release - time.monotonic_ns()
+                aim = release - self.wakeup.early_ns
+                wait_ns = aim - time.monotonic_ns()
                 if wait_ns > 0:
                     await asyncio.sleep(wait_ns / 1e9)
+                    self.wakeup.woke(time.monotonic_ns() - aim)
+                if self.keep:
+                    self.records.passed_ns.append(time.monotonic_ns())
                 await self.push_frame(frame, FrameDirection.DOWNSTREAM)
                 self.held.popleft()  # after the push: an EndFrame waits for it
                 if not self.held:
@@ -242,8 +361,9 @@ def impair_stages(spec: dict[str, Any] | None) -> tuple[list[Any], list[Any]]:
     if not spec:
         return [], []
     profile = ImpairProfile.from_spec(spec)
-    if not profile.active:
+    if not profile.active and not spec.get("passthrough"):  # passthrough: the stages in place, delay 0
         return [], []
-    ins = [impair_stage(profile, "in")] if "in" in profile.legs else []
-    outs = [impair_stage(profile, "out")] if "out" in profile.legs else []
+    folder = Path(spec["records_dir"]) if spec.get("records_dir") else None
+    ins = [impair_stage(profile, "in", folder)] if "in" in profile.legs else []
+    outs = [impair_stage(profile, "out", folder)] if "out" in profile.legs else []
     return ins, outs
