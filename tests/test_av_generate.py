@@ -198,3 +198,37 @@ def test_fixture_is_small_and_one_scenario_per_category() -> None:
     suite = load_suite(FIXTURE)
     cats = sorted(s.event.category for s in suite.scenarios)  # type: ignore[attr-defined]
     assert cats == ["backchannel", "keep_talking", "must_yield", "smooth_handoff", "stay_silent"]
+
+
+def test_cli_generate_av(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from floorbench.cli import app
+
+    runner = CliRunner()
+    out = tmp_path / "s"
+    ok = runner.invoke(
+        app,
+        [
+            "generate",
+            "--suite",
+            "av",
+            "--per-dynamic",
+            "1",
+            "--dynamics",
+            "head_shake",
+            "--seed",
+            "5",
+            "--out",
+            str(out),
+        ],
+    )
+    assert ok.exit_code == 0, ok.output
+    assert "wrote 1 av scenarios" in ok.output
+    assert [s.condition for s in load_suite(out).scenarios] == ["head_shake"]
+    bad = runner.invoke(
+        app, ["generate", "--suite", "av", "--per-dynamic", "0", "--out", str(tmp_path / "t")]
+    )
+    assert bad.exit_code == 2 and "--per-dynamic" in bad.output
+    rendered = runner.invoke(app, ["render", str(out)])
+    assert rendered.exit_code == 2 and "do not render it" in rendered.output
