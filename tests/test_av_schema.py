@@ -179,4 +179,7 @@ def test_suite_info_checks_both_manifests(suite: Path) -> None:
     video = suite / "video" / "idle.mp4"
     video.write_bytes(video.read_bytes() + b"\0")
     problems = suite_info(suite).audio_problems
-    assert len(problems) == 1 and "idle.mp4: missing or its SHA-256 differs from video/manifest.json" in problems[0]
+    assert (
+        len(problems) == 1
+        and "idle.mp4: missing or its SHA-256 differs from video/manifest.json" in problems[0]
+    )
