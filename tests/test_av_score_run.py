@@ -39,7 +39,8 @@ def _meta(sid: str, dynamic: str, **extra: Any) -> dict[str, Any]:
         "scenario_id": sid,
         "pair_id": sid,
         "condition": dynamic,
-        "suite": "av",
+        "suite": "av-tiny",
+        "schedule": {"policy": "av"},
         "room": "r",
         "created_wall_ns": 0,
         "anchor": {"monotonic_ns": 0, "wall_ns": 0},
@@ -151,6 +152,7 @@ def _suite(root: Path) -> Path:
         "end_ms": 6000,
         "description": "the user looks straight at the camera, waiting",
     }
+    (suite / "suite.yaml").write_text("name: av-tiny\nsuite: av\n")
     (suite / "scenarios" / "h1.yaml").write_text(
         json.dumps({"clips": [{"id": 1, "words": words}], "event": event})
     )
@@ -263,3 +265,25 @@ def test_exclude_degraded_lists_the_clip_as_unscorable(tmp_path: Path) -> None:
     assert [u["scenario_id"] for u in s["unscorable"]] == ["s2"]
     assert s["unscorable"][0]["reason"].startswith("timing_degraded: underruns")
     assert s["tor_alignment"]["overall"]["n"] == 1 and s["tor_alignment"]["overall"]["ci"] == [None, None]
+
+
+def test_a_run_where_the_model_never_connected_is_still_an_av_run(tmp_path: Path) -> None:
+    """No turns.json anywhere: the suite is known from the suite the run played (run.json suite_path)."""
+    run = tmp_path / "run"
+    failed = _meta(
+        "y1",
+        "raised_hand",
+        outcome="failed",
+        failure_kind="model_never_joined",
+        failure_reason="the model never joined the room",
+        schedule={},
+    )
+    d = run / "y1"
+    d.mkdir(parents=True)
+    (d / "meta.json").write_text(json.dumps(failed))
+    (run / "run.json").write_text(json.dumps({"suite_path": str(_suite(tmp_path))}))
+    res = CliRunner().invoke(app, ["score", str(run), "--out", str(tmp_path / "out"), "--workers", "1"])
+    assert res.exit_code == 2, res.output
+    assert "no av clip could be scored (1 unscorable" in res.output.strip().splitlines()[-1]
+    s = json.loads((tmp_path / "out" / "av_scores.json").read_text())
+    assert s["unscorable"][0]["reason"] == "model_never_connected: the model never joined the room"

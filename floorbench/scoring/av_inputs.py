@@ -72,14 +72,29 @@ class AvInput:
 
 
 def is_av_source(d: DialogueSource) -> bool:
-    if d.meta is not None and d.meta.suite == "av":
+    """A scenario of suite av: the av schedule ran it (meta.json), or its clips carry the av label."""
+    if d.meta is not None and (d.meta.suite == "av" or d.meta.schedule.get("policy") == "av"):
         return True
     return bool(d.turns and d.turns.turns and d.turns.turns[0].label == AV_LABEL)
 
 
+def suite_kind(run_info: dict[str, Any]) -> str | None:
+    """The `suite:` kind in the suite.yaml the run played (run.json's suite_path), if still there."""
+    path = run_info.get("suite_path")
+    if not isinstance(path, str) or not (Path(path) / "suite.yaml").is_file():
+        return None
+    import yaml
+
+    try:
+        raw = yaml.safe_load((Path(path) / "suite.yaml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    return str(raw.get("suite")) if isinstance(raw, dict) and raw.get("suite") else None
+
+
 def is_av(disc: Discovery) -> bool:
-    """A folder of suite av: a dialogue's meta.json names the suite or its clips carry the av label."""
-    return any(is_av_source(d) for d in disc.dialogues)
+    """A folder of suite av: its run played an av suite, or a scenario says it is one (`is_av_source`)."""
+    return suite_kind(disc.run_info) == "av" or any(is_av_source(d) for d in disc.dialogues)
 
 
 def timeline_lines(folder: Path) -> list[dict[str, Any]]:

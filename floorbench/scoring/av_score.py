@@ -26,7 +26,7 @@ import numpy as np
 
 from floorbench.audio.vad import WINDOW_MS, VadRules
 from floorbench.records import write_json_atomic
-from floorbench.scoring.av_inputs import AvInput, is_av_source, place
+from floorbench.scoring.av_inputs import AvInput, is_av, is_av_source, place
 from floorbench.scoring.av_rules import (
     LATENCY_DEFINITIONS,
     Latency,
@@ -117,7 +117,7 @@ class ClipScore:
 
 
 def is_av_run(disc: Discovery) -> bool:
-    return any(is_av_source(d) for d in disc.dialogues)
+    return is_av(disc)
 
 
 def _discovery_reason(d: DialogueSource) -> str:
