@@ -63,7 +63,9 @@ SCENARIOS = {
 
 @pytest.fixture(scope="module")
 def eager() -> EagerModel:
-    return eager_from_tts()
+    from floorbench.processors.reference import DEFAULT_REPLIES, EagerSettings
+
+    return eager_from_tts(DEFAULT_REPLIES, EagerSettings().voice)
 
 
 @pytest.mark.parametrize("category", list(Category))
@@ -146,8 +148,8 @@ def test_expected_values_on_the_fixture_suite(eager: EagerModel) -> None:
         p.stem: AvScenario.model_validate(yaml.safe_load(p.read_text()))
         for p in sorted((FIXTURE / "scenarios").glob("*.yaml"))
     }
-    silent = expected_for_suite(FIXTURE, "silent")
-    eager_exp = expected_for_suite(FIXTURE, "eager", eager)
+    silent = expected_for_suite(scenarios.values(), FIXTURE, "silent")
+    eager_exp = expected_for_suite(scenarios.values(), FIXTURE, "eager", eager)
     assert set(silent) == set(eager_exp) == set(scenarios)
     for sid, sc in scenarios.items():
         timing = timing_of(sc, FIXTURE)
@@ -155,9 +157,8 @@ def test_expected_values_on_the_fixture_suite(eager: EagerModel) -> None:
             assert silent[sid].unscorable is not None, sid
         else:
             assert silent[sid].aligned is (EXPECTED_TAKEOVER[timing.category] == 0), sid
-        assert eager_exp[sid].unscorable is None, (
-            sid
-        )  # eager always speaks after the request: every cue plays
+        # eager always speaks after the request, so every cue plays
+        assert eager_exp[sid].unscorable is None, sid
     cats = {sid: Category(sc.event.category) for sid, sc in scenarios.items()}
     table = by_category(silent, cats)
     assert sum(r["clips"] for r in table.values()) == len(scenarios)

@@ -170,30 +170,27 @@ def _merged(speech: Sequence[Segment], gap_ms: int = 250) -> tuple[Segment, ...]
     return tuple(out)
 
 
-def eager_from_tts(voice: str | None = None) -> EagerModel:
-    """The eager agent's real replies: each of its canned replies rendered with its voice (duration, words)."""
-    from floorbench.processors.reference import DEFAULT_REPLIES, DEFAULT_VOICE
+def eager_from_tts(replies: Sequence[str], voice: str) -> EagerModel:
+    """The eager agent's real replies: each canned reply rendered with its voice (duration, words).
+
+    Pass the agent's own settings (``floorbench.processors.reference``: DEFAULT_REPLIES, DEFAULT_VOICE);
+    scoring does not import the agents."""
     from floorbench.speech.tts import synthesize
 
     rate = 16000
-    replies = tuple(
-        (len(synthesize(r, voice or DEFAULT_VOICE, rate)) * 1000 // rate, len(r.split()))
-        for r in DEFAULT_REPLIES
+    return EagerModel(
+        replies=tuple((len(synthesize(r, voice, rate)) * 1000 // rate, len(r.split())) for r in replies)
     )
-    return EagerModel(replies=replies)
 
 
-def expected_for_suite(suite_dir: Path, system: str, eager: EagerModel | None = None) -> dict[str, Expected]:
-    """Every scenario of an av suite folder: what `system` must score on it (by scenario id)."""
-    import yaml
-
-    from floorbench.scenarios.av_schema import AvScenario
-
-    out: dict[str, Expected] = {}
-    for path in sorted((suite_dir / "scenarios").glob("*.yaml")):
-        sc = AvScenario.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-        out[sc.scenario_id] = simulate(timing_of(sc, suite_dir), system, AvRules(), eager or EagerModel())
-    return out
+def expected_for_suite(
+    scenarios: Sequence[Any], suite_dir: Path, system: str, eager: EagerModel | None = None
+) -> dict[str, Expected]:
+    """Every scenario of an av suite folder (loaded `AvScenario`s): what `system` must score on it, by id."""
+    return {
+        sc.scenario_id: simulate(timing_of(sc, suite_dir), system, AvRules(), eager or EagerModel())
+        for sc in scenarios
+    }
 
 
 def by_category(expected: dict[str, Expected], categories: dict[str, Category]) -> dict[str, dict[str, int]]:
