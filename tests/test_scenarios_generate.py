@@ -177,5 +177,5 @@ def test_cli_generate_then_load(tmp_path):
     assert suite.suite.generator == {"name": "procedural", "version": 1, "seed": 3, "pairs": 8}
     again = CliRunner().invoke(app, ["generate", "--pairs", "8", "--out", str(out)])
     assert again.exit_code == 2 and "not empty; pass --force" in again.output and "Traceback" not in again.output
-    bad = CliRunner().invoke(app, ["generate", "--suite", "av", "--out", str(tmp_path / "x")])
-    assert bad.exit_code == 2 and "only 'mpe' and 'turns' can be generated" in bad.output
+    bad = CliRunner().invoke(app, ["generate", "--suite", "video", "--out", str(tmp_path / "x")])
+    assert bad.exit_code == 2 and "only 'mpe', 'turns' and 'av' can be generated" in bad.output

@@ -56,13 +56,15 @@ def _listing(kind: str, line: str) -> None:
 
 def generate(
     out: Path = typer.Option(..., "--out", help="suite folder to write (suite.yaml + scenarios/)"),
-    suite: str = typer.Option("mpe", "--suite", help="suite kind: 'mpe' or 'turns' (--pairs then counts dialogues)"),
+    suite: str = typer.Option("mpe", "--suite", help="suite kind: 'mpe', 'turns' (--pairs then counts dialogues) or 'av'"),
     pairs: int = typer.Option(100, "--pairs", help="number of explicit/implicit scenario pairs (1..100000)"),
     seed: int = typer.Option(0, "--seed", help="same seed, same files (byte for byte); 0..4294967295"),
     min_turns: int = typer.Option(6, "--min-turns", help="fewest human turns per scenario (4..40)"),
     max_turns: int = typer.Option(10, "--max-turns", help="most human turns per scenario (4..40)"),
     llm: Path | None = typer.Option(None, "--llm", help="LLM config YAML: let an OpenAI-compatible model write the turns"),
     force: bool = typer.Option(False, "--force", help="replace the scenarios in an existing --out"),
+    per_dynamic: int = typer.Option(2, "--per-dynamic", help="suite av: scenarios per dynamic (1..50)"),
+    dynamics: str | None = typer.Option(None, "--dynamics", help="suite av: comma-separated dynamics (default: all 11)"),
 ) -> None:
     """Generate a scenario suite offline (deterministic for a seed)."""
     import time
@@ -77,8 +79,10 @@ def generate(
     try:
         if suite == "turns":
             return _generate_turns(console, out, pairs, seed, force)
+        if suite == "av":
+            return _generate_av(console, out, per_dynamic, dynamics, seed, force)
         if suite != "mpe":
-            _fail(f"--suite {suite}: only 'mpe' and 'turns' can be generated; write other suites by hand")
+            _fail(f"--suite {suite}: only 'mpe', 'turns' and 'av' can be generated; write other suites by hand")
         check_range("--pairs", pairs, 1, MAX_PAIRS)
         check_range("--seed", seed, 0, MAX_SEED)
         check_range("--min-turns", min_turns, MIN_TURNS, MAX_TURNS)
@@ -108,6 +112,20 @@ def _generate_turns(console: Console, out: Path, dialogues: int, seed: int, forc
     loaded = load_suite(out, audio=False)
     console.print(f"wrote {len(loaded.scenarios)} turns dialogues to {out}; all validated. Next: floorbench render {out}",
                   markup=False, highlight=False, soft_wrap=True)
+
+
+def _generate_av(console: Console, out: Path, per_dynamic: int, dynamics: str | None, seed: int, force: bool) -> None:
+    """`generate --suite av`: synthetic clips drawn and rendered now (no `render` step)."""
+    from floorbench.scenarios.av_generate import MAX_PER_DYNAMIC, AvGenConfig, parse_dynamics, write_av_suite
+    from floorbench.scenarios.validate import load_suite
+
+    check_range("--per-dynamic", per_dynamic, 1, MAX_PER_DYNAMIC)
+    check_range("--seed", seed, 0, MAX_SEED)
+    cfg = AvGenConfig(per_dynamic=per_dynamic, seed=seed, dynamics=parse_dynamics(dynamics))
+    write_av_suite(out, cfg, force=force)
+    loaded = load_suite(out, audio=True)
+    console.print(f"wrote {len(loaded.scenarios)} av scenarios (audio and video) to {out}; all validated. "
+                  f"Next: floorbench run --suite {out} (no render needed)", markup=False, highlight=False, soft_wrap=True)
 
 
 def _write_generated(console: Console, out: Path, pairs: int, seed: int, turns: tuple[int, int],
@@ -286,6 +304,34 @@ def import_turns(
     except OSError as e:
         _fail_os(e)
     typer.echo(one_line(f"imported {path}; run it with floorbench run --suite {out} (no render needed)"))
+
+
+@suite_app.command("import-av")
+def import_av(
+    src: Path = typer.Argument(..., help="a clip JSON (video, audio, dynamic, window; docs/suites/av.md) or a folder of them"),
+    out: Path = typer.Option(..., "--out", help="suite folder to write (suite: av)"),
+    fps: int | None = typer.Option(None, "--fps", help="output frame rate, 5..60 (default: the source's, rounded)"),
+    height: int | None = typer.Option(None, "--height", help="scale the video to this height in px (default: keep)"),
+    voice: str = typer.Option("flite:slt", "--voice", help="voice for a request given as text only"),
+    name: str | None = typer.Option(None, "--name", help="suite name (default: the folder name)"),
+    force: bool = typer.Option(False, "--force", help="replace the scenarios in an existing --out"),
+) -> None:
+    """Import recorded audio-visual clips (one JSON each) as an av suite, checked by the suite's rules."""
+    from floorbench.scenarios.av_import import ImportOptions
+    from floorbench.scenarios.av_import import import_av as run_import
+
+    try:
+        if fps is not None:
+            check_range("--fps", fps, 5, 60)
+        if height is not None:
+            check_range("--height", height, 16, 2160)
+        done = run_import(src, out, ImportOptions(fps=fps, height=height, voice=voice), name=name, force=force)
+    except FloorbenchError as e:
+        _fail(_first_line(e))
+    except OSError as e:
+        _fail_os(e)
+    typer.echo(one_line(f"imported {len(done)} av clips into {out}; run it with floorbench run --suite {out} "
+                        "(no render needed)"))
 
 
 def register(app: typer.Typer) -> None:

@@ -92,6 +92,10 @@ def suite_info(root: Path | str, check_audio: bool = True) -> SuiteInfo:
     """Summarise a suite; raises ScenarioError (one line) if it does not validate."""
     root = Path(root)
     suite = load_suite(root, audio=False)
+    if suite.suite.suite == "av":  # dynamics, categories, audio and video (docs/suites/av.md)
+        from floorbench.scenarios.av_validate import av_suite_info
+
+        return av_suite_info(suite, root, check_audio)
     if suite.suite.suite == "turns":  # its own labels and attributes (docs/suites/turns.md)
         from floorbench.scenarios.turns_validate import turns_suite_info
 

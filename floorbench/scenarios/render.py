@@ -196,6 +196,8 @@ def render_suite(
     if rate not in tts.SUPPORTED_RATES:
         raise ScenarioError(f"{root}: rate {rate} Hz; use 16000, 24000 or 48000")
     suite = load_suite(root, audio=False)
+    if suite.suite.suite == "av":  # its audio is made with its video, in step (docs/suites/av.md)
+        raise ScenarioError(f"{root}: an av suite comes with its audio and video already made; do not render it")
     voice_map = voice_map or {}
     for v in voice_map.values():
         tts.parse_voice(v)

@@ -271,6 +271,10 @@ def load_scenario_file(
         from floorbench.scenarios.turns_validate import load_turns_scenario
 
         return load_turns_scenario(path, data, root=root, audio=audio)
+    if isinstance(data, dict) and data.get("suite") == "av":
+        from floorbench.scenarios.av_validate import load_av_scenario
+
+        return load_av_scenario(path, data, root=root, audio=audio)
     s = parse_scenario(path, data)
     check_scenario(s, path)
     if strict_vocab:
@@ -325,7 +329,7 @@ def load_suite(
             continue
         files[s.scenario_id] = p
         scenarios.append(s)
-    if pairs and suite.suite != "turns":  # turns scenarios come alone, not in pairs
+    if pairs and suite.suite not in ("turns", "av"):  # turns and av scenarios come alone, not in pairs
         by_pair: dict[str, list[Scenario]] = {}
         for s in scenarios:
             by_pair.setdefault(s.pair_id, []).append(s)
