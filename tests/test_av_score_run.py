@@ -265,6 +265,7 @@ def test_exclude_degraded_lists_the_clip_as_unscorable(tmp_path: Path) -> None:
     assert [u["scenario_id"] for u in s["unscorable"]] == ["s2"]
     assert s["unscorable"][0]["reason"].startswith("timing_degraded: underruns")
     assert s["tor_alignment"]["overall"]["n"] == 1 and s["tor_alignment"]["overall"]["ci"] == [None, None]
+    assert s["scenarios"]["timing_degraded"] == 0  # the degraded one was left out before scoring
 
 
 def test_a_run_where_the_model_never_connected_is_still_an_av_run(tmp_path: Path) -> None:

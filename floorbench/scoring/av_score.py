@@ -360,7 +360,14 @@ def score_av(target: Path, opts: AvScoreOptions | None = None) -> tuple[dict[str
         "source_kind": disc.kind,
         "run": run_label(disc),
         "run_info": disc.run_info,
-        "scenarios": {"found": len(disc.dialogues), "scored": len(clips), "unscorable": len(left)},
+        "scenarios": {
+            "found": len(disc.dialogues),
+            "scored": len(clips),
+            "unscorable": len(left),
+            "timing_degraded": sum(
+                1 for d in sources if d.meta and d.meta.timing and d.meta.timing.verdict != "ok"
+            ),
+        },
         "errors": disc.errors,
         "settings": _settings(opts, resolve_model(opts.asr)[1], rubric.get("judge", {})),
         "tor_alignment": tor_summary(clips, opts.resamples, opts.seed),
