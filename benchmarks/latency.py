@@ -9,6 +9,11 @@ rise of the round trip and of the model's legs over the paired unimpaired run
 
     .venv/bin/python benchmarks/latency.py --repeats 5
     .venv/bin/python benchmarks/latency.py --repeats 5 --impair delay100 --legs both
+    .venv/bin/python benchmarks/latency.py --repeats 5 --probes 40 --impair delay100 --legs both --interleave
+
+With ``--interleave`` each repeat is one room whose probes alternate unimpaired and impaired
+(`floorbench.processors.impair.Interleave`): the rise is measured within the room, so the
+rooms' different settling (10-20 ms between rooms) does not enter it.
 """
 
 from __future__ import annotations
@@ -66,6 +71,50 @@ def _rises(expected: int, base: list[dict[str, Any]], hurt: list[dict[str, Any]]
         )
 
 
+async def _interleaved(args: argparse.Namespace, conn: Any, out: Path) -> None:
+    """`--interleave`: each repeat is one room whose probes alternate unimpaired / impaired."""
+    profile = parse_profile(args.impair, args.legs)
+    rises: dict[str, list[float]] = {"round_trip": [], "via_model": [], "model_legs": []}
+    stage_of: list[str] = []
+    for i in range(args.repeats):
+        opts = LatencyOptions(
+            out=out / f"mixed{i}",
+            probes=args.probes,
+            interval_ms=args.interval_ms,
+            warmup_ms=args.warmup_ms,
+            connection=conn,
+            impair=profile,
+            interleave=True,
+        )
+        r = await measure(opts)
+        il = r["interleaved"]
+        line = "  ".join(
+            f"{n} {d['unimpaired']['p50']:.1f} → {d['impaired']['p50']:.1f} (+{d['rise_ms']:.2f})"
+            for n, d in il["directions"].items()
+            if "rise_ms" in d
+        )
+        print(
+            f"room {i}: {il['unimpaired_probes']}+{il['impaired_probes']} probes "
+            f"({il['unassigned_probes']} unassigned)  {line}",
+            flush=True,
+        )
+        for n, d in il["directions"].items():
+            if "rise_ms" in d:
+                rises[n].append(d["rise_ms"])
+        stage_of.append(" ".join(f"{leg}: {v.get('interleave')}" for leg, v in r["stage"].items()))
+    expected = profile.delay_ms * len(profile.legs)
+    print(
+        f"{args.probes} probes per room, interleaved; {args.impair} on {args.legs}, expected rise {expected} ms"
+    )
+    for n, v in rises.items():
+        if v:
+            print(
+                f"rise of {n} p50 (impaired probes − unimpaired probes, same room): median {statistics.median(v):.2f} ms "
+                f"[{min(v):.2f}..{max(v):.2f}] over {len(v)} rooms"
+            )
+    print("samples inserted / cut per stage: " + " | ".join(stage_of))
+
+
 async def _main(args: argparse.Namespace) -> None:
     out = Path(tempfile.mkdtemp(prefix="fb-latency-bench-"))
     profile = parse_profile(args.impair, args.legs) if args.impair else None
@@ -73,6 +122,13 @@ async def _main(args: argparse.Namespace) -> None:
     conn = server.start()
     base: list[dict[str, Any]] = []
     hurt: list[dict[str, Any]] = []
+    if args.interleave:
+        try:
+            await _interleaved(args, conn, out)
+        finally:
+            server.stop()
+        print(f"→ {out}")
+        return
     try:
         for i in range(args.repeats):
             for tag, impair, into in (("base", None, base), ("impaired", profile, hurt)):
@@ -82,6 +138,7 @@ async def _main(args: argparse.Namespace) -> None:
                     out=out / f"{tag}{i}",
                     probes=args.probes,
                     interval_ms=args.interval_ms,
+                    warmup_ms=args.warmup_ms,
                     connection=conn,
                     impair=impair,
                     passthrough_legs=args.legs if args.passthrough and impair is None else None,
@@ -106,9 +163,17 @@ def main() -> None:
     ap.add_argument("--probes", type=int, default=20)
     ap.add_argument("--interval-ms", type=int, default=500)
     ap.add_argument(
+        "--warmup-ms", type=int, default=3000, help="silence before the first probe (jitter buffers settle)"
+    )
+    ap.add_argument(
         "--impair", default=None, help="a profile (delay100, loss5, ...); runs paired with unimpaired ones"
     )
     ap.add_argument("--legs", default="both", choices=("in", "out", "both"))
+    ap.add_argument(
+        "--interleave",
+        action="store_true",
+        help="one room per repeat, the delay on every other probe (rise within a room; delay-only profiles)",
+    )
     ap.add_argument(
         "--passthrough",
         action="store_true",

@@ -186,12 +186,33 @@ def test_passthrough_puts_the_stages_in_the_chain_at_delay_zero():
 async def test_a_stage_with_a_records_folder_writes_them_when_the_pipeline_ends(tmp_path):
     spec = {**parse_profile("delay20", legs="in").spec(), "records_dir": str(tmp_path)}
     ins, _ = impair_stages(spec)
-    await run_test(
-        ins[0], frames_to_send=frames(10), expected_down_frames=[InputAudioRawFrame] * 10
-    )
+    await run_test(ins[0], frames_to_send=frames(10), expected_down_frames=[InputAudioRawFrame] * 10)
     from floorbench.processors.impair import read_stage_records
 
     rec = read_stage_records(tmp_path)["in"]
     assert (
         rec["frames"] == 10 and rec["passed"] == 10 and rec["added_ms"]["min"] >= 15
     )  # aims early by < 5 ms at most
+
+
+def test_interleave_inserts_the_delay_before_every_other_talkspurt_and_cuts_it_after():
+    from floorbench.processors.impair import INTERLEAVE_LEVEL, Interleave
+
+    il = Interleave(delay_samples=1600)  # 100 ms at 16 kHz
+    ms = 1_000_000
+    actions = {}
+    for t in range(0, 2000, 10):  # 10 ms frames: an 80 ms burst every 500 ms, silence between
+        peak = INTERLEAVE_LEVEL if t % 500 < 80 else 10
+        insert, cut = il.frame(peak, t * ms, 160)
+        if insert or cut:
+            actions[t] = (insert, cut)
+    assert [on for _, on in il.onsets] == [False, True, False, True]  # the first talkspurt is unimpaired
+    # 100 ms of silence before the second burst; cut again from the silence 100 ms after it ended
+    assert actions[500] == (1600, 0)
+    assert [t for t, (_, c) in actions.items() if c and t < 1000] == list(range(670, 770, 10))
+    assert all(c == 160 for t, (_, c) in actions.items() if c) and il.cut == 3200 and il.owed == 0
+    assert actions[1500] == (1600, 0) and il.inserted == 3200
+    assert il.frame(INTERLEAVE_LEVEL, 1_600 * ms, 160) == (
+        0,
+        0,
+    )  # sound 100 ms after sound: the same talkspurt

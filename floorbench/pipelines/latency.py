@@ -70,6 +70,10 @@ class LatencyOptions:
     out: Path
     probes: int = 20
     interval_ms: int = 500
+    warmup_ms: int = 3000
+    """continuous silence before the first probe: the receivers' jitter buffers start deep and take a few seconds
+    to shrink to their steady depth (measured: round trip 300 → 224 ms over the first 2.5 s), so probes sent at
+    once would measure the start, not the room"""
     echo_delay_ms: int = 0
     connection: LiveKitConnection | None = None
     impair: ImpairProfile | None = None
@@ -79,6 +83,9 @@ class LatencyOptions:
     playback_queue_ms: int = 200
     search_ms: tuple[int, int] = (50, 1900)
     """each probe is searched from this long before to this long after its zero-delay position"""
+    interleave: bool = False
+    """the profile on every other probe, in one room and one chain (`impair.Interleave`): the rise is
+    impaired probes' p50 − unimpaired probes' p50 of the same room"""
     passthrough_legs: str | None = None
     """unimpaired, but with the impairment stages in the model's chain at delay 0 on these legs (in, out, both):
     the baseline of an impaired measurement, the same chain as it"""
@@ -143,7 +150,7 @@ async def _until(cond: Any, timeout_s: float, what: str) -> None:
 def _model_spec(opts: LatencyOptions, conn: LiveKitConnection, room: str) -> ModelSpec:
     impair = None
     if opts.impair is not None and opts.impair.active:  # the stages write their records beside latency.json
-        impair = {**opts.impair.spec(), "records_dir": str(opts.out)}
+        impair = {**opts.impair.spec(), "records_dir": str(opts.out), "interleave": opts.interleave}
     elif opts.passthrough_legs:  # the same chain with the delay at 0: a baseline like the impaired run
         impair = {
             **parse_profile("none", opts.passthrough_legs).spec(),
@@ -161,7 +168,7 @@ def _model_spec(opts: LatencyOptions, conn: LiveKitConnection, room: str) -> Mod
         out_sample_rate=opts.rate,
         out_queue_ms=opts.model_out_queue_ms,
         parent_pid=os.getpid(),
-        max_lifetime_s=opts.probes * opts.interval_ms / 1000 + 180,
+        max_lifetime_s=(opts.probes * opts.interval_ms + opts.warmup_ms) / 1000 + 180,
         impair=impair,
     )
 
@@ -170,7 +177,7 @@ async def _probe_train(playback: PlaybackParticipant, opts: LatencyOptions, sess
     """Schedule the probes at exact sample positions on the track and wait until the last echo is back."""
     writer = playback.writer
     templates = probe_set(opts.rate)
-    first = writer.cursor + opts.rate // 2
+    first = writer.cursor + opts.rate // 2 + opts.warmup_ms * opts.rate // 1000
     step = opts.interval_ms * opts.rate // 1000
     clips = []
     for k in range(opts.probes):
@@ -279,10 +286,12 @@ def analyse(opts: LatencyOptions, session: _Session) -> dict[str, Any]:
             mic,
             directions["up"].get("p50"),
         )
+    stage = read_stage_records(opts.out)
     return {
         "record_version": 1,
         "probes": opts.probes,
         "interval_ms": opts.interval_ms,
+        "warmup_ms": opts.warmup_ms,
         "probe_ms": PROBE_MS,
         "sample_rate": opts.rate,
         "resolution_ms": round(1000 / opts.rate, 4),
@@ -291,7 +300,8 @@ def analyse(opts: LatencyOptions, session: _Session) -> dict[str, Any]:
         "model_out_queue_ms": opts.model_out_queue_ms,
         "livekit": {"url": redact_url(opts.connection.url) if opts.connection else "managed (127.0.0.1)"},
         "network": opts.impair.record() if opts.impair is not None and opts.impair.active else None,
-        "stage": read_stage_records(opts.out),
+        "stage": stage,
+        "interleaved": interleaved(lags, stage, session, opts) if opts.interleave else None,
         "device": device,
         "directions": directions,
         "per_probe_ms": {k: [None if v is None else round(v / 1e6, 3) for v in vs] for k, vs in lags.items()},
@@ -301,6 +311,52 @@ def analyse(opts: LatencyOptions, session: _Session) -> dict[str, Any]:
             **{f"{n}_p99": t.fit_residual_p99_us for n, t in session.tracks.items()},
         },
     }
+
+
+def probe_states(stage: dict[str, Any], session: _Session, window_ns: int) -> list[bool | None]:
+    """Per probe, whether the interleaved stages impaired it: each stage's talkspurts are taken in order,
+    the first one after the probe left and within `window_ns` being the probe's; None where a stage saw
+    none or the stages disagree."""
+    per_leg: list[list[bool | None]] = []
+    for record in stage.values():
+        onsets = [(t - session.anchor_ns, bool(on)) for t, on in record.get("onsets", [])]
+        j, states = 0, []
+        for sent in session.sent_ns:
+            while j < len(onsets) and onsets[j][0] < sent:
+                j += 1
+            if j < len(onsets) and onsets[j][0] < sent + window_ns:
+                states.append(onsets[j][1])
+                j += 1
+            else:
+                states.append(None)
+        per_leg.append(states)
+    if not per_leg:
+        return [None] * len(session.sent_ns)
+    return [col[0] if len(set(col)) == 1 else None for col in zip(*per_leg, strict=True)]
+
+
+def interleaved(
+    lags: dict[str, list[int | None]], stage: dict[str, Any], session: _Session, opts: LatencyOptions
+) -> dict[str, Any]:
+    """Impaired probes against unimpaired ones of the same room: per direction both p50s and the rise."""
+    delay = opts.impair.delay_ms if opts.impair is not None else 0
+    states = probe_states(stage, session, opts.interval_ms * 1_000_000)
+    out: dict[str, Any] = {
+        "unimpaired_probes": states.count(False),
+        "impaired_probes": states.count(True),
+        "unassigned_probes": states.count(None),
+        "expected_rise_ms": delay * len(opts.impair.legs) if opts.impair is not None else 0,
+        "directions": {},
+    }
+    for name in ("round_trip", "via_model", "model_legs"):
+        base = [v for v, st in zip(lags[name], states, strict=True) if v is not None and st is False]
+        hurt = [v for v, st in zip(lags[name], states, strict=True) if v is not None and st is True]
+        b, h = stats_ms(base), stats_ms(hurt)
+        d: dict[str, Any] = {"unimpaired": b, "impaired": h}
+        if b.get("n") and h.get("n"):
+            d["rise_ms"] = round(h["p50"] - b["p50"], 2)
+        out["directions"][name] = d
+    return out
 
 
 async def measure(opts: LatencyOptions) -> dict[str, Any]:
@@ -330,7 +386,8 @@ async def measure(opts: LatencyOptions) -> dict[str, Any]:
 def summary_lines(report: dict[str, Any]) -> list[str]:
     """What `floorbench latency` prints: one line per direction, then the method."""
     lines = [
-        f"{report['probes']} probes every {report['interval_ms']} ms through {report['livekit']['url']}; "
+        f"{report['probes']} probes every {report['interval_ms']} ms after {report.get('warmup_ms', 0)} ms of warm-up "
+        f"through {report['livekit']['url']}; "
         f"resolution {report['resolution_ms']} ms (1 sample at {report['sample_rate']} Hz)"
     ]
     if report.get("network"):
@@ -347,6 +404,17 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
             f"  {name:11s} p50 {d['p50']:7.2f}  p95 {d['p95']:7.2f}  max {d['max']:7.2f}  jitter {d['jitter']:5.2f} ms"
             f"  ({d['n']} found, {d['not_found']} missing)  {d['what']}"
         )
+    if report.get("interleaved"):
+        il = report["interleaved"]
+        lines.append(
+            f"  interleaved: {il['unimpaired_probes']} unimpaired and {il['impaired_probes']} impaired probes in one room "
+            f"({il['unassigned_probes']} unassigned); expected rise {il['expected_rise_ms']} ms"
+        )
+        for name, d in il["directions"].items():
+            if "rise_ms" in d:
+                lines.append(
+                    f"    {name:11s} rise {d['rise_ms']:7.2f} ms  (p50 {d['unimpaired']['p50']:.2f} → {d['impaired']['p50']:.2f})"
+                )
     lines += device_lines(report.get("device"))
     lines.append(f"clock: {report['clock_method']}")
     return lines

@@ -24,6 +24,10 @@ def _fail(msg: str) -> NoReturn:
 def latency(
     probes: Annotated[int, typer.Option(help="probes to send (2..2000)")] = 20,
     interval_ms: Annotated[int, typer.Option(help="time between probes (ms, 200..5000)")] = 500,
+    warmup_ms: Annotated[
+        int,
+        typer.Option(help="silence before the first probe while the jitter buffers settle (ms, 0..30000)"),
+    ] = 3000,
     out: Annotated[
         Path | None, typer.Option(help="folder for latency.json and the recordings (default: a temp folder)")
     ] = None,
@@ -41,6 +45,13 @@ def latency(
     echo_delay_ms: Annotated[
         int, typer.Option(help="the echo model's own delay (ms, 0..2000; subtracted)")
     ] = 0,
+    interleave: Annotated[
+        bool,
+        typer.Option(
+            "--interleave",
+            help="the impairment's delay on every other probe, in one room (the rise without comparing rooms)",
+        ),
+    ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="print latency.json instead of the summary")
     ] = False,
@@ -61,9 +72,15 @@ def latency(
     try:
         check_range("--probes", probes, 2, 2000)
         check_range("--interval-ms", interval_ms, 200, 5000)
+        check_range("--warmup-ms", warmup_ms, 0, 30000)
         check_range("--echo-delay-ms", echo_delay_ms, 0, 2000)
         check_range("--impair-seed", impair_seed, 0, 2**31)
         profile = parse_profile(impair, impair_legs, impair_seed) if impair else None
+        if interleave and (profile is None or profile.delay_ms == 0 or profile.jitter_ms or profile.loss_pct):
+            raise OptionError(
+                "--interleave takes a delay-only --impair profile (delay100, delay50+...); got "
+                f"{impair or 'none'}"
+            )
     except (OptionError, ImpairError) as e:
         _fail(str(e))
     out_dev = in_dev = None
@@ -84,9 +101,11 @@ def latency(
             out=folder,
             probes=probes,
             interval_ms=interval_ms,
+            warmup_ms=warmup_ms,
             echo_delay_ms=echo_delay_ms,
             connection=LiveKitConnection.from_env(livekit_url),
             impair=profile,
+            interleave=interleave,
             output_device=out_dev,
             input_device=in_dev,
         )

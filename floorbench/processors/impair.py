@@ -165,17 +165,78 @@ class ImpairSchedule:
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng([self.profile.seed, LEGS.index(self.leg)])
 
-    def next(self, arrival_ns: int) -> tuple[int, bool]:
-        """(release time, lost) for the next frame that arrived at `arrival_ns`."""
+    def next(self, arrival_ns: int, active: bool = True, extra_ns: int = 0) -> tuple[int, bool]:
+        """(release time, lost) for the next frame that arrived at `arrival_ns`.
+
+        `active` False passes the frame unimpaired (no draw is used); `extra_ns` is added either way
+        (`Interleave`'s common hold)."""
         p = self.profile
         self.frames += 1
-        lost = bool(p.loss_pct > 0 and self.rng.random() * 100 < p.loss_pct)
-        self.lost += lost
-        jitter = self.rng.uniform(-p.jitter_ms, p.jitter_ms) if p.jitter_ms else 0.0
-        delay_ns = max(0, round((p.delay_ms + jitter) * 1_000_000))
-        release = max(arrival_ns + delay_ns, self.last_release_ns)
+        lost, delay_ns = False, 0
+        if active:
+            lost = bool(p.loss_pct > 0 and self.rng.random() * 100 < p.loss_pct)
+            self.lost += lost
+            jitter = self.rng.uniform(-p.jitter_ms, p.jitter_ms) if p.jitter_ms else 0.0
+            delay_ns = max(0, round((p.delay_ms + jitter) * 1_000_000))
+        release = max(arrival_ns + extra_ns + delay_ns, self.last_release_ns)
         self.last_release_ns = release
         return release, lost
+
+
+INTERLEAVE_LEVEL = 2000
+"""a frame whose peak reaches this is sound (a latency probe peaks near 13 000)"""
+INTERLEAVE_QUIET_NS = 200_000_000
+"""sound after this long without any starts a talkspurt"""
+INTERLEAVE_SETTLE_NS = 100_000_000
+"""the silence after an impaired talkspurt is cut only once it has lasted this long"""
+
+
+@dataclass
+class Interleave:
+    """Measurement only (`floorbench latency --interleave`): the delay on every other talkspurt, in one room.
+
+    Comparing an impaired room with an unimpaired one compares two rooms: their jitter buffers and
+    the model's output queue settle differently each time (10-20 ms apart between rooms here), more
+    than the ±5 ms to be shown. Here one chain does both, probe by probe, and the queues after the
+    stage never change state: at the first frame of every other talkspurt the stage *inserts* the
+    delay as silence (the supply after it never pauses, so no queue runs dry and settles anew),
+    and it *cuts* as much silence out of the quiet that follows, before the next talkspurt. An
+    impaired talkspurt is heard exactly `delay_ms` later than it would have been (the profile's
+    delay in samples, no timer involved) and the next one is back in place. Delay only: jitter and
+    loss are not interleaved.
+    """
+
+    delay_samples: int
+    on: bool = False
+    owed: int = 0
+    """samples inserted and not cut again yet"""
+    last_loud_ns: int | None = None
+    onsets: list[tuple[int, bool]] = field(default_factory=list)
+    """(arrival on the monotonic clock, impaired) of each talkspurt's first frame"""
+    inserted: int = 0
+    cut: int = 0
+
+    def frame(self, peak: int, arrival_ns: int, samples: int) -> tuple[int, int]:
+        """For one frame: (silent samples to insert before it, samples to cut from its start)."""
+        loud = peak >= INTERLEAVE_LEVEL
+        last = self.last_loud_ns
+        onset = loud and (last is None or arrival_ns - last >= INTERLEAVE_QUIET_NS)
+        if loud:
+            self.last_loud_ns = arrival_ns
+        if onset:
+            self.on = len(self.onsets) % 2 == 1
+            self.onsets.append((arrival_ns, self.on))
+            if self.on and self.owed == 0:
+                self.owed = self.delay_samples
+                self.inserted += self.delay_samples
+                return self.delay_samples, 0
+            return 0, 0
+        if not loud and self.owed > 0 and last is not None and arrival_ns - last >= INTERLEAVE_SETTLE_NS:
+            cut = min(self.owed, samples)
+            self.owed -= cut
+            self.cut += cut
+            return 0, cut
+        return 0, 0
 
 
 @dataclass
@@ -193,11 +254,17 @@ class StageRecords:
     due_ns: list[int] = field(default_factory=list)
     passed_ns: list[int] = field(default_factory=list)
     lost: list[bool] = field(default_factory=list)
+    onsets: list[tuple[int, bool]] = field(default_factory=list)
+    """interleaved mode: (arrival ns, impaired) of each talkspurt"""
+    interleave: dict[str, int] = field(default_factory=dict)
+    """interleaved mode: samples of silence inserted and cut"""
 
     def summary(self) -> dict[str, Any]:
-        n = len(self.passed_ns)
-        added = np.array(self.passed_ns, dtype=np.int64) - np.array(self.arrival_ns[:n], dtype=np.int64)
-        late = np.array(self.passed_ns, dtype=np.int64) - np.array(self.due_ns[:n], dtype=np.int64)
+        passed = np.array(self.passed_ns, dtype=np.int64)
+        done = passed > 0  # 0: still held when the pipeline ended
+        n = int(done.sum())
+        added = passed[done] - np.array(self.arrival_ns, dtype=np.int64)[done]
+        late = passed[done] - np.array(self.due_ns, dtype=np.int64)[done]
 
         def ms(v: np.ndarray) -> dict[str, float]:
             if not len(v):
@@ -215,6 +282,8 @@ class StageRecords:
             "lost_pct": round(100 * sum(self.lost) / len(self.lost), 3) if self.lost else 0.0,
             "added_ms": ms(added),
             "late_ms": ms(late),
+            "onsets": [[t, on] for t, on in self.onsets],
+            "interleave": self.interleave,
         }
 
     def write(self, folder: Path) -> None:
@@ -260,6 +329,13 @@ class WakeupBias:
         )
 
 
+def _frame_like(frame: Any, audio: bytes) -> Any:
+    """An audio frame of the same type, rate and channels as `frame`, holding `audio`."""
+    out = type(frame)(audio=audio, sample_rate=frame.sample_rate, num_channels=frame.num_channels)
+    out.pts = frame.pts
+    return out
+
+
 def _silence_of(frame: Any) -> Any:
     """The same audio frame with its samples zeroed (a lost packet, concealed as silence)."""
     out = type(frame)(
@@ -269,10 +345,13 @@ def _silence_of(frame: Any) -> Any:
     return out
 
 
-def impair_stage(profile: ImpairProfile, leg: Leg, records_dir: Path | None = None) -> Any:
+def impair_stage(
+    profile: ImpairProfile, leg: Leg, records_dir: Path | None = None, interleave: bool = False
+) -> Any:
     """A pipecat FrameProcessor impairing the `leg` audio of the model (built lazily: pipecat is heavy).
 
-    With `records_dir`, the stage keeps `StageRecords` and writes them there when the pipeline ends.
+    With `records_dir`, the stage keeps `StageRecords` and writes them there when the pipeline ends;
+    with `interleave`, the profile applies to every other talkspurt (`Interleave`, measurement only).
     """
     from loguru import logger
     from pipecat.frames.frames import (
@@ -293,16 +372,24 @@ def impair_stage(profile: ImpairProfile, leg: Leg, records_dir: Path | None = No
         def __init__(self) -> None:
             super().__init__(name=f"impair-{leg}")
             self.schedule = ImpairSchedule(profile, leg)
-            self.held: deque[tuple[int, Frame]] = deque()
+            self.held: deque[tuple[int, Frame, int]] = deque()
+            """(due, frame, index in the records)"""
             self.wake = asyncio.Event()
             self.drained = asyncio.Event()
             self.task: asyncio.Task[None] | None = None
             self.records = StageRecords(leg)
             self.wakeup = WakeupBias()
+            self.interleave = Interleave(0) if interleave else None
             self.keep = records_dir is not None  # a run keeps no per-frame records (hours of frames)
 
         def _write_records(self) -> None:
             if records_dir is not None:
+                if self.interleave is not None:
+                    self.records.onsets = self.interleave.onsets
+                    self.records.interleave = {
+                        "inserted": self.interleave.inserted,
+                        "cut": self.interleave.cut,
+                    }
                 try:
                     self.records.write(records_dir)
                 except OSError as e:  # the measurement reads what is there; the model goes on
@@ -324,30 +411,55 @@ def impair_stage(profile: ImpairProfile, leg: Leg, records_dir: Path | None = No
                 and isinstance(frame, audio_type)
                 and self.task is not None
             ):
-                arrival = time.monotonic_ns()
-                release, lost = self.schedule.next(arrival)
-                if self.keep:
-                    self.records.arrival_ns.append(arrival)
-                    self.records.due_ns.append(release)
-                    self.records.lost.append(lost)
-                self.held.append((release, _silence_of(frame) if lost else frame))
-                self.wake.set()
+                if self.interleave is not None:
+                    await self._interleaved(frame, time.monotonic_ns())
+                else:
+                    self._hold(frame, time.monotonic_ns())
                 return
             await self.push_frame(frame, direction)
+
+        async def _interleaved(self, frame: Any, arrival: int) -> None:
+            """Interleaved mode: insert the delay as silence before every other talkspurt, cut it after."""
+            assert self.interleave is not None
+            pcm = np.frombuffer(frame.audio, dtype=np.int16)
+            if self.interleave.delay_samples == 0:
+                self.interleave.delay_samples = (
+                    profile.delay_ms * frame.sample_rate // 1000 * frame.num_channels
+                )
+            peak = int(np.abs(pcm).max()) if len(pcm) else 0
+            insert, cut = self.interleave.frame(peak, arrival, len(pcm))
+            if insert:
+                await self.push_frame(_frame_like(frame, bytes(2 * insert)), FrameDirection.DOWNSTREAM)
+            if cut < len(pcm):
+                await self.push_frame(frame if cut == 0 else _frame_like(frame, pcm[cut:].tobytes()))
+
+        def _hold(self, frame: Any, arrival: int) -> None:
+            release, lost = self.schedule.next(arrival)
+            index = len(self.records.arrival_ns)
+            if self.keep:
+                self.records.arrival_ns.append(arrival)
+                self.records.due_ns.append(release)
+                self.records.passed_ns.append(0)
+                self.records.lost.append(lost)
+            self.held.append((release, _silence_of(frame) if lost else frame, index))
+            self.wake.set()
+
+        async def _sleep_until(self, aim: int) -> None:
+            """Sleep until `aim` (aimed early by the loop's learnt lateness) and learn how late it woke."""
+            wait_ns = aim - time.monotonic_ns()
+            if wait_ns > 0:
+                await asyncio.sleep(wait_ns / 1e9)
+                self.wakeup.woke(time.monotonic_ns() - aim)
 
         async def _release(self) -> None:
             while True:
                 while not self.held:
                     self.wake.clear()
                     await self.wake.wait()
-                release, frame = self.held[0]
-                aim = release - self.wakeup.early_ns
-                wait_ns = aim - time.monotonic_ns()
-                if wait_ns > 0:
-                    await asyncio.sleep(wait_ns / 1e9)
-                    self.wakeup.woke(time.monotonic_ns() - aim)
+                release, frame, index = self.held[0]
+                await self._sleep_until(release - self.wakeup.early_ns)
                 if self.keep:
-                    self.records.passed_ns.append(time.monotonic_ns())
+                    self.records.passed_ns[index] = time.monotonic_ns()
                 await self.push_frame(frame, FrameDirection.DOWNSTREAM)
                 self.held.popleft()  # after the push: an EndFrame waits for it
                 if not self.held:
@@ -364,6 +476,7 @@ def impair_stages(spec: dict[str, Any] | None) -> tuple[list[Any], list[Any]]:
     if not profile.active and not spec.get("passthrough"):  # passthrough: the stages in place, delay 0
         return [], []
     folder = Path(spec["records_dir"]) if spec.get("records_dir") else None
-    ins = [impair_stage(profile, "in", folder)] if "in" in profile.legs else []
-    outs = [impair_stage(profile, "out", folder)] if "out" in profile.legs else []
+    mixed = bool(spec.get("interleave"))
+    ins = [impair_stage(profile, "in", folder, mixed)] if "in" in profile.legs else []
+    outs = [impair_stage(profile, "out", folder, mixed)] if "out" in profile.legs else []
     return ins, outs
