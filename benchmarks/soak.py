@@ -474,10 +474,12 @@ def soak_mode(name: str, suite: Path, ids: list[str], work: Path, args: argparse
         chaos.t0 = t0 = time.monotonic()
         sessions = run_sessions(m, ids, chaos, procs, args.sessions)
         wall = time.monotonic() - t0
-    finally:
-        procs.stop_all()
-        if cluster is not None:
-            cluster.stop()
+    except BaseException as e:  # Ctrl-C, SIGTERM or a failed start: everything stopped, then said so
+        stopped(m, procs, cluster)
+        if isinstance(e, KeyboardInterrupt):
+            print(f"[{name}] interrupted; left over: {procs.leftover()}", flush=True)
+        raise
+    stopped(m, procs, cluster)
     for kill in chaos.done:
         kill.outcome = attempt_outcome(m.out, kill)
     books = audit(m.out, ids)
@@ -497,6 +499,12 @@ def soak_mode(name: str, suite: Path, ids: list[str], work: Path, args: argparse
         **books.record(),
         "out": str(m.out),
     }
+
+
+def stopped(m: Mode, procs: Processes, cluster: LiveKitCluster | None) -> None:
+    procs.stop_all()
+    if cluster is not None:
+        cluster.stop()
 
 
 HEADER = (
@@ -583,7 +591,13 @@ def main() -> int:
             f"== {name}: {len(ids)} scenarios, -j {args.concurrency}, --retries {args.retries} (work {work})",
             flush=True,
         )
-        rows.append(soak_mode(name, suite, ids, work, args))
+        try:
+            rows.append(soak_mode(name, suite, ids, work, args))
+        except KeyboardInterrupt:
+            print(
+                f"soak interrupted in {name} mode; its run folder resumes with the same command", flush=True
+            )
+            return 130
         print(json.dumps(rows[-1]), flush=True)
     print(table(rows))
     return (
