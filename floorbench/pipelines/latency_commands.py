@@ -6,7 +6,7 @@ import asyncio
 import json
 import tempfile
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -19,6 +19,57 @@ IMPAIR_HELP = (
 def _fail(msg: str) -> NoReturn:
     typer.echo(f"error: {msg}", err=True)
     raise typer.Exit(2)
+
+
+def _devices(output: str | None, input_: str | None) -> tuple[int | None, int | None]:
+    """The sound devices named by --output and --input (index or part of a name); exits on a bad one."""
+    if output is None and input_ is None:
+        return None, None
+    from floorbench.pipelines.demo_devices import DeviceError, list_devices, resolve
+
+    try:
+        devices, default_in, default_out = list_devices()
+        out_dev = resolve(output, "output", devices, default_out) if output is not None else None
+        in_dev = resolve(input_, "input", devices, default_in) if input_ is not None else None
+    except DeviceError as e:
+        _fail(str(e))
+    return out_dev, in_dev
+
+
+def _checked(
+    probes: int,
+    interval_ms: int,
+    warmup_ms: int,
+    echo_delay_ms: int,
+    impair: str | None,
+    legs: str,
+    seed: int,
+    interleave: bool,
+) -> Any:
+    """The impairment profile (or None) once every number is in range; exits with one line otherwise."""
+    from floorbench.errors import OptionError, check_range
+    from floorbench.processors.impair import ImpairError, parse_profile
+
+    try:
+        check_range("--probes", probes, 2, 2000)
+        check_range("--interval-ms", interval_ms, 200, 5000)
+        check_range("--warmup-ms", warmup_ms, 0, 30000)
+        check_range("--echo-delay-ms", echo_delay_ms, 0, 2000)
+        check_range("--impair-seed", seed, 0, 2**31)
+        profile = parse_profile(impair, legs, seed) if impair else None
+        _check_interleave(interleave, profile, impair)
+    except (OptionError, ImpairError) as e:
+        _fail(str(e))
+    return profile
+
+
+def _check_interleave(interleave: bool, profile: Any, text: str | None) -> None:
+    from floorbench.errors import OptionError
+
+    if interleave and (profile is None or profile.delay_ms == 0 or profile.jitter_ms or profile.loss_pct):
+        raise OptionError(
+            f"--interleave takes a delay-only --impair profile (delay100, delay50, ...); got {text or 'none'}"
+        )
 
 
 def latency(
@@ -65,35 +116,14 @@ def latency(
     ] = None,
 ) -> None:
     """Audio latency through the SFU: chirp probes, echoed by the `echo` model, found by cross-correlation."""
-    from floorbench.errors import FloorbenchError, OptionError, check_range
-    from floorbench.processors.impair import ImpairError, parse_profile
+    from floorbench.errors import FloorbenchError
     from floorbench.transports.server import LiveKitConnection, ServerError
 
-    try:
-        check_range("--probes", probes, 2, 2000)
-        check_range("--interval-ms", interval_ms, 200, 5000)
-        check_range("--warmup-ms", warmup_ms, 0, 30000)
-        check_range("--echo-delay-ms", echo_delay_ms, 0, 2000)
-        check_range("--impair-seed", impair_seed, 0, 2**31)
-        profile = parse_profile(impair, impair_legs, impair_seed) if impair else None
-        if interleave and (profile is None or profile.delay_ms == 0 or profile.jitter_ms or profile.loss_pct):
-            raise OptionError(
-                "--interleave takes a delay-only --impair profile (delay100, delay50+...); got "
-                f"{impair or 'none'}"
-            )
-    except (OptionError, ImpairError) as e:
-        _fail(str(e))
-    out_dev = in_dev = None
-    if output is not None or input_ is not None:
-        from floorbench.pipelines.demo_devices import DeviceError, list_devices, resolve
-
-        try:
-            devices, default_in, default_out = list_devices()
-            out_dev = resolve(output, "output", devices, default_out) if output is not None else None
-            in_dev = resolve(input_, "input", devices, default_in) if input_ is not None else None
-        except DeviceError as e:
-            _fail(str(e))
-    from floorbench.pipelines.latency import LatencyError, LatencyOptions, measure, summary_lines
+    profile = _checked(
+        probes, interval_ms, warmup_ms, echo_delay_ms, impair, impair_legs, impair_seed, interleave
+    )
+    out_dev, in_dev = _devices(output, input_)
+    from floorbench.pipelines.latency import LatencyError, LatencyOptions, measure
 
     folder = out or Path(tempfile.mkdtemp(prefix="fb-latency-"))
     try:
@@ -114,6 +144,12 @@ def latency(
         _fail(str(e))
     except KeyboardInterrupt:
         _fail("interrupted")
+    _print(report, folder, as_json)
+
+
+def _print(report: dict[str, Any], folder: Path, as_json: bool) -> None:
+    from floorbench.pipelines.latency import summary_lines
+
     if as_json:
         typer.echo(json.dumps(report, indent=2))
         return
