@@ -239,9 +239,13 @@ async def test_a_hand_held_up_while_quiet_holds_and_a_held_answer_is_dropped_if_
     assert record["dropped"].startswith("held") and record["held_ms"] >= 250
 
 
-def test_settings_and_card():
+def test_settings_card_and_the_video_rate_asked_of_the_transport(monkeypatch):
+    from floorbench.pipelines.video_in import video_in_params
+
     settings = CascadeVisionSettings()
     assert settings.dyadic and settings.vision.fps == 8.0
+    params = video_in_params([processor(monkeypatch, vision={"fps": 5.5})])
+    assert params["video_in_enabled"] and params["video_in_sources"]["camera"].framerate == 6
     with pytest.raises(ModelError, match="vision"):
         create_model(ModelContext(name="cascade-vision", config={"vision": {"fsp": 5}}))
     card = create_model(ModelContext(name="cascade-vision", config={})).card()

@@ -22,9 +22,10 @@ support, is seen and recorded but changes nothing.
 
 The model receives the user's video as pipecat ``InputImageRawFrame``s
 (``UserImageRawFrame`` from the LiveKit transport with ``video_in_enabled``;
-the processor's ``wants_video`` tells the model process to enable it) and looks
-at most ``vision.fps`` times a second, in a worker thread, dropping frames
-that arrive while a look is running. Every decision is a marker like the
+the processor's ``wants_video`` and ``video_in_fps`` tell the model process to
+enable it at that rate, floorbench/pipelines/video_in.py) and looks at most
+``vision.fps`` times a second, in a worker thread, dropping frames that arrive
+while a look is running. Every decision is a marker like the
 cascade's (loguru, and a data-channel message the recorder writes to the
 timeline): ``{"event": "vision_cue", "cue", "decision", "frame_t_ms",
 "frame_wall_ns", "look_ms", ...}`` with the arrival time of the frame it was
@@ -34,6 +35,7 @@ decided on.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, Literal, cast
@@ -101,6 +103,9 @@ class VisionCascadeProcessor(CascadeProcessor):
     ) -> None:
         super().__init__(settings, llm, out_rate)
         self.vision = settings.vision
+        self.video_in_fps = math.ceil(self.vision.fps)
+        """the rate the transport passes frames on at (floorbench.pipelines.video_in): the rest are
+        dropped before they are converted to RGB"""
         self.decisions: list[dict[str, Any]] = []
         """every vision decision record (also in `latencies` and sent as markers)"""
         self._look_pool = ThreadPoolExecutor(1, thread_name_prefix="cascade-vision")
@@ -128,7 +133,9 @@ class VisionCascadeProcessor(CascadeProcessor):
     async def on_image(self, frame: InputImageRawFrame) -> None:
         """One video frame: looked at if a look is due and none is running, else dropped."""
         now = time.monotonic_ns()
-        if self._looking or self._closed or now - self._last_look_ns < 1e9 / self.vision.fps:
+        # 0.8 of the period: frames sampled at `fps` by the transport arrive with jitter,
+        # and a strict period would drop every other one
+        if self._looking or self._closed or now - self._last_look_ns < 0.8e9 / self.vision.fps:
             return
         self._looking, self._last_look_ns = True, now
         arrival = {"frame_t_ms": (now - self._t0) // 1_000_000, "frame_wall_ns": time.time_ns()}
