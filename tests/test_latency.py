@@ -102,3 +102,27 @@ async def test_latency_live_impaired_leg_adds_its_delay(livekit, tmp_path):
     assert any(line.strip().startswith("round_trip  p50") for line in lines)
     assert "processor stage" in lines[1]
     assert (tmp_path / "slow0" / "latency.json").is_file()
+
+
+@pytest.mark.live
+async def test_latency_live_interleaved_rise_is_the_delay_per_leg(livekit, tmp_path):
+    """One room, +100 ms on both legs for every other probe: the round trip of the impaired probes is
+    200 ms ± 5 ms above the unimpaired ones (the stages' own records say what they inserted and cut)."""
+    opts = LatencyOptions(
+        out=tmp_path,
+        probes=12,
+        interval_ms=500,
+        connection=livekit,
+        impair=parse_profile("delay100", legs="both"),
+        interleave=True,
+    )
+    report = await measure(opts)
+    il = report["interleaved"]
+    assert il["unimpaired_probes"] >= 5 and il["impaired_probes"] >= 5, il
+    for name in ("round_trip", "via_model"):
+        assert abs(il["directions"][name]["rise_ms"] - 200) <= 5, il["directions"]
+    for leg in ("in", "out"):
+        assert report["stage"][leg]["interleave"]["inserted"] == 1600 * len(
+            [o for o in report["stage"][leg]["onsets"] if o[1]]
+        )
+    assert any("interleaved:" in line for line in summary_lines(report))

@@ -24,6 +24,7 @@ from floorbench.audio.files import PcmAppender
 from floorbench.clock import SessionClock, TrackFit, fit_track
 from floorbench.pipelines.participant import RoomParticipant, ScenarioRoom, cancel_and_wait, settle
 from floorbench.records import EventKind, TimelineEvent, TrackInfo
+from floorbench.transports.ffi_routing import routed_audio_stream
 from floorbench.transports.rooms import recorder_token
 
 log = logging.getLogger(__name__)
@@ -198,7 +199,7 @@ class Recorder(RoomParticipant):
         if rec is None:
             rec = TrackRecording(name, identity, self.sample_rate, self.out_dir)
             self.tracks[name] = rec
-        stream = rtc.AudioStream(track, sample_rate=self.sample_rate, num_channels=1)
+        stream = routed_audio_stream(track, self.sample_rate)
         self._streams[name] = stream
         self._subscribed[name] = track
         self._tasks[name] = asyncio.create_task(self._consume(stream, rec), name=f"record-{name}")

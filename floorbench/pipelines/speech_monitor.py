@@ -17,6 +17,7 @@ from floorbench.audio.vad import VAD_RATE, WINDOW, WINDOW_MS, Edge, SpeechSegmen
 from floorbench.clock import SessionClock
 from floorbench.pipelines.participant import cancel_and_wait, settle
 from floorbench.records import EventKind, TimelineEvent, TimelineWriter
+from floorbench.transports.ffi_routing import routed_audio_stream
 
 
 class ModelSpeechMonitor:
@@ -82,7 +83,7 @@ class ModelSpeechMonitor:
     def attach(self, track: rtc.RemoteAudioTrack) -> None:
         if self._task is not None:
             self._task.cancel()
-        self._stream = rtc.AudioStream(track, sample_rate=VAD_RATE, num_channels=1)
+        self._stream = routed_audio_stream(track, VAD_RATE)
         self._task = asyncio.create_task(self._consume(self._stream), name="model-vad")
 
     async def _consume(self, stream: rtc.AudioStream) -> None:
