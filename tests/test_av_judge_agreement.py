@@ -127,3 +127,9 @@ def test_a_bad_labels_row_is_one_line_naming_it(tmp_path: Path, row: dict[str, o
     assert res.exit_code == 2, res.output
     line = res.output.strip().splitlines()[-1]
     assert line.startswith("error: ") and f"{path}:2:" in line and message in line
+
+
+def test_two_judge_mode_on_an_av_run_says_to_use_labels(tmp_path: Path) -> None:
+    (tmp_path / "av_scores.json").write_text("{}")
+    res = CliRunner().invoke(app, ["judge-agreement", str(tmp_path), "--b", "llm:m"])
+    assert res.exit_code == 2 and "measured against people only: --labels FILE" in res.output
