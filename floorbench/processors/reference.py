@@ -7,7 +7,9 @@
   each turn in the room audio, speaks the gold answer after `T` and an attempt
   after `N4Q` with real TTS, and stops as soon as the `N4R` starts; in suite
   turns it says each `eot`/`interrupt` clip's reply after it, never in a
-  pause, ignores backchannels and stops as soon as a barge-in starts;
+  pause, ignores backchannels and stops as soon as a barge-in starts; in suite
+  av it says the request clip's reply and stops at a must_yield cue
+  (`floorbench.processors.reference_av`);
 - `echo` — plays back what it hears after a fixed delay (latency checks).
 
 All of them listen with Silero on the room audio they receive and count time
@@ -350,12 +352,16 @@ class OracleAgent(Model[OracleSettings]):
         ctx = self.ctx
         assert ctx.scenario is not None
         root = ctx.suite_root or Path(".")
-        clips: list[tuple[str, str | None, str | None]] = []
+        clips: list[tuple[str, str | None, str | None, int | None]] = []
         # suite turns plays no preamble; the oracle says each eot/interrupt clip's `reply`
-        turns_suite = getattr(ctx.scenario, "suite", "mpe") == "turns"
+        suite_kind = getattr(ctx.scenario, "suite", "mpe")
+        from floorbench.processors.reference_av import handoff_ms
+        turns_suite = suite_kind in ("turns", "av")  # av: the same, and clips timed to the model are not searched
         if ctx.suite is not None and ctx.suite.preamble.audio and not turns_suite:
-            clips.append(("preamble", ctx.suite.preamble.audio, None))
+            clips.append(("preamble", ctx.suite.preamble.audio, None, None))
         for t in ctx.scenario.turns:
+            if suite_kind == "av" and getattr(t, "offset_ms", None) is not None:
+                continue
             text = None
             if t.label == "T":
                 text = self.settings.answer_template.format(gold=t.gold)
@@ -363,10 +369,10 @@ class OracleAgent(Model[OracleSettings]):
                 text = t.attempt or DEFAULT_ATTEMPT
             elif turns_suite:
                 text = getattr(t, "reply", None)
-            clips.append((str(t.label), t.audio, text))
+            clips.append((str(t.label), t.audio, text, handoff_ms(ctx.scenario, t) if suite_kind == "av" else None))
         out = []
         rate = ctx.out_sample_rate
-        for label, audio, text in clips:
+        for label, audio, text, ends_ms in clips:
             if audio is None:
                 raise ModelError(f"oracle: {label} turn has no audio; render the suite first")
             x, sr = sf.read(str(root / audio), dtype="float32", always_2d=True)
@@ -380,7 +386,8 @@ class OracleAgent(Model[OracleSettings]):
                 {
                     "label": label,
                     "lead": lead,
-                    "length": len(x16),
+                    # av smooth_handoff: the turn is handed over when the window opens, not at the clip's end
+                    "length": len(x16) if ends_ms is None else min(len(x16), ends_ms * VAD_RATE // 1000),
                     "probe": probe,
                     "speech": _tts(text, self.settings.voice, rate) if text else None,
                 }
@@ -388,6 +395,12 @@ class OracleAgent(Model[OracleSettings]):
         return out
 
     def processors(self) -> list[FrameProcessor]:
+        if getattr(self.ctx.scenario, "suite", "mpe") == "av":  # suite av: stops at a must_yield cue
+            from floorbench.processors.reference_av import AvOracleProcessor, yield_after_ms
+
+            s = self.settings
+            yield_after = yield_after_ms(self.ctx.scenario)
+            return [AvOracleProcessor(self._segments(), s.response_delay_ms, yield_after, out_rate=self.ctx.out_sample_rate)]
         return [
             OracleProcessor(
                 self._segments(),

@@ -11,7 +11,8 @@ It reads the scenario (never the room's video) and, per the event's category:
   ``offset_ms + event.start_ms`` after it, which is at or a little before
   the moment the cue reaches the room (the room's delays only make the cue
   later) — it never needs to see the hand;
-- after a ``smooth_handoff`` clip it takes the floor with that clip's reply;
+- at a ``smooth_handoff`` it takes the floor with that clip's reply when the
+  window opens (the hand-over cue), not when the clip's silent tail ends;
 - in a ``stay_silent`` pause and at a ``backchannel`` invitation it says nothing.
 
 Clips timed against the model's speech are not searched for in the room audio
@@ -37,6 +38,19 @@ def yield_after_ms(scenario: Any) -> int | None:
         return None
     cue = scenario.clip(event.clip)
     return int(cue.offset_ms or 0) + int(event.start_ms)
+
+
+def handoff_ms(scenario: Any, clip: Any) -> int | None:
+    """For the clip of a smooth_handoff event: where in the clip the turn is handed over (the window's
+    start), so the oracle answers then; None for every other clip.
+
+    The clip's sound goes on past the hand-over (the silent look or gesture that hands the turn over): a
+    system that sees answers when the cue comes, not when the clip's audio file ends.
+    """
+    event = getattr(scenario, "event", None)
+    if event is None or event.clip != clip.id or category_of(event.dynamic) is not Category.smooth_handoff:
+        return None
+    return int(event.start_ms)
 
 
 class AvOracleProcessor(OracleProcessor):
