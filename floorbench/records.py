@@ -208,6 +208,11 @@ class RunMeta(BaseModel):
     network: dict[str, Any] | None = Field(
         default=None, description="impairment profile on the model's legs and the method used; None: unimpaired"
     )
+    video: dict[str, Any] | None = Field(
+        default=None,
+        description="video tracks (suite av): the user camera's sent log and timing, every recorded "
+        "video track's files and frame counts (floorbench.pipelines.video_timing); None: no video",
+    )
 
 
 class DialogueTurn(BaseModel):

@@ -214,6 +214,8 @@ def _pipeline(
     from pipecat.transports.livekit.transport import LiveKitParams, LiveKitTransport
     from pipecat.workers.runner import WorkerRunner
 
+    from floorbench.pipelines.video_in import video_in_params
+
     transport = LiveKitTransport(
         url=spec.url,
         token=spec.token,
@@ -225,6 +227,9 @@ def _pipeline(
             audio_out_sample_rate=ctx.out_sample_rate,
             audio_in_user_tracks=False,
             audio_out_queue_size_ms=spec.out_queue_ms,
+            # a model that looks (processors.vision_cue) gets the room's video as image frames,
+            # at the rate its processors ask for (floorbench.pipelines.video_in)
+            **video_in_params(processors),
         ),
     )
     from floorbench.processors.impair import impair_stages

@@ -33,6 +33,7 @@ from floorbench.audio.files import PcmAppender
 from floorbench.clock import SessionClock, TrackFit, fit_track
 from floorbench.pipelines.participant import RoomParticipant, ScenarioRoom, cancel_and_wait, settle
 from floorbench.pipelines.speech_monitor import ModelSpeechMonitor
+from floorbench.pipelines.video_source import CameraSettings, UserCamera
 from floorbench.records import EventKind, TimelineEvent
 from floorbench.transports.rooms import PLAYBACK_IDENTITY, playback_token
 
@@ -179,6 +180,7 @@ class PlaybackParticipant(RoomParticipant):
         queue_ms: int = 200,
         track_name: str = "humans",
         listen: bool = True,
+        camera: CameraSettings | None = None,
     ) -> None:
         if queue_ms % 10:
             raise ValueError("queue_ms must be a multiple of 10 (LiveKit aborts otherwise)")
@@ -197,6 +199,10 @@ class PlaybackParticipant(RoomParticipant):
             on_underrun=lambda sample, slip: self.log(EventKind.underrun, sample=sample, slip_ms=slip // 1_000_000),
         )
         self.monitor = ModelSpeechMonitor(self.clock, self.timeline)
+        self.video: UserCamera | None = None
+        """the user's camera (suite av): frames on this track's clock (floorbench.pipelines.video_source)"""
+        if camera is not None:
+            self.video = UserCamera(camera, self.clock.now_ns, self.writer.playout_ns, self.out_dir)
         self.listen = listen
         """subscribe to the model's track and feed the monitor from it; False when the
         monitor is fed by the recorder (`Recorder.model_audio_listeners`): one receive path"""
@@ -212,7 +218,11 @@ class PlaybackParticipant(RoomParticipant):
         track = rtc.LocalAudioTrack.create_audio_track(self.track_name, self.source)
         opts = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE, dtx=False, red=False)
         await asyncio.wait_for(room.local_participant.publish_track(track, opts), timeout_s)
+        if self.video is not None:
+            await self.video.publish(room.local_participant, timeout_s)
         self.writer.start()
+        if self.video is not None:
+            self.video.start()
         if not self.listen:
             return
         for p in room.remote_participants.values():
@@ -238,6 +248,8 @@ class PlaybackParticipant(RoomParticipant):
             return False
 
     async def stop(self) -> None:
+        if self.video is not None:
+            await settle(self.video.stop(), None, "playback: stopping the video track")
         await self.writer.stop()
         await self.monitor.stop()
         await self.leave()

@@ -23,6 +23,7 @@ from livekit import rtc
 from floorbench.audio.files import PcmAppender
 from floorbench.clock import SessionClock, TrackFit, fit_track
 from floorbench.pipelines.participant import RoomParticipant, ScenarioRoom, cancel_and_wait, settle
+from floorbench.pipelines.video_sink import VideoTracks
 from floorbench.records import EventKind, TimelineEvent, TrackInfo
 from floorbench.transports.ffi_routing import routed_audio_stream
 from floorbench.transports.rooms import recorder_token
@@ -121,6 +122,10 @@ class Recorder(RoomParticipant):
         """called with (event, identity): joined, left, audio_subscribed, audio_unsubscribed"""
         self.present: set[str] = set()
         self.audio_from: set[str] = set()
+        self.video = VideoTracks(self.out_dir, self.clock)
+        """every video track, as NAME.video.mkv + NAME.video.frames.jsonl (floorbench.pipelines.video_sink)"""
+        self.video_infos: dict[str, dict[str, object]] = {}
+        """meta.json's ``video.tracks``, filled by `stop`"""
         self.model_audio_listeners: list[Callable[[np.ndarray, int], None]] = []
         """called with (pcm, arrival_ns) for every frame of the model's track as recorded
         (gap silence included): the playback's speech monitor listens here, so the model's
@@ -159,6 +164,11 @@ class Recorder(RoomParticipant):
         self._emit("left", p.identity)
 
     def _track_subscribed(self, track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant) -> None:
+        if track.kind == rtc.TrackKind.KIND_VIDEO:
+            name = f"{self.track_name(p.identity)}.video"
+            self.video.start(track, name, p.identity)
+            self._emit("video_subscribed", p.identity, track=name)
+            return
         if track.kind != rtc.TrackKind.KIND_AUDIO:
             return
         assert isinstance(track, rtc.RemoteAudioTrack)
@@ -283,7 +293,9 @@ class Recorder(RoomParticipant):
         """Stop recording and finalise every track file; safe to call after a failure."""
         await settle(self.transport_stats(), None, "recorder: transport stats")
         await cancel_and_wait(self._tasks.values(), 10.0, "recorder: track writers")
+        await self.video.cancel()
         await self.leave()
+        self.video_infos = await self.video.finalize()
         infos: dict[str, TrackInfo] = {}
         for name, rec in self.tracks.items():  # fsync and WAV writing off the event loop (other rooms play)
             infos[name] = await asyncio.to_thread(rec.finalize, self.clock)

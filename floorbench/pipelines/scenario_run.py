@@ -42,9 +42,12 @@ from floorbench.pipelines.participant import ScenarioRoom, cancel_and_wait, sett
 from floorbench.pipelines.playback import PlaybackParticipant
 from floorbench.pipelines.recorder import Recorder
 from floorbench.pipelines.schedules import MpeSchedule, MpeScheduleConfig, Schedule
+from floorbench.pipelines.schedules_av import AvSchedule
 from floorbench.pipelines.schedules_turns import TurnsSchedule
 from floorbench.pipelines.timing_verdict import figures_of, receive_delays_ms, timing_verdict, unmeasured
 from floorbench.pipelines.turn_mapping import dialogue_turns, measure_latency, turn_entries
+from floorbench.pipelines.video_source import CameraSettings
+from floorbench.pipelines.video_timing import meta_entry as video_meta
 from floorbench.processors.impair import ImpairProfile
 from floorbench.processors.registry import Model
 from floorbench.records import (
@@ -60,6 +63,7 @@ from floorbench.records import (
     write_json_atomic,
 )
 from floorbench.redact import redact, redact_text
+from floorbench.scenarios.av_schema import AvScenario
 from floorbench.scenarios.schema import Scenario, inside
 from floorbench.scenarios.turns_schema import TurnsScenario
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError
@@ -67,6 +71,11 @@ from floorbench.transports.rooms import PLAYBACK_IDENTITY, model_token, room_nam
 from floorbench.transports.server import LiveKitConnection, LiveKitServer
 
 log = logging.getLogger(__name__)
+
+
+SERVER_SYMPTOMS = frozenset({FailureKind.model_left, FailureKind.model_crashed, FailureKind.model_never_joined,
+                             FailureKind.internal})
+"""how a managed server's death may show first in a room (then `ScenarioRun._blame_server` names the server)"""
 
 
 class ScenarioFailed(Exception):
@@ -364,7 +373,7 @@ class ScenarioRun:
             await self._play(timeline)
             self.meta.outcome = Outcome.completed
         except ScenarioFailed as e:
-            self._fail(timeline, e.kind, e.reason)
+            self._fail(timeline, *await self._blame_server(e.kind, e.reason))
         except ScenarioError as e:
             self._fail(timeline, FailureKind.bad_input, str(e))
         except asyncio.CancelledError:
@@ -372,7 +381,7 @@ class ScenarioRun:
             raise
         except Exception as e:  # a bug must not lose the recording or stop the run
             log.exception("scenario %s crashed", self.scenario.scenario_id)
-            self._fail(timeline, FailureKind.internal, f"{type(e).__name__}: {e}")
+            self._fail(timeline, *await self._blame_server(FailureKind.internal, f"{type(e).__name__}: {e}"))
         finally:
             infos = await self._stop_participants()
             timeline.write(
@@ -386,6 +395,7 @@ class ScenarioRun:
             except Exception as e:  # the recordings stay; say why turns.json is missing
                 log.exception("scenario %s: post-processing failed", self.scenario.scenario_id)
                 self.meta.playback["records_error"] = f"{type(e).__name__}: {e}"
+            self._record_video()  # after turns.json's records: its latency entry goes beside the audio's
             if self.model_proc is not None and self.model_proc.measured:  # beside the room's latency
                 self.meta.transport_latency_ms["bridge"] = self.model_proc.measured
             if self.meta.timing is None and self.meta.outcome == Outcome.completed:
@@ -422,6 +432,10 @@ class ScenarioRun:
         if isinstance(self.scenario, TurnsScenario):  # suite turns: its own schedule, no preamble
             schedule = TurnsSchedule(self.scenario, turn_audio, self.suite.suite.sample_rate)
             timeout = schedule.timeout_s(audio_s)
+        camera = None
+        if isinstance(self.scenario, AvScenario):  # suite av: its own schedule, and the user's camera
+            av_schedule, camera = self._av_schedule(self.scenario, turn_audio)
+            schedule, timeout = av_schedule, av_schedule.timeout_s(audio_s)
         self.meta.schedule = schedule.describe()
         self._write_meta()
         timeout = self.timeout_s = self.settings.timeout_s or timeout
@@ -443,6 +457,7 @@ class ScenarioRun:
             self.is_model,
             queue_ms=self.settings.playback_queue_ms,
             listen=not shared,
+            camera=camera,
         )
         if shared:
             recorder.model_audio_listeners.append(playback.monitor.feed)
@@ -451,6 +466,28 @@ class ScenarioRun:
             raise ScenarioFailed(FailureKind.internal, "nobody subscribed to the playback track in 10 s")
         await self._until(lambda: "humans" in recorder.tracks, 10.0, "recorder never got the humans track")
         await self._supervise(schedule.run(playback), recorder, self.model_proc, timeout)
+
+    def _av_schedule(self, s: AvScenario, clip_audio: dict[int, np.ndarray]) -> tuple[AvSchedule, CameraSettings]:
+        """Suite av's schedule over the clips' sound and pictures, and the camera that shows them."""
+        videos = {c.id: self.suite.audio_path(c.video) for c in s.clips}
+        idle = self.suite.audio_path(s.idle_video) if s.idle_video else None
+        camera = CameraSettings(s.fps, (s.size[0], s.size[1]), idle)
+        return AvSchedule(s, clip_audio, videos, self.suite.suite.sample_rate), camera
+
+    def _record_video(self) -> None:
+        """meta.json's ``video`` (sent and recorded tracks, timing) and the user video's latency entry."""
+        video = self.playback.video if self.playback is not None else None
+        recorded = self.recorder.video_infos if self.recorder is not None else {}
+        if video is None and not recorded:
+            return
+        try:
+            self.meta.video, latency = video_meta(self.dir, video.writer.summary() if video else None, recorded)
+        except Exception as e:  # the recordings stay; say why the measures are missing
+            log.exception("scenario %s: video timing failed", self.scenario.scenario_id)
+            self.meta.video = {"tracks": recorded, "error": f"{type(e).__name__}: {e}"}
+            return
+        if latency is not None:
+            self.meta.transport_latency_ms["humans.video"] = latency
 
     async def _stop_participants(self) -> dict[str, TrackInfo]:
         """Playback, model, then the recorder (so it keeps all there was); a failing stop is logged.
@@ -512,7 +549,9 @@ class ScenarioRun:
         try:
             await self._until(lambda: any(self.is_model(i) for i in recorder.audio_from), timeout, "")
             self.model_identity = next(i for i in sorted(recorder.audio_from) if self.is_model(i))
-        except ScenarioFailed:
+        except ScenarioFailed as e:
+            if e.kind != FailureKind.internal:  # the server died meanwhile: that, not "did not join in 60 s"
+                raise
             raise ScenarioFailed(
                 FailureKind.model_never_joined,
                 f"model participant {ident if self.model.joins == 'pipeline' or self.model.config.get('identity') else '(any agent)'!r} "
@@ -577,6 +616,21 @@ class ScenarioRun:
                 raise ScenarioFailed(FailureKind.internal, reason)
             self._check_server()
             await asyncio.sleep(0.05)
+
+    async def _blame_server(self, kind: FailureKind, reason: str) -> tuple[FailureKind, str]:
+        """A managed server that died is the failure, whatever symptom surfaced first.
+
+        When the server is killed, the model's participant may be seen leaving (or its
+        process exiting, or a call failing) before the server watch notices: the soak
+        benchmark saw `model_left`, which is not retried. Its process is checked for up to 1 s.
+        """
+        if self.server is None or kind not in SERVER_SYMPTOMS:
+            return kind, reason
+        for _ in range(10):
+            if not self.server.alive():
+                return FailureKind.server_died, f"the LiveKit server died during the scenario (seen first as: {reason})"
+            await asyncio.sleep(0.1)
+        return kind, reason
 
     def _check_server(self) -> None:
         if self.server is not None and not self.server.alive():

@@ -35,10 +35,15 @@ MS = 1_000_000
 NS = 1_000_000_000
 FOUND_SCORE = 0.5
 """a turn whose best normalised correlation is below this was not found cleanly"""
+SILENT_PEAK = 328
+"""a turn whose sent audio never exceeds this (−40 dBFS) has nothing to find (a wordless cue of suite av):
+it is placed by its expected lag plus the median latency, and listed as silent, not as not found"""
 METHOD = "xcorr per turn: playback sent vs recorder received, from the turn's timeline entry"
 
 
-def turn_entries(events: Iterable[TimelineEvent]) -> tuple[dict[int, TimelineEvent], dict[int, TimelineEvent]]:
+def turn_entries(
+    events: Iterable[TimelineEvent],
+) -> tuple[dict[int, TimelineEvent], dict[int, TimelineEvent]]:
     """The playback's ``turn_start`` and ``turn_end`` entries by turn id (the last one wins)."""
     starts: dict[int, TimelineEvent] = {}
     ends: dict[int, TimelineEvent] = {}
@@ -81,6 +86,8 @@ class TransportLatency:
     sr_rec: int
     ratio: float
     """recorded sample rate / sent sample rate"""
+    silent: tuple[int, ...] = ()
+    """turns with nothing audible to find (not searched)"""
 
     @property
     def found(self) -> list[TurnLag]:
@@ -105,6 +112,7 @@ class TransportLatency:
             "p95": percentile_ms(lat, 95),
             "drift_ms_per_100s": drift_ms_per_100s([self.entry_ns[lg.turn_id] for lg in self.found], lat),
             "not_found": [lg.turn_id for lg in self.lags if lg.score < FOUND_SCORE],
+            **({"silent": list(self.silent)} if self.silent else {}),
         }
 
     def onset_errors(self) -> list[dict[str, Any]]:
@@ -139,9 +147,15 @@ def measure_latency(
     ratio = sr_rec / sr_sent
     expected = expected_lags(starts, track_start_ns, sr_rec, ratio)
     probes = [(tid, at_rate(starts[tid].sample or 0, ratio), lag) for tid, lag in expected.items()]
-    lags = align_turns(sent, recorded, probes, sr_rec)
+    probe_len = 1500 * sr_rec // 1000  # align_turns' probe
+    silent = tuple(
+        t
+        for t, at, _ in probes
+        if np.abs(sent[at : at + probe_len].astype(np.int32)).max(initial=0) < SILENT_PEAK
+    )
+    lags = align_turns(sent, recorded, [p for p in probes if p[0] not in silent], sr_rec)
     entry_ns = {tid: e.t_ms * MS for tid, e in starts.items()}
-    return TransportLatency(lags, expected, entry_ns, sr_rec, ratio)
+    return TransportLatency(lags, expected, entry_ns, sr_rec, ratio, silent)
 
 
 def on_model_clock_ms(sent_sample: int, lag: int, latency: TransportLatency, t0_ns: int) -> int:

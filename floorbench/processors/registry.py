@@ -120,6 +120,7 @@ BUILTIN_MODELS: dict[str, str] = {
     "websocket": "floorbench.processors.duplex_ws:WebSocketDuplexModel",
     "moshi": "floorbench.processors.moshi:MoshiModel",
     "cascade": "floorbench.processors.cascade:CascadeModel",
+    "cascade-vision": "floorbench.processors.vision_cue:VisionCascadeModel",
     "webrtc": "floorbench.processors.webrtc:WebRTCModel",
 }
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from floorbench.errors import FloorbenchError, OptionError, check_range, one_line, path_error_line
+
+if TYPE_CHECKING:
+    from floorbench.scoring.score import ScoreOptions
 
 MAX_CONCURRENCY = 64
 """parallel LLM requests (and VAD worker processes): more only trips rate limits or memory"""
@@ -88,6 +91,8 @@ def score_cmd(
         if not quiet and sys.stderr.isatty():
             print(f"\r{stage}: {done}/{total}   ", end="", file=sys.stderr, flush=True)
 
+    if _score_av_if_av(target, opts):
+        return
     if _score_turns_if_turns(target, out, workers, resamples, seed, exclude_degraded):
         return
     try:
@@ -112,6 +117,36 @@ def score_cmd(
         skipped = len(result.scores.errors)
         why = f"{skipped} skipped, listed on stdout" if skipped else "none found"
         _fail(InputError(f"{target}: no dialogue could be scored ({why}); see the scoring docs for the folder format"))
+
+
+def _score_av_if_av(target: Path, opts: ScoreOptions) -> bool:
+    """Suite av is detected from meta.json's suite (or its clips' label) and scored by its own scorer
+    (docs/suites/av.md, "Scoring")."""
+    from floorbench.scoring.av_score import AvScoreOptions, is_av_run, score_av
+    from floorbench.scoring.av_tables import summary_lines
+    from floorbench.scoring.inputs import discover
+
+    try:
+        if not is_av_run(discover(target)):
+            return False
+        scores, where = score_av(target, AvScoreOptions(
+            asr=opts.asr, asr_download=opts.asr_download, judge=opts.judge, judge_options=opts.judge_options,
+            workers=opts.workers, resamples=opts.resamples, seed=opts.seed, out=opts.out, cache_dir=opts.cache_dir,
+            exclude_degraded=opts.exclude_degraded,
+        ))
+    except (FloorbenchError, OSError) as e:
+        _fail(e)
+    for line in scores["errors"]:
+        typer.echo(f"skipped: {one_line(line)}", err=True)
+    for line in summary_lines(scores):
+        typer.echo(line)
+    typer.echo(f"wrote {where / 'av_scores.json'} and {where / 'av_report.md'}")
+    if scores["scenarios"]["scored"] == 0:
+        from floorbench.scoring.inputs import InputError
+
+        _fail(InputError(f"{target}: no av clip could be scored ({scores['scenarios']['unscorable']} unscorable, "
+                         "reasons in av_scores.json)"))
+    return True
 
 
 def _score_turns_if_turns(
@@ -190,6 +225,9 @@ def judge_agreement_cmd(
 
     if scored is None or b is None:
         _fail(OptionError("judge-agreement needs --labels FILE, or a scored run folder and --b JUDGE"))
+    if (scored / "av_scores.json").is_file():
+        _fail(OptionError(f"{scored}: an av run's rubric is measured against people only: --labels FILE with its "
+                          "clips' rubric_payload (docs/suites/av.md, Scoring)"))
     try:
         result, path = agreement(
             scored, a, b, sample=sample, seed=seed, out=out,
@@ -210,15 +248,32 @@ def _judge_labels(labels: str, scored: Path | None, judge: str, out: Path | None
                   options: dict[str, object]) -> None:
     """`--labels`: the judge (and the offline judge beside an LLM one) against human verdicts."""
     from floorbench.scoring.agreement_labels import calibrate, report_lines
+    from floorbench.scoring.av_agreement import is_rubric_labels
 
     if scored is not None:
         _fail(OptionError("--labels measures a judge against human labels; give no scored run folder with it"))
+    if is_rubric_labels(Path(labels)):  # suite av's rubric labels (docs/suites/av.md, "Scoring")
+        _rubric_labels(Path(labels), judge, out, options)
+        return
     judges = [judge] if judge == "offline" else ["offline", judge]
     try:
         result, path = calibrate(labels, judges, out or Path("judge-agreement"), options={judge: options})
     except (FloorbenchError, OSError) as e:
         _fail(e)
     for line in report_lines(result, disagreements_of=judge):
+        typer.echo(line)
+    typer.echo(f"wrote {path}")
+
+
+def _rubric_labels(labels: Path, judge: str, out: Path | None, options: dict[str, object]) -> None:
+    from floorbench.scoring.av_agreement import calibrate_rubric
+    from floorbench.scoring.av_agreement import report_lines as rubric_lines
+
+    try:
+        result, path = calibrate_rubric(labels, judge, out or Path("judge-agreement"), dict(options))
+    except (FloorbenchError, OSError) as e:
+        _fail(e)
+    for line in rubric_lines(result):
         typer.echo(line)
     typer.echo(f"wrote {path}")
 

@@ -26,6 +26,8 @@ ACCEPTED_RATES = (16000, 24000, 48000)
 KNOWN_LABELS = ("T", "N1", "N2", "N3", "N4Q", "N4R")
 TURNS_LABELS = tuple(e.value for e in TurnEvent)
 """suite turns' clip labels (a dialogue holds one suite's labels only)"""
+AV_LABELS = ("av",)
+"""suite av's clip label (the event, not the clip, says what a clip means)"""
 SCORING_RATE = 16000
 
 
@@ -113,6 +115,7 @@ def check_turns(turns: DialogueTurns, path: Path) -> None:
         raise InputError(f"{path}: 'turns' is empty; a dialogue needs its human turns")
     seen: set[int] = set()
     known = TURNS_LABELS if ts and ts[0].label in TURNS_LABELS else KNOWN_LABELS
+    known = AV_LABELS if ts and ts[0].label in AV_LABELS else known
     for i, t in enumerate(ts):
         where = f"{path}: turn {t.turn_id}"
         if t.turn_id in seen:

@@ -129,14 +129,13 @@ class LLMJudge:
         )
 
     def _post(self, prompt: str) -> str:
+        return self.post_messages([{"role": "user", "content": prompt}])
+
+    def post_messages(self, messages: list[dict[str, object]]) -> str:
+        """One chat completion of `messages` (text, or content parts with images) at temperature 0; the
+        reply's text ('' when the reply has none); `JudgeError` when the endpoint keeps failing."""
         key = os.environ.get(self.api_key_env, "")
-        body = json.dumps(
-            {
-                "model": self.model,
-                "temperature": TEMPERATURE,
-                "messages": [{"role": "user", "content": prompt}],
-            }
-        ).encode()
+        body = json.dumps({"model": self.model, "temperature": TEMPERATURE, "messages": messages}).encode()
         headers = {"Content-Type": "application/json"}
         if key:
             headers["Authorization"] = f"Bearer {key}"
