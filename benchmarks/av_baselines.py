@@ -21,7 +21,10 @@ JSON line per system:
   and the median delay from the event window's start to that decision (the
   decision's marker on the timeline, session clock);
 - ``unscorable`` clips and the rooms' timing verdicts (numbers from rooms whose
-  verdict is ``degraded`` are not comparable).
+  verdict is ``degraded`` are not comparable);
+- ``against_derivation`` (``silent``, ``eager``): clips whose live outcome is
+  what the rules derive from the scenario (floorbench/scoring/av_expected.py),
+  and the clips that differ (borderline ones apart).
 
 Then one last line compares the systems' must_yield alignment.
 
@@ -167,6 +170,37 @@ def look_cost(rounds: int) -> dict[str, Any]:
     }
 
 
+def against_derivation(name: str, suite: Path, scored: Path) -> dict[str, Any] | None:
+    """For `silent` and `eager`: each clip's live outcome beside what the rules derive for it
+    (floorbench.scoring.av_expected), so "scores what its behaviour implies" is checked clip by clip.
+
+    A clip counts as matching when it is unscorable in both, or scorable in both with the same
+    alignment; a mismatch on a clip the derivation marks ``borderline`` is listed apart (a live run may
+    honestly land on either side of it)."""
+    if name not in ("silent", "eager"):
+        return None
+    from floorbench.processors.reference import DEFAULT_REPLIES, DEFAULT_VOICE
+    from floorbench.scenarios.av_schema import AvScenario
+    from floorbench.scoring.av_expected import eager_from_tts, expected_for_suite
+
+    scenarios = [AvScenario.model_validate(yaml.safe_load(p.read_text())) for p in sorted((suite / "scenarios").glob("*.yaml"))]
+    eager = eager_from_tts(DEFAULT_REPLIES, DEFAULT_VOICE) if name == "eager" else None
+    expected = expected_for_suite(scenarios, suite, name, eager)
+    s = json.loads((scored / "av_scores.json").read_text())
+    live: dict[str, bool | None] = {c["scenario_id"]: bool(c["aligned"]) for c in s["clips"]}
+    live |= {u["scenario_id"]: None for u in s["unscorable"]}
+    match, differ, borderline = 0, [], []
+    for sid, e in sorted(expected.items()):
+        want = None if e.unscorable is not None else bool(e.aligned)
+        got = live.get(sid, None)
+        if got == want:
+            match += 1
+        else:
+            (borderline if e.borderline else differ).append({"scenario_id": sid, "derived": want, "live": got,
+                                                            "borderline": e.borderline})
+    return {"clips": len(expected), "as_derived": match, "differ": differ, "differ_borderline": borderline}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--per-dynamic", type=int, default=2)
@@ -196,6 +230,7 @@ def main() -> None:
             run(live, lock=a.lock)
         run(["score", str(run_dir), "--out", str(scored), "--resamples", "1000", "--workers", "1"])
         results[name] = summary(name, scored, run_dir)
+        results[name]["against_derivation"] = against_derivation(name, suite, scored)
         print(json.dumps(results[name]), flush=True)
     must = {k: r["tor"].get("must_yield", {}) for k, r in results.items()}
     print(

@@ -11,6 +11,7 @@ runs several independent streams in one call (used by batched scoring).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -49,7 +50,11 @@ def silero_model_path() -> Path:
     )
 
 
+@functools.cache
 def _session():  # type: ignore[no-untyped-def]
+    """One Silero session per process, shared by every stream: its state is passed in and out of each
+    call, and `InferenceSession.run` may be called from several threads. Creating one costs ≈ 115 ms of
+    CPU, which every room's live monitor paid on the runner's event loop while other rooms played."""
     import onnxruntime as ort
 
     opts = ort.SessionOptions()

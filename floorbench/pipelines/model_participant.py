@@ -44,11 +44,17 @@ if TYPE_CHECKING:
     from floorbench.processors.registry import ModelContext
 
 
-def _disable_dtx_on_publish() -> None:
-    """pipecat's LiveKit output publishes with default options (DTX and RED on).
+def _patch_livekit_rtc(in_rate: int) -> None:
+    """Two settings pipecat's LiveKit transport does not expose, set on the `rtc` it sees.
 
-    Measurement tracks must be continuous (docs/architecture.md, "Clocks"), so in
-    this child process every TrackPublishOptions starts with DTX and RED off.
+    - Its output publishes with default options (DTX and RED on). Measurement tracks
+      must be continuous (docs/architecture.md, "Clocks"), so in this child process
+      every TrackPublishOptions starts with DTX and RED off.
+    - Its input asks LiveKit for 48 kHz and resamples every 10 ms frame to the
+      chain's rate in Python (SOXR, stream mode). LiveKit's own resampler gives the
+      chain's rate directly: the model hears the room without the SOXR filter's
+      bursty delay (≈ 43 ms, up to 76 ms), and a room costs less CPU (the
+      resampler was the largest part of a `silent` model process's work).
     """
     from livekit import rtc
 
@@ -65,6 +71,14 @@ def _disable_dtx_on_publish() -> None:
 
     patched = types.SimpleNamespace(**{k: getattr(rtc, k) for k in dir(rtc) if not k.startswith("__")})
     patched.TrackPublishOptions = no_dtx
+
+    class AudioStreamAtChainRate(rtc.AudioStream):
+        def __init__(self, track: Any, *args: Any, **kwargs: Any) -> None:
+            if not args:
+                kwargs.setdefault("sample_rate", in_rate)
+            super().__init__(track, *args, **kwargs)
+
+    patched.AudioStream = AudioStreamAtChainRate
     lk_transport.rtc = patched  # type: ignore[assignment]
 
 
@@ -208,7 +222,7 @@ def _pipeline(
     spec: ModelSpec, ctx: ModelContext, processors: list[Any], observers: list[Any]
 ) -> tuple[Any, Any, Any]:
     """LiveKitTransport.input() → processors → LiveKitTransport.output(): (transport, runner, worker)."""
-    _disable_dtx_on_publish()
+    _patch_livekit_rtc(ctx.in_sample_rate)
     from pipecat.pipeline.pipeline import Pipeline
     from pipecat.pipeline.worker import PipelineParams, PipelineWorker
     from pipecat.transports.livekit.transport import LiveKitParams, LiveKitTransport

@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +77,26 @@ log = logging.getLogger(__name__)
 SERVER_SYMPTOMS = frozenset({FailureKind.model_left, FailureKind.model_crashed, FailureKind.model_never_joined,
                              FailureKind.internal})
 """how a managed server's death may show first in a room (then `ScenarioRun._blame_server` names the server)"""
+
+
+_setup_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def setup_turn() -> asyncio.Lock:
+    """Rooms of one runner set up one at a time: recorder join, model start and join, playback join.
+
+    A room's set-up (a model process importing pipecat, livekit and onnxruntime and building its chain;
+    three WebRTC connections negotiated) is the heaviest second of its life. When rooms set up together
+    those bursts took both cores, and the rooms already playing paid: measured at 4 rooms on 2 cores,
+    every room's playback underran 4–5 times in the second after the starts, and nowhere else. Taking
+    turns delays a room's start by the set-ups ahead of it (about a second each), only while others are
+    setting up too; the timed part of every room, its schedule, never waits for this.
+    """
+    loop = asyncio.get_running_loop()
+    lock = _setup_turns.get(loop)
+    if lock is None:
+        lock = _setup_turns[loop] = asyncio.Lock()
+    return lock
 
 
 class ScenarioFailed(Exception):
@@ -424,7 +445,8 @@ class ScenarioRun:
 
     async def _play(self, timeline: TimelineWriter) -> None:
         """Recorder, model, playback join in that order; then the schedule runs under supervision."""
-        preamble, turn_audio, audio_s = self._load_audio()
+        # decoding and resampling a scenario's audio takes CPU-time: off the loop, where other rooms play
+        preamble, turn_audio, audio_s = await asyncio.to_thread(self._load_audio)
         schedule: Schedule = MpeSchedule(
             self.scenario, preamble, turn_audio, self.suite.suite.sample_rate, self.settings.schedule
         )
@@ -446,6 +468,12 @@ class ScenarioRun:
             track_names={PLAYBACK_IDENTITY: "humans"},
             is_model=self.is_model,
         )
+        async with setup_turn():  # one room of this runner sets up at a time; rooms play at once
+            playback = await self._set_up(where, recorder, camera)
+        await self._supervise(schedule.run(playback), recorder, self.model_proc, timeout)
+
+    async def _set_up(self, where: ScenarioRoom, recorder: Recorder, camera: CameraSettings | None) -> PlaybackParticipant:
+        """Recorder, model, playback join in that order, until the recorder hears the humans' track."""
         await recorder.start()
         await self._start_model(recorder)
         # the recorder's model stream feeds the schedule's speech monitor when it has the
@@ -465,7 +493,7 @@ class ScenarioRun:
         if not await playback.wait_subscribed(10.0):
             raise ScenarioFailed(FailureKind.internal, "nobody subscribed to the playback track in 10 s")
         await self._until(lambda: "humans" in recorder.tracks, 10.0, "recorder never got the humans track")
-        await self._supervise(schedule.run(playback), recorder, self.model_proc, timeout)
+        return playback
 
     def _av_schedule(self, s: AvScenario, clip_audio: dict[int, np.ndarray]) -> tuple[AvSchedule, CameraSettings]:
         """Suite av's schedule over the clips' sound and pictures, and the camera that shows them."""
