@@ -210,6 +210,7 @@ def main() -> None:
     ap.add_argument("--systems", default="cascade,cascade-vision")
     ap.add_argument("--rescore", action="store_true", help="score the runs already in --out, run nothing")
     ap.add_argument("--look-cost", action="store_true", help="time the vision detector alone and stop")
+    ap.add_argument("--jobs", "-j", type=int, default=1, help="rooms at once in each system's run (run -j)")
     ap.add_argument("--lock", type=Path, default=None, help="run each system's live run under `flock LOCK`")
     a = ap.parse_args()
     if a.look_cost:
@@ -226,7 +227,7 @@ def main() -> None:
         if not a.rescore:
             cfg = a.out / f"{name}.yaml"
             cfg.write_text(yaml.safe_dump({"adapter": model, **config}))
-            live = ["run", "--suite", str(suite), "--config", str(cfg), "--out", str(run_dir), "--quiet"]
+            live = ["run", "--suite", str(suite), "--config", str(cfg), "--out", str(run_dir), "--quiet", "-j", str(a.jobs)]
             run(live, lock=a.lock)
         run(["score", str(run_dir), "--out", str(scored), "--resamples", "1000", "--workers", "1"])
         results[name] = summary(name, scored, run_dir)
