@@ -39,12 +39,16 @@ def timeline(folder: Path) -> list[dict[str, Any]]:
 
 
 def vision_yields(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The yield decisions, each with ``frame_session_ms``: when the frame it was taken on reached the
+    model, on the session clock. The record's own ``t_ms``/``frame_t_ms`` count from the cascade processor's
+    start; its ``frame_wall_ns`` is this machine's wall clock, as is the timeline's anchor."""
+    anchor_wall_ns = next(e["wall_ns"] for e in lines if e.get("kind") == "session_start")
     out = []
     for e in lines:
         if e.get("kind") == "marker" and "vision_cue" in str(e.get("payload")):
             record = json.loads(e["payload"])
             if record.get("decision") == "yield":
-                out.append({"t_ms": e["t_ms"], **record})
+                out.append({**record, "frame_session_ms": (record["frame_wall_ns"] - anchor_wall_ns) // 1_000_000})
     return out
 
 
@@ -72,13 +76,14 @@ def test_a_silent_raised_hand_stops_cascade_vision(tmp_path: Path, livekit: Live
         yields = vision_yields(lines)
         assert yields, "no vision yield on the timeline"
         assert yields[0]["cue"] == "raised_hand"
-        assert yields[0]["t_ms"] >= window["window_start_ms"]  # not before the hand went up
+        # taken on a frame that reached the model after the hand began to rise, never before
+        assert yields[0]["frame_session_ms"] >= window["window_start_ms"], (yields[0], window)
         scores, _ = score_av(
             folder.parent, AvScoreOptions(workers=1, resamples=100, out=folder.parent / "scored")
         )
         (clip,) = scores["clips"]
         print(
-            f"{folder.parent.name}: yield at +{yields[0]['t_ms'] - window['window_start_ms']} ms from the "
+            f"{folder.parent.name}: yield on a frame +{yields[0]['frame_session_ms'] - window['window_start_ms']} ms from the "
             f"window; speech in window {clip['speech_in_window_ms']} ms, {clip['words_in_window']} words"
         )
         assert clip["category"] == "must_yield" and clip["aligned"], clip
