@@ -89,7 +89,8 @@ def setup_turn() -> asyncio.Lock:
     three WebRTC connections negotiated) is the heaviest second of its life. When rooms set up together
     those bursts took both cores, and the rooms already playing paid: measured at 4 rooms on 2 cores,
     every room's playback underran 4–5 times in the second after the starts, and nowhere else. Taking
-    turns delays a room's start by the set-ups ahead of it (about a second each), only while others are
+    turns delays a room's start by the set-ups ahead of it (about a second each; a model that is slow to
+    join, such as a dispatched agent, holds the next room's start that long), only while others are
     setting up too; the timed part of every room, its schedule, never waits for this.
     """
     loop = asyncio.get_running_loop()
