@@ -162,6 +162,65 @@ async def test_service_link_reports_connected_to_a_working_service(monkeypatch):
     assert events.seen == ["connected"] and _errors(up) == []
 
 
+class _ClosesOnEnd:
+    """A stand-in service: its connection is up from the start; on the EndFrame it closes it and takes a
+    while before passing the frame on (as a realtime service's stop() does); `drop_after_s` drops it
+    mid-run instead."""
+
+    @staticmethod
+    def make(drop_after_s: float | None = None):  # type: ignore[no-untyped-def]
+        from pipecat.frames.frames import EndFrame, StartFrame
+        from pipecat.processors.frame_processor import FrameProcessor
+
+        class Service(FrameProcessor):
+            def __init__(self) -> None:
+                super().__init__(name="stand-in-service")
+                self._websocket: object | None = None
+
+            async def _drop(self, after_s: float) -> None:
+                await asyncio.sleep(after_s)
+                self._websocket = None
+
+            async def process_frame(self, frame, direction):  # type: ignore[no-untyped-def]
+                await super().process_frame(frame, direction)
+                if isinstance(frame, StartFrame):
+                    self._websocket = object()
+                    if drop_after_s is not None:
+                        self.create_task(self._drop(drop_after_s))
+                if isinstance(frame, EndFrame):
+                    self._websocket = None
+                    await asyncio.sleep(0.3)
+                await self.push_frame(frame, direction)
+
+        return Service()
+
+
+async def test_service_link_does_not_call_the_shutdown_a_drop():
+    """The service closes its connection on the EndFrame before the link sees the frame (seen in CI)."""
+    from pipecat.pipeline.pipeline import Pipeline
+
+    from floorbench.processors.service import _ServiceLink
+
+    service = _ClosesOnEnd.make()
+    link = _ServiceLink(service, "_websocket")
+    events = Events(link)
+    await run_test(Pipeline([service, link]), frames_to_send=[SleepFrame(sleep=0.3)])
+    assert events.seen == ["connected"]
+
+
+async def test_service_link_reports_a_drop_mid_run():
+    from pipecat.pipeline.pipeline import Pipeline
+
+    from floorbench.processors.service import _ServiceLink
+
+    service = _ClosesOnEnd.make(drop_after_s=0.2)
+    link = _ServiceLink(service, "_websocket")
+    events = Events(link)
+    await run_test(Pipeline([service, link]), frames_to_send=[SleepFrame(sleep=0.2 + link.end_grace_s + 0.5)])
+    assert events.seen[0] == "connected" and len(events.seen) == 2
+    assert events.seen[1].startswith("disconnected: stand-in-service") and "closed mid-scenario" in events.seen[1]
+
+
 async def test_service_against_a_closed_port_errors_and_never_connects(monkeypatch):
     monkeypatch.setenv("FB_DUMMY_KEY", "sk-dummy-1")
     port = closed_port()

@@ -167,6 +167,10 @@ class _ServiceLink(FrameProcessor):
 
     reports_connection: bool = True
     poll_s: float = 0.05
+    end_grace_s: float = 2.0
+    """how long a closed connection waits for the pipeline's end before it is reported: the service
+    closes it on the EndFrame before passing the frame on to this link, so a shutdown looks like a drop
+    until the frame arrives here (and cancels the watch)"""
 
     def __init__(self, service: Any, attribute: str) -> None:
         super().__init__(name=f"{getattr(service, 'name', 'service')}-link")
@@ -198,6 +202,7 @@ class _ServiceLink(FrameProcessor):
         await self._until(True)
         await self._call_event_handler("on_model_connected")
         await self._until(False)
+        await asyncio.sleep(self.end_grace_s)  # an EndFrame or CancelFrame on its way cancels this
         await self._call_event_handler(
             "on_model_disconnected",
             f"{self.service.name}: the service's connection closed mid-scenario; "
