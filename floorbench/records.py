@@ -90,11 +90,17 @@ class FailureKind(StrEnum):
     """Why a scenario run failed (machine-readable beside the reason text)."""
 
     model_never_joined = "model_never_joined"
+    join_timeout = "join_timeout"
+    """the harness's own participants (recorder, playback) did not join, publish or hear each other in time:
+    an overloaded or unreachable server or machine, not the model"""
     model_left = "model_left"
     model_crashed = "model_crashed"
     model_error = "model_error"
     """the model's chain reported an error, or its model-server connection never came up or dropped"""
     server_died = "server_died"
+    connection_lost = "connection_lost"
+    """the server dropped the model participant's connection (a signal or media time-out) while floorbench's
+    model process was still running: an overloaded machine or server, or the network; not the model's choice"""
     timeout = "timeout"
     bad_input = "bad_input"
     internal = "internal"

@@ -137,3 +137,36 @@ def test_infrastructure_failures_do_not_move_n(tmp_path: Path, monkeypatch: pyte
     asyncio.run(run_suite(opts))
     changes = json.loads((out / "run.json").read_text())["sessions"][-1]["concurrency"]
     assert [c["reason"] for c in changes] == ["start"]
+
+
+def test_degraded_at_the_floor_is_kept_not_played_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A machine whose rooms come back degraded even alone: replaying at the same N meets the same machine."""
+    rooms = DegradingRooms(capacity=0)
+
+    async def reachable(conn: object, timeout_s: float = 5.0) -> None:
+        return None
+
+    monkeypatch.setattr(runner, "check_reachable", reachable)
+    monkeypatch.setattr(runner, "estimate", lambda: 1)
+    monkeypatch.setattr(runner._Runner, "_attempts", lambda self, s: rooms.attempts(self, s))
+    out = tmp_path / "run"
+    opts = RunOptions(suite=TINY, model="silent", out=out, connection=CONN, progress=False, concurrency=4, auto_concurrency=True)
+    with caplog.at_level("WARNING", logger="floorbench.pipelines.runner"):
+        summary = asyncio.run(run_suite(opts))
+    assert rooms.played == IDS and max(rooms.peaks) == 1  # each once, one at a time
+    assert summary.completed == 4 and summary.degraded == 4
+    floor = [r.getMessage() for r in caplog.records if "the fewest --concurrency auto uses" in r.getMessage()]
+    assert len(floor) == 1 and "1 room(s)" in floor[0]
+    changes = json.loads((out / "run.json").read_text())["sessions"][-1]["concurrency"]
+    assert changes == [{"n": 1, "reason": "start", "after_scenarios": 0}]
+
+
+def test_a_degraded_scenario_is_worth_replaying_only_with_fewer_rooms() -> None:
+    auto = AutoConcurrency(2, 4)
+    crowded = auto.started()
+    auto.finished(crowded, "degraded")
+    alone = auto.started()
+    assert auto.started_under(crowded) == 2 and auto.worth_rerun(crowded)
+    assert auto.started_under(alone) == 1 and not auto.worth_rerun(alone)

@@ -78,6 +78,15 @@ class AutoConcurrency:
         if self._ok_streak >= self.raise_after and self.n < self.max_n:
             self._set(self.n + 1, f"{self._ok_streak} scenarios in a row ok")
 
+    def started_under(self, generation: int) -> int:
+        """The N that scenarios started in ``generation`` shared the machine with."""
+        return self.changes[generation].n
+
+    def worth_rerun(self, generation: int) -> bool:
+        """A degraded scenario is worth playing again only with fewer rooms than it had: at the same N
+        (the floor, ``min_n``, where N cannot fall) it would meet the same machine."""
+        return self.started_under(generation) > self.n
+
     def _set(self, n: int, reason: str) -> None:
         self.n = n
         self.generation += 1

@@ -121,6 +121,9 @@ class Recorder(RoomParticipant):
         self.listeners: list[Callable[[str, str], None]] = []
         """called with (event, identity): joined, left, audio_subscribed, audio_unsubscribed"""
         self.present: set[str] = set()
+        self.left_reasons: dict[str, str | None] = {}
+        """why each participant that left was disconnected, as the server said (``CLIENT_INITIATED``,
+        ``SIGNAL_CLOSE``, ...; None when it gave no reason)"""
         self.audio_from: set[str] = set()
         self.video = VideoTracks(self.out_dir, self.clock)
         """every video track, as NAME.video.mkv + NAME.video.frames.jsonl (floorbench.pipelines.video_sink)"""
@@ -161,7 +164,10 @@ class Recorder(RoomParticipant):
 
     def _left(self, p: rtc.RemoteParticipant) -> None:
         self.present.discard(p.identity)
-        self._emit("left", p.identity)
+        reason = p.disconnect_reason
+        name = rtc.DisconnectReason.Name(reason) if reason is not None else None
+        self.left_reasons[p.identity] = name
+        self._emit("left", p.identity, **({"disconnect_reason": name} if name else {}))
 
     def _track_subscribed(self, track: rtc.Track, pub: rtc.RemoteTrackPublication, p: rtc.RemoteParticipant) -> None:
         if track.kind == rtc.TrackKind.KIND_VIDEO:

@@ -30,9 +30,19 @@ from floorbench.errors import FloorbenchError
 from floorbench.records import DialogueTurns, FailureKind, Outcome, RunMeta
 from floorbench.scenarios.validate import LoadedSuite
 
-INFRASTRUCTURE = frozenset({FailureKind.server_died, FailureKind.model_never_joined, FailureKind.worker_lost})
+INFRASTRUCTURE = frozenset(
+    {
+        FailureKind.server_died,
+        FailureKind.model_never_joined,
+        FailureKind.join_timeout,
+        FailureKind.connection_lost,
+        FailureKind.worker_lost,
+    }
+)
 """failures of the room, not of the model: the server died, the model's process or
-participant did not come up within the join timeout, or (dispatch) the worker running it was lost"""
+participant did not come up within the join timeout, the harness's own recorder or playback
+did not (an overloaded machine or server), the server dropped the model's connection while its
+process ran, or (dispatch) the worker running it was lost"""
 RECORDINGS = ("model.wav", "humans.wav")
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from floorbench import __version__
 from floorbench.audio.vad import VAD_RATE
 from floorbench.clock import SessionClock
+from floorbench.pipelines.left_room import why_model_left
 from floorbench.pipelines.model_messages import (
     ModelChainError,
     ModelConnected,
@@ -74,9 +75,14 @@ from floorbench.transports.server import LiveKitConnection, LiveKitServer
 log = logging.getLogger(__name__)
 
 
-SERVER_SYMPTOMS = frozenset({FailureKind.model_left, FailureKind.model_crashed, FailureKind.model_never_joined,
-                             FailureKind.internal})
+SERVER_SYMPTOMS = frozenset({
+    FailureKind.model_left, FailureKind.model_crashed, FailureKind.model_never_joined, FailureKind.connection_lost,
+    FailureKind.join_timeout, FailureKind.internal,
+})
 """how a managed server's death may show first in a room (then `ScenarioRun._blame_server` names the server)"""
+JOIN_S = 10.0
+"""each of the harness's own set-up steps (the recorder joining, the playback publishing, the recorder
+hearing it) takes well under a second on a machine that keeps up; past this it is a `join_timeout`"""
 
 
 _setup_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
@@ -325,6 +331,16 @@ class ModelProcess:
         assert self.proc is not None
         return await self.proc.wait()
 
+    async def exited_within(self, seconds: float) -> bool:
+        """Whether the process has ended or ends within `seconds` (a departure from the room may come first)."""
+        if self.proc is None:
+            return True
+        try:
+            await asyncio.wait_for(self.proc.wait(), seconds)
+            return True
+        except TimeoutError:
+            return False
+
     async def stop(self, timeout_s: float = 5.0) -> None:
         if self._reader is not None:
             self._reader.cancel()
@@ -474,8 +490,12 @@ class ScenarioRun:
         await self._supervise(schedule.run(playback), recorder, self.model_proc, timeout)
 
     async def _set_up(self, where: ScenarioRoom, recorder: Recorder, camera: CameraSettings | None) -> PlaybackParticipant:
-        """Recorder, model, playback join in that order, until the recorder hears the humans' track."""
-        await recorder.start()
+        """Recorder, model, playback join in that order, until the recorder hears the humans' track.
+
+        The harness's own steps each have `JOIN_S`; one that takes longer is the room's failure
+        (`join_timeout`, retried), not the model's: seen when a machine holds more rooms than it can.
+        """
+        await self._harness_step("the recorder joining the room", recorder.start(JOIN_S))
         await self._start_model(recorder)
         # the recorder's model stream feeds the schedule's speech monitor when it has the
         # monitor's rate: the model's audio is then received and decoded once per room
@@ -490,11 +510,27 @@ class ScenarioRun:
         )
         if shared:
             recorder.model_audio_listeners.append(playback.monitor.feed)
-        await playback.start()
-        if not await playback.wait_subscribed(10.0):
-            raise ScenarioFailed(FailureKind.internal, "nobody subscribed to the playback track in 10 s")
-        await self._until(lambda: "humans" in recorder.tracks, 10.0, "recorder never got the humans track")
+        await self._harness_step("the playback joining and publishing the humans' track", playback.start(JOIN_S))
+        if not await playback.wait_subscribed(JOIN_S):
+            raise ScenarioFailed(
+                FailureKind.join_timeout,
+                self._late("the model subscribing to the humans' track") + ", or the model does not subscribe to it",
+            )
+        await self._until(lambda: "humans" in recorder.tracks, JOIN_S, self._late("the recorder receiving the humans' track"),
+                          FailureKind.join_timeout)
         return playback
+
+    async def _harness_step(self, what: str, step: Any) -> None:
+        try:
+            await step
+        except TimeoutError:
+            raise ScenarioFailed(FailureKind.join_timeout, self._late(what)) from None
+
+    def _late(self, what: str) -> str:
+        return (
+            f"{what} took over {JOIN_S:.0f} s: the LiveKit server or this machine is overloaded "
+            "(lower --concurrency) or unreachable"
+        )
 
     def _av_schedule(self, s: AvScenario, clip_audio: dict[int, np.ndarray]) -> tuple[AvSchedule, CameraSettings]:
         """Suite av's schedule over the clips' sound and pictures, and the camera that shows them."""
@@ -638,11 +674,11 @@ class ScenarioRun:
         finally:
             await lk.aclose()
 
-    async def _until(self, cond: Any, timeout_s: float, reason: str) -> None:
+    async def _until(self, cond: Any, timeout_s: float, reason: str, kind: FailureKind = FailureKind.internal) -> None:
         deadline = time.monotonic() + timeout_s
         while not cond():
             if time.monotonic() > deadline:
-                raise ScenarioFailed(FailureKind.internal, reason)
+                raise ScenarioFailed(kind, reason)
             self._check_server()
             await asyncio.sleep(0.05)
 
@@ -697,12 +733,17 @@ class ScenarioRun:
                 raise ScenarioFailed(FailureKind.timeout, f"scenario did not finish within {timeout_s:.0f} s")
             task = next(iter(done))
             kind, reason = watchers[task]
+            if kind == FailureKind.model_left:  # its own doing, or a connection the server dropped?
+                running = None if model_proc is None else not await model_proc.exited_within(1.0)
+                kind, reason = why_model_left(ident, recorder.left_reasons.get(ident), running)
+                if running is False:
+                    kind = FailureKind.model_crashed
             if kind == FailureKind.model_crashed:
                 assert model_proc is not None
                 await model_proc.drain()
                 if (failure := model_proc.failed()) is not None:
                     raise failure
-                code = task.result()
+                code = await model_proc.wait_exit()
                 reason = f"model process exited with code {code} mid-scenario; see model.log"
             raise ScenarioFailed(kind, reason)
         finally:
