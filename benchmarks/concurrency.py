@@ -12,7 +12,10 @@ and prints per N:
   server), from `resource.getrusage`, over the wall time; and what one room
   costs: CPU-seconds per second of dialogue, runner + children (model
   processes and server), start-up included;
-- throughput: dialogue-hours recorded per wall-hour.
+- throughput: dialogue-hours recorded per wall-hour;
+- where a room's CPU went: per process role (runner, model, server) and thread
+  (Python's main thread, libwebrtc's Opus encoders, playout devices, network and
+  worker threads, the SDK's tokio runtime), sampled from /proc (`thread_cpu.py`).
 
 Then "largest N with every scenario ok". Each N plays N × --per-room scenarios:
 the suite's scenarios, copied under new ids (``<id>-c<k>``) when N needs more
@@ -38,6 +41,7 @@ from typing import Any
 
 import numpy as np
 import yaml
+from thread_cpu import ThreadCpu, breakdown_lines
 
 from floorbench.pipelines.runner import RunOptions, run_suite
 from floorbench.scenarios.files import resolve_suite
@@ -107,10 +111,14 @@ def measure(out: Path, wall_s: float, cpu: tuple[float, float], n: int) -> dict[
 def run_one(suite: Path, model: str, n: int, per_room: int, out: Path) -> dict[str, Any]:
     ids = [s.scenario_id for s in load_suite(suite).scenarios][: n * per_room]
     t0, c0 = time.monotonic(), cpu_s()
+    threads = ThreadCpu().start()
     asyncio.run(run_suite(RunOptions(suite=suite, model=model, out=out, scenarios=ids, progress=False,
                                      progress_lines=True, concurrency=n)))
+    roles = threads.stop()
     c1 = cpu_s()
-    return measure(out, time.monotonic() - t0, (c1[0] - c0[0], c1[1] - c0[1]), n)
+    row = measure(out, time.monotonic() - t0, (c1[0] - c0[0], c1[1] - c0[1]), n)
+    row["threads"] = roles
+    return row
 
 
 HEADER = ("N", "wall s", "onset p50 ms", "onset p99 ms", "worst drift ms/100s", "latency p95 ms", "underruns",
@@ -144,6 +152,10 @@ def main() -> None:
         print(f"== N={n}: {n * args.per_room} scenarios of {args.suite}, model {args.model}", flush=True)
         rows.append(run_one(suite, args.model, n, args.per_room, work / f"n{n}"))
     print(table(rows))
+    print("where a room's CPU went (CPU-seconds per second of dialogue, by process and thread; benchmarks/thread_cpu.py):")
+    for r in rows:
+        print(f"N={r['n']}")
+        print("\n".join(breakdown_lines(r["threads"], r["dialogue_s"])))
     all_ok = [r["n"] for r in rows if r["failed"] == 0 and r["degraded"] == 0]
     print(f"largest N with every scenario ok: {max(all_ok) if all_ok else 'none'}  (runs in {work})")
 

@@ -102,6 +102,9 @@ class FailureKind(StrEnum):
     """the server dropped the model participant's connection (a signal or media time-out) while floorbench's
     model process was still running: an overloaded machine or server, or the network; not the model's choice"""
     timeout = "timeout"
+    playback_stalled = "playback_stalled"
+    """the scenario ran out of time while the room's own playback had stalled (its audio ran dry for
+    `scenario_run.STALL_S` or more in all): an overloaded machine, not the model"""
     bad_input = "bad_input"
     internal = "internal"
     interrupted = "interrupted"

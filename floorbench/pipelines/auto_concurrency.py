@@ -11,7 +11,12 @@ reacts to what the rooms report:
 - ``raise_after`` ``ok`` verdicts in a row, all from the current generation,
   raise N by one (up to ``max_n``);
 - failures (model errors, a server that died) say nothing about capacity and
-  are ignored.
+  are ignored — except those that are the machine's overload (the harness's
+  own set-up timing out, the model's connection dropped by the server, the
+  playback stalling: `resume.OVERLOAD`), which the runner passes in as
+  ``degraded`` (`runner.capacity_verdict`);
+- a degraded scenario is played again only when N has fallen below the N it
+  had (`worth_rerun`): at the floor it would meet the same machine.
 
 Every change is kept with its reason and goes into ``run.json``, so a reader
 sees which N each scenario ran under. Pure logic: no clock, no rooms.

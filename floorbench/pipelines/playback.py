@@ -84,6 +84,8 @@ class TrackWriter:
         self.returns_ns: list[int] = []
         self.sample_ends: list[int] = []
         self.underruns = 0
+        self.slipped_ns = 0
+        """how long the source ran dry in all (the sum of the underruns' slips)"""
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
@@ -148,6 +150,7 @@ class TrackWriter:
                 slip = call_ns - self.playout_ns(self.cursor)
                 self.first_write_ns += slip
                 self.underruns += 1
+                self.slipped_ns += slip
                 log.warning("playback underrun: %.1f ms", slip / 1e6)
                 if self.on_underrun is not None:
                     self.on_underrun(self.cursor, slip)

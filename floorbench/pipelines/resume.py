@@ -36,13 +36,18 @@ INFRASTRUCTURE = frozenset(
         FailureKind.model_never_joined,
         FailureKind.join_timeout,
         FailureKind.connection_lost,
+        FailureKind.playback_stalled,
         FailureKind.worker_lost,
     }
 )
 """failures of the room, not of the model: the server died, the model's process or
 participant did not come up within the join timeout, the harness's own recorder or playback
 did not (an overloaded machine or server), the server dropped the model's connection while its
-process ran, or (dispatch) the worker running it was lost"""
+process ran, the room ran out of time because its own playback stalled, or (dispatch) the worker
+running it was lost"""
+OVERLOAD = frozenset({FailureKind.join_timeout, FailureKind.connection_lost, FailureKind.playback_stalled})
+"""the infrastructure failures that say the machine holds fewer rooms: `--concurrency auto` counts them
+as degraded verdicts (a server killed or a worker lost says nothing about capacity)"""
 RECORDINGS = ("model.wav", "humans.wav")
 
 

@@ -156,6 +156,14 @@ async def run_suite(
     return await runner.run([s.scenario_id for s in planned], chosen, on_scenario)
 
 
+def capacity_verdict(meta: RunMeta) -> str | None:
+    """What a finished scenario tells `--concurrency auto`: its timing verdict; ``degraded`` for a failure
+    that says the machine was overloaded (`resume.OVERLOAD`); None for any other failure."""
+    if meta.outcome == Outcome.completed:
+        return meta.timing.verdict if meta.timing else None
+    return "degraded" if meta.failure_kind in resume.OVERLOAD else None
+
+
 def _model_for(opts: RunOptions, suite: LoadedSuite, scenario: Scenario) -> Model:
     """A fresh model session: its per-scenario context carries the scenario."""
     return create_model(
@@ -286,7 +294,7 @@ class _Runner:
                 await leave_the_room()
             if auto is not None:
                 async with gate:
-                    auto.finished(generation, meta.timing.verdict if meta.outcome == Outcome.completed and meta.timing else None)
+                    auto.finished(generation, capacity_verdict(meta))
                     book.concurrency(auto.record())
                     gate.notify_all()
             if auto is not None and not again and meta.outcome == Outcome.completed and meta.timing and meta.timing.verdict != "ok":

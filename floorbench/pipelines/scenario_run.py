@@ -80,6 +80,8 @@ SERVER_SYMPTOMS = frozenset({
     FailureKind.join_timeout, FailureKind.internal,
 })
 """how a managed server's death may show first in a room (then `ScenarioRun._blame_server` names the server)"""
+STALL_S = 1.0
+"""a timed-out room whose playback ran dry this long in all was the machine's failure (`playback_stalled`)"""
 JOIN_S = 10.0
 """each of the harness's own set-up steps (the recorder joining, the playback publishing, the recorder
 hearing it) takes well under a second on a machine that keeps up; past this it is a `join_timeout`"""
@@ -730,7 +732,7 @@ class ScenarioRun:
                 sched.result()
                 return
             if not done:
-                raise ScenarioFailed(FailureKind.timeout, f"scenario did not finish within {timeout_s:.0f} s")
+                raise ScenarioFailed(*self._why_late(timeout_s))
             task = next(iter(done))
             kind, reason = watchers[task]
             if kind == FailureKind.model_left:  # its own doing, or a connection the server dropped?
@@ -751,6 +753,17 @@ class ScenarioRun:
             running = [t for t in (sched, *watchers) if not t.done()]
             await cancel_and_wait(running, 10.0, f"{self.scenario.scenario_id}: schedule and watchers")
             recorder.listeners.remove(on_event)
+
+    def _why_late(self, timeout_s: float) -> tuple[FailureKind, str]:
+        """Out of time: the model's result, unless the room's own playback stalled (every wait of a
+        schedule is capped, so a machine that cannot run the room is what overruns the limit)."""
+        late = f"scenario did not finish within {timeout_s:.0f} s"
+        slipped_s = self.playback.writer.slipped_ns / 1e9 if self.playback is not None else 0.0
+        if slipped_s >= STALL_S:
+            return FailureKind.playback_stalled, (
+                f"{late}; its playback stalled {slipped_s:.1f} s in all: the machine is overloaded (lower --concurrency)"
+            )
+        return FailureKind.timeout, late
 
     async def _server_watch(self) -> None:
         while True:

@@ -1,5 +1,7 @@
-"""Why a model left: its own doing (`model_left`, a result) or a dropped connection (`connection_lost`, retried).
+"""Whose failure a room's was: the model's (a result, kept) or the machine's (retried, and a capacity signal).
 
+Why a model left: its own doing (`model_left`) or a dropped connection (`connection_lost`); a
+room out of time: the model (`timeout`) or its own stalled playback (`playback_stalled`).
 The unit half feeds the classification the server's reasons; the live half freezes a real
 model process (SIGSTOP: every thread, the native connection too, as a starved machine would)
 until the real LiveKit server drops it, and checks the run retries the scenario to completion.
@@ -13,12 +15,21 @@ import os
 import signal
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 from floorbench.pipelines.left_room import why_model_left
 from floorbench.pipelines.resume import INFRASTRUCTURE, should_retry
-from floorbench.pipelines.runner import RunOptions, run_suite
-from floorbench.pipelines.scenario_run import ScenarioSettings
-from floorbench.records import ClockAnchor, FailureKind, Outcome, RunMeta
+from floorbench.pipelines.runner import RunOptions, capacity_verdict, run_suite
+from floorbench.pipelines.scenario_run import STALL_S, ScenarioRun, ScenarioSettings
+from floorbench.records import (
+    ClockAnchor,
+    FailureKind,
+    Outcome,
+    RunMeta,
+    TimingBounds,
+    TimingFigures,
+    TimingVerdict,
+)
 from floorbench.transports.server import LiveKitConnection
 
 
@@ -54,6 +65,36 @@ def test_join_timeout_and_connection_lost_are_retried_model_left_is_not() -> Non
     assert should_retry(failed(FailureKind.connection_lost), 1, 1)
     assert not should_retry(failed(FailureKind.model_left), 1, 1)
     assert not should_retry(failed(FailureKind.connection_lost), 2, 1)  # retries spent
+
+
+def test_out_of_time_is_the_models_unless_the_playback_stalled() -> None:
+    def room(slipped_s: float | None) -> SimpleNamespace:
+        writer = SimpleNamespace(slipped_ns=int(slipped_s * 1e9)) if slipped_s is not None else None
+        return SimpleNamespace(playback=SimpleNamespace(writer=writer) if writer else None)
+
+    assert ScenarioRun._why_late(room(None), 60.0) == (FailureKind.timeout, "scenario did not finish within 60 s")  # type: ignore[arg-type]
+    assert ScenarioRun._why_late(room(0.2), 60.0)[0] == FailureKind.timeout  # type: ignore[arg-type]
+    kind, text = ScenarioRun._why_late(room(STALL_S + 185), 238.0)  # type: ignore[arg-type]
+    assert kind == FailureKind.playback_stalled and "stalled 186.0 s" in text and "--concurrency" in text
+    assert FailureKind.playback_stalled in INFRASTRUCTURE
+
+
+def test_overload_failures_lower_auto_concurrency_others_do_not() -> None:
+    def ended(outcome: Outcome, kind: FailureKind | None = None, verdict: str | None = None) -> RunMeta:
+        m = RunMeta(
+            floorbench_version="0", scenario_id="s", pair_id="p", condition="explicit", suite="t", room="r",
+            created_wall_ns=0, anchor=ClockAnchor(monotonic_ns=0, wall_ns=0), outcome=outcome, failure_kind=kind,
+        )
+        if verdict is not None:
+            m.timing = TimingVerdict(verdict=verdict, reasons=[], figures=TimingFigures(), bounds=TimingBounds())
+        return m
+
+    assert capacity_verdict(ended(Outcome.completed, verdict="ok")) == "ok"
+    assert capacity_verdict(ended(Outcome.completed, verdict="degraded")) == "degraded"
+    for kind in (FailureKind.join_timeout, FailureKind.connection_lost, FailureKind.playback_stalled):
+        assert capacity_verdict(ended(Outcome.failed, kind)) == "degraded"
+    for kind in (FailureKind.server_died, FailureKind.model_crashed, FailureKind.timeout, FailureKind.worker_lost):
+        assert capacity_verdict(ended(Outcome.failed, kind)) is None
 
 
 def test_frozen_model_process_is_dropped_by_the_server_and_retried(
