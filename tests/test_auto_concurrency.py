@@ -99,18 +99,22 @@ class DegradingRooms:
         return meta(sid, Outcome.completed, degraded=crowded)
 
 
-def test_the_runner_lowers_n_and_runs_degraded_scenarios_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    rooms = DegradingRooms(capacity=1)
+def auto_run_options(out: Path, monkeypatch: pytest.MonkeyPatch, rooms: DegradingRooms, start: int) -> RunOptions:
+    """`run --concurrency auto` (ceiling 4, starting at `start`) over stand-in rooms, no server."""
 
     async def reachable(conn: object, timeout_s: float = 5.0) -> None:
         return None
 
     monkeypatch.setattr(runner, "check_reachable", reachable)
-    monkeypatch.setattr(runner, "estimate", lambda: 2)
+    monkeypatch.setattr(runner, "estimate", lambda: start)
     monkeypatch.setattr(runner._Runner, "_attempts", lambda self, s: rooms.attempts(self, s))
+    return RunOptions(suite=TINY, model="silent", out=out, connection=CONN, progress=False, concurrency=4, auto_concurrency=True)
+
+
+def test_the_runner_lowers_n_and_runs_degraded_scenarios_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rooms = DegradingRooms(capacity=1)
     out = tmp_path / "run"
-    opts = RunOptions(suite=TINY, model="silent", out=out, connection=CONN, progress=False, concurrency=4, auto_concurrency=True)
-    summary = asyncio.run(run_suite(opts))
+    summary = asyncio.run(run_suite(auto_run_options(out, monkeypatch, rooms, start=2)))
     run_json = json.loads((out / "run.json").read_text())
     changes = run_json["sessions"][-1]["concurrency"]
     assert changes[0] == {"n": 2, "reason": "start", "after_scenarios": 0}
@@ -144,17 +148,9 @@ def test_degraded_at_the_floor_is_kept_not_played_again(
 ) -> None:
     """A machine whose rooms come back degraded even alone: replaying at the same N meets the same machine."""
     rooms = DegradingRooms(capacity=0)
-
-    async def reachable(conn: object, timeout_s: float = 5.0) -> None:
-        return None
-
-    monkeypatch.setattr(runner, "check_reachable", reachable)
-    monkeypatch.setattr(runner, "estimate", lambda: 1)
-    monkeypatch.setattr(runner._Runner, "_attempts", lambda self, s: rooms.attempts(self, s))
     out = tmp_path / "run"
-    opts = RunOptions(suite=TINY, model="silent", out=out, connection=CONN, progress=False, concurrency=4, auto_concurrency=True)
     with caplog.at_level("WARNING", logger="floorbench.pipelines.runner"):
-        summary = asyncio.run(run_suite(opts))
+        summary = asyncio.run(run_suite(auto_run_options(out, monkeypatch, rooms, start=1)))
     assert rooms.played == IDS and max(rooms.peaks) == 1  # each once, one at a time
     assert summary.completed == 4 and summary.degraded == 4
     floor = [r.getMessage() for r in caplog.records if "the fewest --concurrency auto uses" in r.getMessage()]
