@@ -28,7 +28,9 @@ import os
 from dataclasses import dataclass, field
 
 ROOMS_PER_CORE = 1
-"""the starting estimate: measured on 2 cores, one room per core is the most that stays ``ok`` (README)"""
+"""the starting estimate: on one 2-core machine one room per core was the most that stayed ``ok``; on
+another of the same kind not even one room did (README, "Running a full suite"), where the controller
+falls to one room and keeps what it gets"""
 
 
 def estimate(cores: int | None = None) -> int:
