@@ -98,16 +98,19 @@ async def test_recorder_handlers_are_wired_by_event_name(tmp_path: Path) -> None
     rec.on("data_received", rec._data)
     rec.room.emit("participant_connected", SimpleNamespace(identity="model"))
     rec.room.emit("data_received", SimpleNamespace(participant=None, data=b"hello", topic=None))
-    rec.room.emit("participant_disconnected", SimpleNamespace(identity="model"))
+    # the server's reason, as rtc.RemoteParticipant.disconnect_reason gives it (an enum value)
+    rec.room.emit("participant_disconnected", SimpleNamespace(identity="model", disconnect_reason=14))
     timeline.close()
     assert seen == [("joined", "model"), ("left", "model")]
     assert rec.present == set()
+    assert rec.left_reasons == {"model": "CONNECTION_TIMEOUT"}
     events = read_timeline(tmp_path / "timeline.jsonl")
     assert [(e.kind, e.source, e.reason) for e in events] == [
         (EventKind.participant, "recorder", "joined:model"),
         (EventKind.marker, "server", "data"),
         (EventKind.participant, "recorder", "left:model"),
     ]
+    assert getattr(events[-1], "disconnect_reason", None) == "CONNECTION_TIMEOUT"
 
 
 # -- the child's messages -------------------------------------------------------

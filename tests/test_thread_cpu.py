@@ -37,6 +37,6 @@ def test_a_busy_thread_is_counted_for_its_process() -> None:
     roles = sampler.stop()
     runner = roles["runner"]
     assert 0.3 < runner["python"] < 1.5  # the spinner ran most of 0.6 s; the rest of the test slept
-    assert set(roles) == {"runner"}  # no child processes here
+    assert "model" not in roles  # children of the test process (a session's LiveKit server) are other roles
     lines = breakdown_lines(roles, dialogue_s=1.0)
     assert lines[0].startswith("  runner") and "python" in lines[0]
