@@ -23,7 +23,7 @@ JSON line per system:
 - ``unscorable`` clips and the rooms' timing verdicts (numbers from rooms whose
   verdict is ``degraded`` are not comparable);
 - ``against_derivation`` (``silent``, ``eager``): clips whose live outcome is
-  what the rules derive from the scenario (floorbench/scoring/av_expected.py),
+  what the rules derive from the scenario (floorbench/suites/av/expected.py),
   and the clips that differ (borderline ones apart).
 
 Then one last line compares the systems' must_yield alignment.
@@ -143,9 +143,9 @@ def look_cost(rounds: int) -> dict[str, Any]:
 
     from floorbench.processors.vision_cue import VisionSettings
     from floorbench.processors.vision_detect import CueTracker, FrameReader
-    from floorbench.scenarios.av_draw import draw_frame
-    from floorbench.scenarios.av_generate import cue_pose
-    from floorbench.suites.av import Dynamic
+    from floorbench.suites.av.draw import draw_frame
+    from floorbench.suites.av.generate import cue_pose
+    from floorbench.suites.av.rules import Dynamic
 
     frames = [draw_frame(cue_pose(d.value, t, 1600)) for d in Dynamic for t in range(0, 1600, 125)]
     reader, tracker = FrameReader(), CueTracker()
@@ -172,7 +172,7 @@ def look_cost(rounds: int) -> dict[str, Any]:
 
 def against_derivation(name: str, suite: Path, scored: Path) -> dict[str, Any] | None:
     """For `silent` and `eager`: each clip's live outcome beside what the rules derive for it
-    (floorbench.scoring.av_expected), so "scores what its behaviour implies" is checked clip by clip.
+    (floorbench.suites.av.expected), so "scores what its behaviour implies" is checked clip by clip.
 
     A clip counts as matching when it is unscorable in both, or scorable in both with the same
     alignment; a mismatch on a clip the derivation marks ``borderline`` is listed apart (a live run may
@@ -180,8 +180,8 @@ def against_derivation(name: str, suite: Path, scored: Path) -> dict[str, Any] |
     if name not in ("silent", "eager"):
         return None
     from floorbench.processors.reference import DEFAULT_REPLIES, DEFAULT_VOICE
-    from floorbench.scenarios.av_schema import AvScenario
-    from floorbench.scoring.av_expected import eager_from_tts, expected_for_suite
+    from floorbench.suites.av.expected import eager_from_tts, expected_for_suite
+    from floorbench.suites.av.schema import AvScenario
 
     scenarios = [AvScenario.model_validate(yaml.safe_load(p.read_text())) for p in sorted((suite / "scenarios").glob("*.yaml"))]
     eager = eager_from_tts(DEFAULT_REPLIES, DEFAULT_VOICE) if name == "eager" else None

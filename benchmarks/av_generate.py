@@ -35,7 +35,7 @@ def main() -> int:
 
     import av
 
-    from floorbench.scenarios.av_generate import AvGenConfig, write_av_suite
+    from floorbench.suites.av.generate import AvGenConfig, write_av_suite
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "av"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from floorbench.pipelines.video_timing import read_jsonl
+from floorbench.pipelines.video.timing import read_jsonl
 
 
 def pct(values: list[float]) -> dict[str, float | int]:

@@ -264,8 +264,8 @@ def summarize(trials: list[Trial]) -> dict[str, Any]:
 
 
 async def main_async(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any]:
-    from floorbench.pipelines.model_messages import ModelSpec
-    from floorbench.pipelines.scenario_run import ModelProcess
+    from floorbench.pipelines.room.model_messages import ModelSpec
+    from floorbench.pipelines.run.model_process import ModelProcess
     from floorbench.processors.registry import ModelContext, create_model
     from floorbench.transports.rooms import model_token
     from floorbench.transports.server import LiveKitConnection, LiveKitServer

@@ -43,7 +43,7 @@ import numpy as np
 import yaml
 from thread_cpu import ThreadCpu, breakdown_lines
 
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.scenarios.files import resolve_suite
 from floorbench.scenarios.validate import load_suite
 

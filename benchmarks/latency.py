@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from floorbench.pipelines.latency import LatencyOptions, measure
+from floorbench.pipelines.latency.measure import LatencyOptions, measure
 from floorbench.processors.impair import parse_profile
 from floorbench.transports.server import LiveKitServer
 

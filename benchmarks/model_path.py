@@ -22,7 +22,7 @@ import numpy as np
 import soundfile as sf
 
 from floorbench.audio.alignment import best_match
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.scenarios.files import resolve_suite
 
 

@@ -30,10 +30,10 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, default=None, help="render into this folder and keep it")
     args = ap.parse_args()
 
-    from floorbench.scenarios.generate import write_generated_suite
     from floorbench.scenarios.info import suite_info
     from floorbench.scenarios.render import render_suite
     from floorbench.scenarios.validate import load_suite
+    from floorbench.suites.mpe.generate import write_generated_suite
 
     result: dict[str, object] = {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "seed": args.seed}
     with tempfile.TemporaryDirectory(prefix="fb-bench-") as tmp:

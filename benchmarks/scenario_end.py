@@ -20,7 +20,7 @@ import numpy as np
 import soundfile as sf
 
 from floorbench.audio import alignment
-from floorbench.pipelines.turn_mapping import measure_latency, turn_entries
+from floorbench.pipelines.run.turn_mapping import measure_latency, turn_entries
 from floorbench.records import read_timeline
 
 

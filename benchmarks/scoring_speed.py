@@ -59,8 +59,8 @@ def build_corpus(folder: Path, n: int) -> None:
 
 def timing_stage(target: Path, workers: int) -> dict[str, float]:
     from floorbench.scoring.inputs import discover
-    from floorbench.scoring.timing import Dialogue, timing_items
     from floorbench.scoring.vad_stage import run_vad
+    from floorbench.suites.mpe.timing import Dialogue, timing_items
 
     t0 = time.perf_counter()
     disc = discover(target)
@@ -81,7 +81,7 @@ def timing_stage(target: Path, workers: int) -> dict[str, float]:
 
 
 def end_to_end(target: Path, out: Path, workers: int) -> dict[str, float]:
-    from floorbench.scoring.score import ScoreOptions, score
+    from floorbench.suites.mpe.score import ScoreOptions, score
 
     t0 = time.perf_counter()
     res = score(target, ScoreOptions(out=out, workers=workers, cache_dir=out / "cache"))

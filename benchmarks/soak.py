@@ -49,12 +49,13 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from soak_ledger import audit, short_suite
 
-from floorbench.pipelines import dispatch, resume
+from floorbench.pipelines.dispatch import protocol as dispatch
+from floorbench.pipelines.run import resume
 from floorbench.scenarios.validate import load_suite
 from floorbench.transports.server import LiveKitCluster, _die_with_parent
 
 ROOT = Path(__file__).resolve().parents[1]
-MODEL_CHILD = "floorbench.pipelines.model_participant"
+MODEL_CHILD = "floorbench.pipelines.room.model_participant"
 PLAYING_S = 3.0
 """a model process is killed only once it has run this long (its scenario plays)"""
 SCENARIO_WALL_S = 22.0

@@ -30,7 +30,8 @@ from typing import Any
 
 import yaml
 
-from floorbench.pipelines import dispatch, resume
+from floorbench.pipelines.dispatch import protocol as dispatch
+from floorbench.pipelines.run import resume
 from floorbench.records import Outcome, RunMeta
 
 TINY = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "suites" / "tiny"

@@ -8,7 +8,7 @@ reads ``/proc/PID/task/TID/stat`` of the benchmark's process tree every
 ``every_s`` and keeps each thread's last CPU time, grouped by
 
 - role: ``runner`` (the process that plays and records the rooms), ``model``
-  (the model processes, ``floorbench.pipelines.model_participant``), ``server``
+  (the model processes, ``floorbench.pipelines.room.model_participant``), ``server``
   (``livekit-server``), ``other``;
 - thread: its kernel name with numbers dropped (``worker_thread 0`` →
   ``worker_thread``); a Python process's main thread is ``python``.

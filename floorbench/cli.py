@@ -37,10 +37,11 @@ app = typer.Typer(
 COMMAND_MODULES = (
     "floorbench.pipelines.commands",  # server, run, models
     "floorbench.scenarios.commands",  # generate, render, suite info/import
-    "floorbench.scoring.commands",  # score, report, judge-agreement
-    "floorbench.pipelines.latency_commands",  # latency
-    "floorbench.pipelines.demo_commands",  # devices, demo
-    "floorbench.pipelines.worker_commands",  # worker (run --workers dispatch)
+    "floorbench.scoring.commands",  # score, judge-agreement
+    "floorbench.report.commands",  # report
+    "floorbench.pipelines.latency.commands",  # latency
+    "floorbench.pipelines.demo.commands",  # devices, demo
+    "floorbench.pipelines.dispatch.commands",  # worker (run --workers dispatch)
 )
 
 for _mod in COMMAND_MODULES:

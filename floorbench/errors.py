@@ -11,6 +11,7 @@ its traceback.
 from __future__ import annotations
 
 import errno
+from typing import NoReturn
 
 
 class FloorbenchError(Exception):
@@ -58,3 +59,27 @@ def path_error_line(e: OSError) -> str | None:
         return None
     where = f"{e.filename}: " if e.filename else ""
     return one_line(f"{where}{e.strerror}; check the path and its permissions")
+
+
+def exit_with(message: str, code: int = 2) -> NoReturn:
+    """A command's end on an expected failure: ``error: <one line>`` on stderr, then exit `code`.
+
+    Shared by every command module (and a suite's own commands), so each prints the same way.
+    """
+    import typer
+
+    typer.echo(f"error: {one_line(message)}", err=True)
+    raise typer.Exit(code)
+
+
+def first_line(err: BaseException) -> str:
+    """An error's first line (its type's name when it has no message)."""
+    return (str(err).splitlines() or [type(err).__name__])[0]
+
+
+def exit_with_os(e: OSError) -> NoReturn:
+    """A path the system refused is the user's error (one line); any other OSError is a bug."""
+    line = path_error_line(e)
+    if line is None:
+        raise e
+    exit_with(line)

@@ -220,7 +220,7 @@ class RunMeta(BaseModel):
     video: dict[str, Any] | None = Field(
         default=None,
         description="video tracks (suite av): the user camera's sent log and timing, every recorded "
-        "video track's files and frame counts (floorbench.pipelines.video_timing); None: no video",
+        "video track's files and frame counts (floorbench.pipelines.video.timing); None: no video",
     )
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.records import DialogueTurns, Outcome
 from floorbench.transports.server import LiveKitConnection
 

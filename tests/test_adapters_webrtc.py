@@ -227,9 +227,9 @@ def test_card_names_endpoint_and_style_without_secrets(monkeypatch):
 def test_measures_travel_as_a_typed_child_line_and_the_runner_keeps_the_latest(tmp_path, capsys):
     import asyncio
 
-    from floorbench.pipelines.model_messages import ModelMeasured, ModelSpec, read_event
-    from floorbench.pipelines.model_participant import _Reports
-    from floorbench.pipelines.scenario_run import ModelProcess
+    from floorbench.pipelines.room.model_messages import ModelMeasured, ModelSpec, read_event
+    from floorbench.pipelines.room.model_participant import _Reports
+    from floorbench.pipelines.run.model_process import ModelProcess
 
     proc = _bridge(signalling="whip", url="http://127.0.0.1:9/whip")
     reports = _Reports([proc], ())

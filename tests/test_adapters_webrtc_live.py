@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.records import DialogueTurns, Outcome
 from floorbench.transports.server import LiveKitConnection
 

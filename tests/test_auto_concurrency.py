@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import typer
 
-from floorbench.pipelines import runner
-from floorbench.pipelines.auto_concurrency import AutoConcurrency, estimate
 from floorbench.pipelines.commands import AUTO_MAX_ROOMS, parse_concurrency
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.run import runner
+from floorbench.pipelines.run.auto_concurrency import AutoConcurrency, estimate
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.records import FailureKind, Outcome, RunMeta
 from floorbench.scenarios.schema import Scenario
 from tests.test_concurrency_units import CONN, IDS
@@ -149,7 +149,7 @@ def test_degraded_at_the_floor_is_kept_not_played_again(
     """A machine whose rooms come back degraded even alone: replaying at the same N meets the same machine."""
     rooms = DegradingRooms(capacity=0)
     out = tmp_path / "run"
-    with caplog.at_level("WARNING", logger="floorbench.pipelines.runner"):
+    with caplog.at_level("WARNING", logger="floorbench.pipelines.run.runner"):
         summary = asyncio.run(run_suite(auto_run_options(out, monkeypatch, rooms, start=1)))
     assert rooms.played == IDS and max(rooms.peaks) == 1  # each once, one at a time
     assert summary.completed == 4 and summary.degraded == 4

@@ -16,16 +16,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from floorbench.scenarios import av_draw as D
-from floorbench.scenarios.av_generate import (
+from floorbench.scenarios.validate import ScenarioError, load_suite
+from floorbench.suites.av import draw as D
+from floorbench.suites.av.generate import (
     AvGenConfig,
     parse_dynamics,
     plan_scenario,
     render_clip,
     write_av_suite,
 )
-from floorbench.scenarios.validate import ScenarioError, load_suite
-from floorbench.suites.av import Dynamic
+from floorbench.suites.av.rules import Dynamic
 
 FIXTURE = Path(__file__).parent / "fixtures" / "suites" / "av-tiny"
 FPS = 15

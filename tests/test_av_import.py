@@ -20,10 +20,10 @@ import soundfile as sf
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.scenarios import av_draw as D
-from floorbench.scenarios.av_import import ImportOptions, import_av
-from floorbench.scenarios.av_schema import AvScenario
 from floorbench.scenarios.validate import ScenarioError, load_suite
+from floorbench.suites.av import draw as D
+from floorbench.suites.av.importer import ImportOptions, import_av
+from floorbench.suites.av.schema import AvScenario
 
 NTSC = Fraction(30000, 1001)
 

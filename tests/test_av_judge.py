@@ -20,7 +20,7 @@ from support.chat_endpoint import send_chat_reply
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.scoring.av_judge import parse_rubric
+from floorbench.suites.av.judge import parse_rubric
 from tests.test_av_score_run import T0, build_run
 
 GOOD = json.dumps({"fluency": 4, "flow": 5, "grounding": 3, "reason": "answers promptly"})

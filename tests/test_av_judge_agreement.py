@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.scoring.av_agreement import dimension_report, weighted_kappa
+from floorbench.suites.av.agreement import dimension_report, weighted_kappa
 from tests.test_av_judge import _Endpoint, endpoint  # noqa: F401  (the stand-in endpoint fixture)
 from tests.test_av_score_run import build_run
 

@@ -29,8 +29,8 @@ from typing import Any
 import pytest
 from support.live_checks import holds_or_room_degraded  # type: ignore[import-not-found]
 
-from floorbench.pipelines.runner import RunOptions, run_suite
-from floorbench.scoring.av_score import AvScoreOptions, score_av
+from floorbench.pipelines.run.runner import RunOptions, run_suite
+from floorbench.suites.av.score import AvScoreOptions, score_av
 from floorbench.transports.server import LiveKitConnection
 
 pytestmark = pytest.mark.live

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 from support.virtual_room import FakeRoom, ScriptedModel, run_virtual  # type: ignore[import-not-found]
 
-from floorbench.pipelines.schedules_av import AvSchedule, AvScheduleConfig
 from floorbench.records import EventKind
-from floorbench.scenarios.av_schema import AvScenario
-from floorbench.suites.av import CATEGORY, Dynamic
+from floorbench.suites.av.rules import CATEGORY, Dynamic
+from floorbench.suites.av.schedule import AvSchedule, AvScheduleConfig
+from floorbench.suites.av.schema import AvScenario
 
 SR = 16000
 EXACT = AvScheduleConfig(vad_margin_ms=0)

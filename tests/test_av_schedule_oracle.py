@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 from pipecat.frames.frames import InterruptionFrame, OutputAudioRawFrame
 
-from floorbench.processors.reference_av import AvOracleProcessor, yield_after_ms
 from floorbench.scenarios.validate import load_scenario_file
+from floorbench.suites.av.oracle import AvOracleProcessor, yield_after_ms
 
 SUITE = Path(__file__).parent / "fixtures" / "suites" / "av-tiny"
 

@@ -16,9 +16,9 @@ import pytest
 import soundfile as sf
 import yaml
 
-from floorbench.scenarios.av_schema import AvScenario
 from floorbench.scenarios.validate import ScenarioError, load_suite
-from floorbench.suites.av import CATEGORY, Dynamic
+from floorbench.suites.av.rules import CATEGORY, Dynamic
+from floorbench.suites.av.schema import AvScenario
 
 FIXTURE = Path(__file__).parent / "fixtures" / "suites" / "av-tiny"
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from floorbench.scoring.av_rules import (
+from floorbench.suites.av.rules import EXPECTED_TAKEOVER, AvRules, Category
+from floorbench.suites.av.verdicts import (
     clip_segments,
     is_aligned,
     is_takeover,
@@ -16,7 +17,6 @@ from floorbench.scoring.av_rules import (
     percentile,
     split_speech,
 )
-from floorbench.suites.av import EXPECTED_TAKEOVER, AvRules, Category
 
 W = (4000, 7000)
 R = AvRules()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from floorbench.scoring.av_expected import (
+from floorbench.suites.av.expected import (
     ClipTiming,
     EagerModel,
     ScenarioTiming,
@@ -24,7 +24,7 @@ from floorbench.scoring.av_expected import (
     simulate,
     timing_of,
 )
-from floorbench.suites.av import DURING_MODEL_SPEECH, EXPECTED_TAKEOVER, AvRules, Category
+from floorbench.suites.av.rules import DURING_MODEL_SPEECH, EXPECTED_TAKEOVER, AvRules, Category
 
 R = AvRules()
 C = Category
@@ -86,7 +86,7 @@ def test_silent_per_category_follows_from_the_rules() -> None:
 
 
 def _dynamics(category: Category) -> list[str]:
-    from floorbench.suites.av import CATEGORY
+    from floorbench.suites.av.rules import CATEGORY
 
     return [d for d, c in CATEGORY.items() if c is category]
 
@@ -146,7 +146,7 @@ def test_expected_values_on_the_fixture_suite(eager: EagerModel) -> None:
     """The packaged fixture, scenario by scenario: silent's values follow the rules; eager's are computed."""
     import yaml
 
-    from floorbench.scenarios.av_schema import AvScenario
+    from floorbench.suites.av.schema import AvScenario
 
     scenarios = {
         p.stem: AvScenario.model_validate(yaml.safe_load(p.read_text()))

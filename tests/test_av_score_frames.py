@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from floorbench.scoring.av_frames import model_track, sample_times, sampled, user_track, video_tracks
+from floorbench.suites.av.frames import model_track, sample_times, sampled, user_track, video_tracks
 from tests.test_av_judge import _model_video
 from tests.test_av_score_run import T0
 

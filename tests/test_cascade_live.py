@@ -14,7 +14,7 @@ import pytest
 import soundfile as sf
 
 from floorbench.audio.vad import probabilities_to_segments, speech_probabilities
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.processors.cascade_speech import packaged_piper_joe, packaged_whisper_tiny
 from floorbench.records import DialogueTurns, EventKind, Outcome, read_timeline
 from floorbench.transports.server import LiveKitConnection

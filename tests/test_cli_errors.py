@@ -143,8 +143,8 @@ def test_every_number_a_user_types_is_bounded_with_the_limit_in_the_message(caps
 
 
 def test_generate_force_with_a_bad_size_keeps_the_existing_suite(tmp_path):
-    from floorbench.scenarios.generate import GenConfig, write_generated_suite
     from floorbench.scenarios.validate import ScenarioError
+    from floorbench.suites.mpe.generate import GenConfig, write_generated_suite
 
     out = write_generated_suite(tmp_path / "s", 1, seed=1)
     kept = sorted(p.name for p in (out / "scenarios").iterdir())

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from floorbench.pipelines import resume
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.run import resume
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.transports.server import LiveKitConnection
 from tests.test_scoring_live import assert_oracle_answers_heard, score_cli
 

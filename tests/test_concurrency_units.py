@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from floorbench.pipelines import runner
-from floorbench.pipelines.run_progress import RunProgress, Tally, format_left
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.run import runner
+from floorbench.pipelines.run.progress import RunProgress, Tally, format_left
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.records import FailureKind, Outcome, RunMeta, write_json_atomic
 from floorbench.scenarios.schema import Scenario
 from floorbench.scenarios.validate import load_suite
@@ -146,7 +146,7 @@ def test_time_left_is_unknown_until_one_finishes_and_hours_read_as_hours() -> No
 
 def test_a_scenario_s_records_are_computed_off_the_event_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Other rooms keep playing while one finishes: `_finish_records` runs in a worker thread."""
-    from floorbench.pipelines.scenario_run import ScenarioRun, ScenarioSettings
+    from floorbench.pipelines.run.scenario_run import ScenarioRun, ScenarioSettings
 
     suite = load_suite(TINY)
     model = runner._model_for(RunOptions(suite=TINY, model="silent", out=tmp_path), suite, suite.scenarios[0])

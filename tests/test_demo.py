@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from floorbench.pipelines import demo_devices
-from floorbench.pipelines.demo_devices import Device, DeviceError, resolve
-from floorbench.pipelines.demo_view import MODEL, YOU, TurnWatcher, turn_line
+from floorbench.pipelines.demo import devices as demo_devices
+from floorbench.pipelines.demo.devices import Device, DeviceError, resolve
+from floorbench.pipelines.demo.view import MODEL, YOU, TurnWatcher, turn_line
 
 MS = 1_000_000
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,7 +177,7 @@ def test_demo_through_a_virtual_sound_device(tmp_path: Path):
 
 
 def test_scenario_script_you_speak_one_role():
-    from floorbench.pipelines.demo_scenario import ScriptError, script
+    from floorbench.pipelines.demo.scenario import ScriptError, script
 
     path = ROOT / "tests/fixtures/suites/tiny/scenarios/tiny01-explicit.yaml"
     steps, root, you = script(path, "ana", 16000)
@@ -190,7 +190,7 @@ def test_scenario_script_you_speak_one_role():
 
 
 async def test_script_plays_the_others_and_waits_for_you():
-    from floorbench.pipelines.demo_scenario import Step, play_script
+    from floorbench.pipelines.demo.scenario import Step, play_script
 
     played: list[int] = []
     said: list[str] = []

@@ -11,16 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from floorbench.pipelines import dispatch, resume
-from floorbench.pipelines.dispatch import DispatchError, JobSpec
-from floorbench.pipelines.dispatch_runner import Dispatcher, DispatchTimes, judge
-from floorbench.pipelines.scenario_run import ScenarioSettings
-from floorbench.pipelines.schedules import MpeScheduleConfig
-from floorbench.pipelines.worker import Shelf
+from floorbench.pipelines.dispatch import protocol as dispatch
+from floorbench.pipelines.dispatch.protocol import DispatchError, JobSpec
+from floorbench.pipelines.dispatch.runner import Dispatcher, DispatchTimes, judge
+from floorbench.pipelines.dispatch.worker import Shelf
+from floorbench.pipelines.run import resume
+from floorbench.pipelines.run.scenario_run import ScenarioSettings
 from floorbench.processors.impair import parse_profile
 from floorbench.records import FailureKind, Outcome
 from floorbench.scenarios.validate import load_suite
-from floorbench.suites.mpe import MpeRules
 from floorbench.transports.server import LiveKitConnection, server_config
 
 TINY = Path(__file__).resolve().parent / "fixtures" / "suites" / "tiny"
@@ -37,7 +36,7 @@ def _dispatcher(out: Path, times: DispatchTimes | None = None, settings: Scenari
 
 async def test_job_metadata_names_suite_hash_scenario_model_settings_and_out(tmp_path: Path) -> None:
     settings = ScenarioSettings(record_rate=24000, timeout_s=99.0, model_join_timeout_s=7.0,
-                                schedule=MpeScheduleConfig(rules=MpeRules(endpoint_ms=1500), tail_ms=1000))
+                                schedule={"rules": {"endpoint_ms": 1500}, "tail_ms": 1000})
     d = _dispatcher(tmp_path / "out", settings=settings)
     try:
         spec = d.job("tiny01-explicit", 3)
@@ -228,7 +227,7 @@ def test_workers_option_names_the_agent() -> None:
 
 
 async def test_dispatch_run_needs_the_workers_server(tmp_path: Path) -> None:
-    from floorbench.pipelines.runner import RunOptions, run_suite
+    from floorbench.pipelines.run.runner import RunOptions, run_suite
 
     with pytest.raises(ValueError, match="--workers dispatch needs the LiveKit server the workers use"):
         await run_suite(RunOptions(suite=TINY, model="silent", out=tmp_path / "out", workers="floorbench"))

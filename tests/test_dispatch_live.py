@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from floorbench.pipelines import dispatch, resume
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.dispatch import protocol as dispatch
+from floorbench.pipelines.run import resume
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.records import FailureKind, Outcome
 from floorbench.transports.server import LiveKitCluster, LiveKitConnection, _die_with_parent
 

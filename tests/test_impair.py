@@ -118,7 +118,7 @@ def test_netem_detection_reads_only(tmp_path):
 
 def test_a_run_records_the_profile_and_passes_it_to_the_model_child(tmp_path):
     """`run --impair`: meta.json's `network` says what and how; the child's spec carries the stages' settings."""
-    from floorbench.pipelines.scenario_run import ScenarioRun, ScenarioSettings
+    from floorbench.pipelines.run.scenario_run import ScenarioRun, ScenarioSettings
     from floorbench.processors.registry import ModelContext, create_model
     from floorbench.scenarios.validate import load_suite
     from floorbench.transports.server import LiveKitConnection

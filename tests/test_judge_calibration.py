@@ -20,9 +20,9 @@ from support.chat_endpoint import send_chat_reply
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.scenarios.tasks import FAMILIES
 from floorbench.scoring.agreement_labels import CALIBRATION, load_labels
 from floorbench.scoring.judges import Task
+from floorbench.suites.mpe.tasks import FAMILIES
 
 FLOORS = {
     # set: (answer, intrusion, every family); measured 0.988 / 1.000 / 0.92 (calibration) and

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from floorbench.pipelines.latency import LatencyOptions, measure, summary_lines
-from floorbench.pipelines.latency_probes import (
+from floorbench.pipelines.latency.measure import LatencyOptions, measure, summary_lines
+from floorbench.pipelines.latency.probes import (
     Recording,
     find_probe,
     latencies,
@@ -50,7 +50,7 @@ def test_stats_and_jitter():
 
 def test_the_model_spec_carries_the_stages_and_where_they_write(tmp_path):
     """Impaired: the profile and the records folder; a like-with-like baseline: the stages at delay 0."""
-    from floorbench.pipelines.latency import _model_spec
+    from floorbench.pipelines.latency.measure import _model_spec
     from floorbench.transports.server import LiveKitConnection
 
     conn = LiveKitConnection("ws://127.0.0.1:9", "key", "secret-for-tests-only-0123456789abcdef")

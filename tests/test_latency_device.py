@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from floorbench.pipelines.latency_device import RATE, BlockLog, device_lines, find_all
-from floorbench.pipelines.latency_probes import probe_set
+from floorbench.pipelines.latency.device import RATE, BlockLog, device_lines, find_all
+from floorbench.pipelines.latency.probes import probe_set
 
 
 def test_block_log_times_a_sample_from_its_block():
@@ -65,7 +65,7 @@ def _asoundrc(home: Path) -> tuple[Path, Path]:
 def test_latency_through_virtual_sound_devices(tmp_path: Path):
     """The echoed probes reach the output file; the probes in the capture file reach the recorder; PortAudio's
     block times are reported and the file devices are called unclocked (their times are not hardware times)."""
-    from floorbench.pipelines import demo_devices
+    from floorbench.pipelines.demo import devices as demo_devices
 
     try:
         demo_devices.sounddevice()

@@ -9,7 +9,7 @@ from floorbench.records import ClockAnchor, RunMeta
 from floorbench.report.load import ScoredRun
 from floorbench.report.markdown import summary_lines
 from floorbench.report.tables import runs_table
-from floorbench.scoring.score import ScoresFile
+from floorbench.scoring.scores_file import ScoresFile
 from floorbench.scoring.transport_summary import latency_cell, transport_summary
 
 

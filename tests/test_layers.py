@@ -15,6 +15,12 @@ pipelines.
     scoring     base, scenarios.schema
     report      base, scoring
     top         floorbench/__init__.py, __main__.py, cli.py, */commands.py: anything
+
+A suite's folder (floorbench/suites/<name>/) holds modules of every layer; each belongs to
+the layer of its role, by its name (`SUITE_ROLES`): its rules and its plug-in record are
+base, its schedule is pipelines, its scorer is scoring, and so on. Two more rules hold the
+plug-in shape: no engine module imports a suite's module (only `floorbench.suites.registry`,
+which loads a suite's parts by name), and no suite imports another suite.
 """
 
 from __future__ import annotations
@@ -40,6 +46,19 @@ ALLOWED: dict[str, frozenset[str]] = {
 }
 """layer → the layers its modules may import ("scenarios.schema": that one module only)"""
 
+SUITE_ROLES: dict[str, str] = {
+    "__init__": "suites", "rules": "suites",
+    **dict.fromkeys(("schema", "validate", "generate", "importer", "tasks", "vocab", "phrases", "llm", "draw",
+                     "files"), "scenarios"),
+    "schedule": "pipelines",
+    "oracle": "processors",
+    **dict.fromkeys(("score", "events", "export", "match", "tables", "agreement", "expected", "frames", "inputs",
+                     "judge", "verdicts", "timing"), "scoring"),
+    "report": "report",
+    "commands": "top",
+}
+"""a suite module's layer by its name (floorbench/suites/<suite>/<name>.py)"""
+
 SPEC_NAMES = ("../shared", "/work/shared", "benchmarks.md", "livekit-pipecat-notes.md")
 """background notes outside the project (docs/ has the project's own): a shipped file must not point at them"""
 
@@ -49,11 +68,19 @@ def module_name(path: Path, root: Path = PACKAGE.parent) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def suite_of_module(module: str) -> str:
+    """The suite a module belongs to (``floorbench.suites.<suite>.…``); "" for the engine and the registry."""
+    parts = module.split(".")
+    return parts[2] if len(parts) >= 3 and parts[1] == "suites" and parts[2] != "registry" else ""
+
+
 def layer_of(module: str) -> str:
     """The layer of a floorbench module; "" for a module that belongs to no layer."""
     parts = module.split(".")
     if len(parts) == 1 or parts[1] in ("cli", "__main__") or parts[-1] == "commands":
         return "top"
+    if suite_of_module(module):
+        return SUITE_ROLES.get(parts[3] if len(parts) > 3 else "__init__", "")
     return parts[1] if parts[1] in ALL else ""
 
 
@@ -96,13 +123,19 @@ def violations() -> list[str]:
         me = module_name(path)
         src = layer_of(me)
         if not src:
-            out.append(f"{me} is in no layer (add its package to tests/test_layers.py)")
+            out.append(f"{me} is in no layer (add its package, or a suite module's role, to tests/test_layers.py)")
             continue
         for line, target in imported_modules(path):
             dst = layer_of(target) or "?"
+            where = f"{path.relative_to(PACKAGE.parent)}:{line}"
             if not allowed(src, target):
-                where = f"{path.relative_to(PACKAGE.parent)}:{line}"
                 out.append(f"{me} imports {target} (layer {src} may not import layer {dst}) [{where}]")
+            mine, theirs = suite_of_module(me), suite_of_module(target)
+            if theirs and not mine:
+                out.append(f"{me} imports suite {theirs}'s {target} (the engine reaches a suite only through "
+                           f"floorbench.suites.registry) [{where}]")
+            elif theirs and mine and theirs != mine:
+                out.append(f"{me} imports {target} (suite {mine} may not import suite {theirs}) [{where}]")
     return out
 
 
@@ -121,14 +154,14 @@ def test_the_checker_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
         "from . import y\n"
         "from ..scenarios import schema\n"
         "def f():\n"
-        "    import floorbench.pipelines.runner\n"
+        "    import floorbench.pipelines.run.runner\n"
         "    from floorbench.audio.vad import detect\n"
     )
     got = [m for _, m in imported_modules(pkg / "report" / "x.py", tmp_path)]
     assert got == [
         "floorbench.report",
         "floorbench.scenarios.schema",
-        "floorbench.pipelines.runner",
+        "floorbench.pipelines.run.runner",
         "floorbench.audio.vad",
     ]
     assert layer_of("floorbench.scoring.commands") == "top"

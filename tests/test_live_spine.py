@@ -18,9 +18,9 @@ import soundfile as sf
 import yaml
 
 from floorbench.audio.vad import probabilities_to_segments, speech_probabilities
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.records import DialogueTurns, EventKind, FailureKind, Outcome, read_timeline
-from floorbench.suites.mpe import MpeRules
+from floorbench.suites.mpe.rules import MpeRules
 from floorbench.transports.server import LiveKitConnection
 
 try:

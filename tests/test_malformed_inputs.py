@@ -237,7 +237,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[str], str]] = [
     ("generate-turns-swapped", _nothing, ["generate", "--min-turns", "9", "--max-turns", "5", "--out", "{ws}/gen"],
      "swap them"),
     ("generate-other-suite", _nothing, ["generate", "--suite", "video", "--out", "{ws}/gen"],
-     "only 'mpe', 'turns' and 'av'"),
+     "the suites are mpe, turns, av"),
     ("generate-into-a-suite", _nothing, ["generate", "--pairs", "1", "--out", S], "not empty; pass --force"),
     ("generate-out-is-a-file", _write("file.txt", "x"), ["generate", "--pairs", "1", "--out", "{ws}/file.txt"],
      "file.txt"),

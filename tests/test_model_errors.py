@@ -22,7 +22,7 @@ from aiohttp import web
 from pipecat.frames.frames import ErrorFrame, InputAudioRawFrame
 from pipecat.tests.utils import SleepFrame, run_test
 
-from floorbench.pipelines.model_messages import (
+from floorbench.pipelines.room.model_messages import (
     REASON_CHARS,
     ModelChainError,
     ModelConnected,
@@ -33,8 +33,8 @@ from floorbench.pipelines.model_messages import (
     one_line,
     read_event,
 )
-from floorbench.pipelines.model_participant import _Reports
-from floorbench.pipelines.scenario_run import ModelProcess, ScenarioFailed
+from floorbench.pipelines.room.model_participant import _Reports
+from floorbench.pipelines.run.model_process import ModelProcess, ScenarioFailed
 from floorbench.processors.cascade_llm import LLMLink, LLMResponder
 from floorbench.processors.registry import ModelContext, create_model
 from floorbench.records import FailureKind, Outcome
@@ -396,7 +396,7 @@ SCENARIO = "tiny01-explicit"
 
 
 def _run_one(tmp_path: Path, tiny_suite: Path, livekit, model: str, config: dict):
-    from floorbench.pipelines.runner import RunOptions, run_suite
+    from floorbench.pipelines.run.runner import RunOptions, run_suite
 
     opts = RunOptions(suite=tiny_suite, model=model, out=tmp_path, connection=livekit,
                       scenarios=[SCENARIO], limit=1, progress=False, config=config)

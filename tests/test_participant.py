@@ -17,8 +17,14 @@ from types import SimpleNamespace
 import pytest
 
 from floorbench.clock import SessionClock
-from floorbench.pipelines.model_messages import ModelFailed, ModelReady, ModelSpec, answer_line, read_answer
-from floorbench.pipelines.participant import ScenarioRoom, cancel_and_wait, settle
+from floorbench.pipelines.room.model_messages import (
+    ModelFailed,
+    ModelReady,
+    ModelSpec,
+    answer_line,
+    read_answer,
+)
+from floorbench.pipelines.room.participant import ScenarioRoom, cancel_and_wait, settle
 from floorbench.records import EventKind, FailureKind, TimelineWriter, read_timeline
 from floorbench.transports.server import LiveKitConnection
 
@@ -86,7 +92,7 @@ async def test_settle_returns_the_value_or_logs_and_returns_none(caplog: pytest.
 
 # -- the recorder's room events, wired by name --------------------------------------
 async def test_recorder_handlers_are_wired_by_event_name(tmp_path: Path) -> None:
-    from floorbench.pipelines.recorder import Recorder
+    from floorbench.pipelines.room.recorder import Recorder
 
     timeline = TimelineWriter(tmp_path / "timeline.jsonl")
     rec = Recorder(ScenarioRoom(CONN, "room", tmp_path, SessionClock(), timeline))
@@ -153,7 +159,7 @@ def test_the_child_answers_ready_or_failed_and_nothing_else() -> None:
 # -- the child process is stopped on every path -------------------------------------
 READY_THEN_IDLE = (
     "import sys, time; from pathlib import Path\n"
-    "from floorbench.pipelines.model_messages import ModelReady, ModelSpec, answer_line\n"
+    "from floorbench.pipelines.room.model_messages import ModelReady, ModelSpec, answer_line\n"
     "spec = ModelSpec.model_validate_json(sys.stdin.readline())\n"
     "Path(sys.argv[1]).write_text(spec.model_dump_json(exclude={'token'}))\n"
     "sys.stdout.write(answer_line(ModelReady(pid=0))); sys.stdout.flush()\n"
@@ -162,7 +168,7 @@ READY_THEN_IDLE = (
 
 
 def fake_child(monkeypatch: pytest.MonkeyPatch, code: str, *args: str) -> None:
-    from floorbench.pipelines.scenario_run import ModelProcess
+    from floorbench.pipelines.run.model_process import ModelProcess
 
     monkeypatch.setattr(ModelProcess, "argv", (sys.executable, "-c", code, *args))
 
@@ -180,7 +186,7 @@ def fake_child(monkeypatch: pytest.MonkeyPatch, code: str, *args: str) -> None:
 async def test_a_child_that_is_not_ready_is_stopped(
     code: str, kind: FailureKind, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from floorbench.pipelines.scenario_run import ModelProcess, ScenarioFailed
+    from floorbench.pipelines.run.model_process import ModelProcess, ScenarioFailed
 
     fake_child(monkeypatch, code)
     proc = ModelProcess(spec(), tmp_path / "model.log")
@@ -195,7 +201,8 @@ async def test_a_child_that_is_not_ready_is_stopped(
 async def test_a_model_that_never_joins_is_stopped_by_the_runs_end(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tiny_suite: Path
 ) -> None:
-    from floorbench.pipelines.scenario_run import ScenarioFailed, ScenarioRun, ScenarioSettings
+    from floorbench.pipelines.run.model_process import ScenarioFailed
+    from floorbench.pipelines.run.scenario_run import ScenarioRun, ScenarioSettings
     from floorbench.processors.registry import ModelContext, create_model
     from floorbench.scenarios.validate import load_suite
 
@@ -221,7 +228,7 @@ async def test_a_model_that_never_joins_is_stopped_by_the_runs_end(
 
 
 async def test_the_real_child_reads_the_spec_and_answers_failed_for_a_bad_model(tmp_path: Path) -> None:
-    from floorbench.pipelines.scenario_run import ModelProcess, ScenarioFailed
+    from floorbench.pipelines.run.model_process import ModelProcess, ScenarioFailed
 
     proc = ModelProcess(spec(model="no-such-model"), tmp_path / "model.log")
     with pytest.raises(ScenarioFailed) as failed:

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from floorbench.scenarios.importer import import_scenarios
 from floorbench.scenarios.schema import ID_RULE, PathEscapeError, Scenario, check_id, inside
 from floorbench.scenarios.validate import ScenarioError, load_suite, parse_scenario
 from floorbench.scoring.inputs import discover
+from floorbench.suites.mpe.importer import import_scenarios
 from tests.test_scenarios_import import _user_pair
 
 
@@ -167,7 +167,7 @@ def test_a_scenario_file_symlinked_from_elsewhere_is_refused(tiny_suite: Path, t
 
 
 def test_the_run_folder_of_a_scenario_stays_under_the_output(tiny_suite: Path, tmp_path: Path) -> None:
-    from floorbench.pipelines.scenario_run import ScenarioRun, ScenarioSettings
+    from floorbench.pipelines.run.scenario_run import ScenarioRun, ScenarioSettings
     from floorbench.processors.registry import ModelContext, create_model
     from floorbench.transports.server import LiveKitConnection
 

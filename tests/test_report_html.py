@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from floorbench.cli import app
 from floorbench.report.render import NO_CURVE, write_report
-from floorbench.scoring.score import ScoreOptions, score
+from floorbench.suites.mpe.score import ScoreOptions, score
 
 # scores whole recordings with the packaged ASR and MiniLM models: seconds per module
 pytestmark = pytest.mark.slow

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from floorbench.pipelines import resume
-from floorbench.pipelines.run_book import RunBook, counts_of
-from floorbench.pipelines.runner import RunOptions, run_suite
-from floorbench.pipelines.timing_verdict import timing_verdict, unmeasured
+from floorbench.pipelines.run import resume
+from floorbench.pipelines.run.run_book import RunBook, counts_of
+from floorbench.pipelines.run.runner import RunOptions, run_suite
+from floorbench.pipelines.run.timing_verdict import timing_verdict, unmeasured
 from floorbench.records import (
     ClockAnchor,
     DialogueTurn,
@@ -26,7 +26,7 @@ from floorbench.records import (
 )
 from floorbench.scenarios.validate import load_suite
 from floorbench.scoring.inputs import discover
-from floorbench.scoring.score import run_selection
+from floorbench.suites.mpe.score import run_selection
 
 TINY = Path(__file__).resolve().parent / "fixtures" / "suites" / "tiny"
 

@@ -17,10 +17,10 @@ from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
-from floorbench.pipelines.left_room import why_model_left
-from floorbench.pipelines.resume import INFRASTRUCTURE, should_retry
-from floorbench.pipelines.runner import RunOptions, capacity_verdict, run_suite
-from floorbench.pipelines.scenario_run import STALL_S, ScenarioRun, ScenarioSettings
+from floorbench.pipelines.room.left_room import why_model_left
+from floorbench.pipelines.run.resume import INFRASTRUCTURE, should_retry
+from floorbench.pipelines.run.runner import RunOptions, capacity_verdict, run_suite
+from floorbench.pipelines.run.scenario_run import STALL_S, ScenarioRun, ScenarioSettings
 from floorbench.records import (
     ClockAnchor,
     FailureKind,
@@ -118,7 +118,7 @@ def test_frozen_model_process_is_dropped_by_the_server_and_retried(
     async def main():
         base = ScenarioSettings()
         # a long tail keeps the first room open past the server's drop (about 20 s after the freeze)
-        settings = replace(base, schedule=replace(base.schedule, tail_ms=25_000))
+        settings = replace(base, schedule={**base.schedule, "tail_ms": 25_000})
         opts = RunOptions(
             suite=tiny_suite, model="silent", out=tmp_path, connection=livekit, scenarios=[sid],
             progress=False, retries=1, settings=settings,

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from floorbench.audio.alignment import TurnLag
-from floorbench.pipelines.turn_mapping import (
+from floorbench.pipelines.run.turn_mapping import (
     MS,
     NS,
     TransportLatency,

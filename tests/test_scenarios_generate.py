@@ -12,11 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.scenarios.generate import generate_pairs, write_generated_suite
 from floorbench.scenarios.schema import Label
-from floorbench.scenarios.tasks import FAMILIES, Ctx, clock_gold, number_words
 from floorbench.scenarios.validate import load_suite
-from floorbench.scenarios.vocab import ACTIVITIES, vocabulary
+from floorbench.suites.mpe.generate import generate_pairs, write_generated_suite
+from floorbench.suites.mpe.tasks import FAMILIES, Ctx, clock_gold, number_words
+from floorbench.suites.mpe.vocab import ACTIVITIES, vocabulary
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -178,4 +178,4 @@ def test_cli_generate_then_load(tmp_path):
     again = CliRunner().invoke(app, ["generate", "--pairs", "8", "--out", str(out)])
     assert again.exit_code == 2 and "not empty; pass --force" in again.output and "Traceback" not in again.output
     bad = CliRunner().invoke(app, ["generate", "--suite", "video", "--out", str(tmp_path / "x")])
-    assert bad.exit_code == 2 and "only 'mpe', 'turns' and 'av' can be generated" in bad.output
+    assert bad.exit_code == 2 and "the suites are mpe, turns, av" in bad.output

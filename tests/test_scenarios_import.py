@@ -12,9 +12,9 @@ import yaml
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.scenarios.llm import LLMConfig, build_prompt, extract_json, generate_with_llm, load_config
 from floorbench.scenarios.schema import Label
 from floorbench.scenarios.validate import ScenarioError, load_suite
+from floorbench.suites.mpe.llm import LLMConfig, build_prompt, extract_json, generate_with_llm, load_config
 
 
 def _user_pair(pid: str, bad: bool = False) -> list[dict]:
@@ -145,7 +145,7 @@ def test_llm_generator_validates_and_reports_rejections(llm_server, tmp_path, mo
     # script the replies: pair 0 valid, pair 1 breaks the label sequence, pair 2 is not JSON
     import random
 
-    from floorbench.scenarios.generate import GenConfig, _Pair
+    from floorbench.suites.mpe.generate import GenConfig, _Pair
 
     replies = []
     for i in range(3):

@@ -13,10 +13,10 @@ import soundfile as sf
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.scenarios.generate import write_generated_suite
 from floorbench.scenarios.info import suite_info
 from floorbench.scenarios.render import render_suite
 from floorbench.scenarios.validate import load_suite
+from floorbench.suites.mpe.generate import write_generated_suite
 
 TINY = Path(__file__).resolve().parent / "fixtures" / "suites" / "tiny"
 

@@ -16,7 +16,7 @@ from fixtures.scoring import build  # type: ignore[import-not-found]
 from support.scoring_checks import assert_presence_identity
 
 from floorbench.scoring.items import Item, Kind, Metric
-from floorbench.scoring.score import ScoreOptions, score
+from floorbench.suites.mpe.score import ScoreOptions, score
 
 # scores whole recordings with the packaged ASR and MiniLM models: seconds per module
 pytestmark = pytest.mark.slow

@@ -16,7 +16,7 @@ from support.scoring_checks import assert_presence_identity
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.scoring.judges.normalize import normalize_tokens
 from floorbench.transports.server import LiveKitConnection
 

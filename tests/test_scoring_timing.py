@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from floorbench.records import DialogueTurn
 from floorbench.scoring.items import Kind, Metric
-from floorbench.scoring.timing import Dialogue, response_end, timing_items
-from floorbench.suites.mpe import MpeRules
+from floorbench.suites.mpe.rules import MpeRules
+from floorbench.suites.mpe.timing import Dialogue, response_end, timing_items
 
 RULES = MpeRules()
 

@@ -24,7 +24,7 @@ from typing import ClassVar
 import pytest
 import yaml
 
-from floorbench.pipelines.scenario_run import child_environment
+from floorbench.pipelines.run.model_process import child_environment
 from floorbench.scoring.judges.llm import LLMJudge
 from floorbench.transports.server import LiveKitConnection
 
@@ -63,8 +63,8 @@ def test_the_child_gets_the_allow_list_and_what_its_config_names() -> None:
 async def test_the_real_child_process_never_sees_the_livekit_secret(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from floorbench.pipelines.model_messages import ModelSpec
-    from floorbench.pipelines.scenario_run import ModelProcess, ScenarioFailed
+    from floorbench.pipelines.room.model_messages import ModelSpec
+    from floorbench.pipelines.run.model_process import ModelProcess, ScenarioFailed
 
     seen = tmp_path / "env.json"
     code = (

@@ -11,8 +11,8 @@ from types import ModuleType
 import numpy as np
 import soundfile as sf
 
-from floorbench.pipelines import resume
-from floorbench.pipelines.run_book import entry_of
+from floorbench.pipelines.run import resume
+from floorbench.pipelines.run.run_book import entry_of
 from floorbench.records import (
     ClockAnchor,
     DialogueTurn,
@@ -171,7 +171,7 @@ async def test_a_dead_managed_server_is_blamed_over_the_symptom_seen_first() -> 
     """Seen by the soak: a killed server showed first as `model_left` (not retried); it is `server_died`."""
     from types import SimpleNamespace
 
-    from floorbench.pipelines.scenario_run import ScenarioRun
+    from floorbench.pipelines.run.scenario_run import ScenarioRun
 
     dead, alive = SimpleNamespace(alive=lambda: False), SimpleNamespace(alive=lambda: True)
     blame = ScenarioRun._blame_server

@@ -15,7 +15,6 @@ import soundfile as sf
 from floorbench.audio.alignment import align_turns, drift_ms_per_100s
 from floorbench.audio.files import PcmAppender, recover_parts
 from floorbench.clock import fit_track
-from floorbench.pipelines.schedules import MpeScheduleConfig
 from floorbench.processors.registry import (
     BUILTIN_MODELS,
     ModelContext,
@@ -25,7 +24,8 @@ from floorbench.processors.registry import (
     redact,
 )
 from floorbench.records import TimelineEvent, TimelineWriter, read_timeline
-from floorbench.suites.mpe import MpeRules
+from floorbench.suites.mpe.rules import MpeRules
+from floorbench.suites.mpe.schedule import MpeScheduleConfig
 from floorbench.transports.server import LiveKitServer, ServerError, server_config
 
 

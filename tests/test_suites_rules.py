@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from support.virtual_room import FakeRoom, ScriptedModel, run_virtual  # type: ignore[import-not-found]
 
-from floorbench.pipelines.schedules import MpeSchedule, MpeScheduleConfig
 from floorbench.records import DialogueTurn
 from floorbench.scenarios.schema import Label, Scenario, Turn
 from floorbench.scoring.items import Kind, Metric
-from floorbench.scoring.score import ScoreOptions
-from floorbench.scoring.timing import Dialogue, timing_items
-from floorbench.suites import mpe
-from floorbench.suites.mpe import MpeRules
+from floorbench.suites.mpe import rules as mpe
+from floorbench.suites.mpe.rules import MpeRules
+from floorbench.suites.mpe.schedule import MpeSchedule, MpeScheduleConfig
+from floorbench.suites.mpe.score import ScoreOptions
+from floorbench.suites.mpe.timing import Dialogue, timing_items
 
 SR = 16000
 CHANGED = MpeRules(onset_window_ms=3000, n4_window_ms=2000, response_cap_ms=30000)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from floorbench.audio.alignment import TurnLag
-from floorbench.pipelines.timing_verdict import (
+from floorbench.pipelines.run.timing_verdict import (
     BOUNDS,
     figures_of,
     receive_delays_ms,
     timing_verdict,
     unmeasured,
 )
-from floorbench.pipelines.turn_mapping import TransportLatency
+from floorbench.pipelines.run.turn_mapping import TransportLatency
 from floorbench.records import EventKind, RunMeta, TimelineEvent, TimingBounds, TimingFigures
 
 

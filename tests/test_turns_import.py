@@ -10,9 +10,9 @@ import soundfile as sf
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.scenarios.turns_import import read_labels
-from floorbench.scenarios.turns_schema import TurnsScenario
 from floorbench.scenarios.validate import ScenarioError, load_suite
+from floorbench.suites.turns.importer import read_labels
+from floorbench.suites.turns.schema import TurnsScenario
 
 FIXTURE = Path(__file__).parent / "fixtures" / "suites" / "turns-tiny" / "audio"
 SR = 16000

@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from floorbench.pipelines.runner import RunOptions, run_suite
-from floorbench.scoring.turns_score import score_turns
+from floorbench.pipelines.run.runner import RunOptions, run_suite
+from floorbench.suites.turns.score import score_turns
 from floorbench.transports.server import LiveKitConnection
 
 pytestmark = pytest.mark.live

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from floorbench.scoring.turns_match import Anchor, Span, TaskCounts, match_task
-from floorbench.suites.turns import TurnsRules
+from floorbench.suites.turns.match import Anchor, Span, TaskCounts, match_task
+from floorbench.suites.turns.rules import TurnsRules
 
 U = 1
 

@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from floorbench.scenarios.render import plan
-from floorbench.scenarios.turns_generate import dump_turns_scenario, generate_dialogues, write_turns_suite
-from floorbench.scenarios.turns_schema import TurnsScenario
 from floorbench.scenarios.validate import ScenarioError, load_scenario_file, load_suite
-from floorbench.suites.turns import CONVERSATION_TYPES
+from floorbench.suites.turns.generate import dump_turns_scenario, generate_dialogues, write_turns_suite
+from floorbench.suites.turns.rules import CONVERSATION_TYPES
+from floorbench.suites.turns.schema import TurnsScenario
 
 FIXTURE = Path(__file__).parent / "fixtures" / "suites" / "turns-tiny"
 

@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 from support.virtual_room import FakeRoom, ScriptedModel, run_virtual  # type: ignore[import-not-found]
 
-from floorbench.pipelines.schedules_turns import TurnsSchedule, TurnsScheduleConfig
 from floorbench.records import EventKind
 from floorbench.scenarios.schema import Speaker
-from floorbench.scenarios.turns_schema import TurnsClip, TurnsScenario
-from floorbench.suites.turns import TurnsRules
+from floorbench.suites.turns.rules import TurnsRules
+from floorbench.suites.turns.schedule import TurnsSchedule, TurnsScheduleConfig
+from floorbench.suites.turns.schema import TurnsClip, TurnsScenario
 
 SR = 16000
 EXACT = TurnsScheduleConfig(vad_margin_ms=0)

@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 
 from floorbench.cli import app
 from floorbench.records import DialogueTurn
-from floorbench.scoring.turns_events import decisions, eot_events, score_dialogue, yield_events
-from floorbench.scoring.turns_export import seconds, submission
-from floorbench.scoring.turns_match import Anchor, Span
-from floorbench.suites.turns import TurnsRules
+from floorbench.suites.turns.events import decisions, eot_events, score_dialogue, yield_events
+from floorbench.suites.turns.export import seconds, submission
+from floorbench.suites.turns.match import Anchor, Span
+from floorbench.suites.turns.rules import TurnsRules
 
 R = TurnsRules()
 FIXTURE = Path(__file__).parent / "fixtures" / "suites" / "turns-tiny"

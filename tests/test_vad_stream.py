@@ -22,7 +22,7 @@ from floorbench.audio.vad import (
     speech_probabilities,
 )
 from floorbench.clock import SessionClock
-from floorbench.pipelines.speech_monitor import ModelSpeechMonitor
+from floorbench.pipelines.room.speech_monitor import ModelSpeechMonitor
 from floorbench.records import TimelineWriter, read_timeline
 
 RULES = VadRules()

@@ -23,10 +23,10 @@ from livekit import rtc
 from pipecat.frames.frames import Frame, InputImageRawFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from floorbench.pipelines import video_marker
-from floorbench.pipelines.model_participant import _pipeline
-from floorbench.pipelines.video_in import video_in_params
-from floorbench.pipelines.video_source import CameraSettings, UserCamera
+from floorbench.pipelines.room.model_participant import _pipeline
+from floorbench.pipelines.video import marker as video_marker
+from floorbench.pipelines.video.model_input import video_in_params
+from floorbench.pipelines.video.source import CameraSettings, UserCamera
 from floorbench.transports.rooms import PLAYBACK_IDENTITY, model_token, playback_token
 from floorbench.transports.server import LiveKitConnection
 

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 from livekit import rtc
 
-from floorbench.pipelines import video_marker
-from floorbench.pipelines.video_sink import VideoRecording
-from floorbench.pipelines.video_source import i420_size
-from floorbench.pipelines.video_timing import capture_error, meta_entry, transport_latency
+from floorbench.pipelines.video import marker as video_marker
+from floorbench.pipelines.video.sink import VideoRecording
+from floorbench.pipelines.video.source import i420_size
+from floorbench.pipelines.video.timing import capture_error, meta_entry, transport_latency
 
 MS = 1_000_000
 W, H = 320, 240

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from floorbench.pipelines import video_marker
-from floorbench.pipelines.video_source import (
+from floorbench.pipelines.video import marker as video_marker
+from floorbench.pipelines.video.source import (
     BLANK_LUMA,
     ClipFrames,
     VideoClip,

@@ -40,8 +40,8 @@ from floorbench.processors.vision_cue import (  # noqa: E402
     decide,
 )
 from floorbench.processors.vision_detect import Cues, CueTracker, FrameReader, rgb_array  # noqa: E402
-from floorbench.scenarios.av_draw import Pose, draw_frame  # noqa: E402
-from floorbench.scenarios.av_generate import cue_pose  # noqa: E402
+from floorbench.suites.av.draw import Pose, draw_frame  # noqa: E402
+from floorbench.suites.av.generate import cue_pose  # noqa: E402
 
 SKIN = (225, 180, 150)
 SHIRT = (40, 70, 120)
@@ -240,7 +240,7 @@ async def test_a_hand_held_up_while_quiet_holds_and_a_held_answer_is_dropped_if_
 
 
 def test_settings_card_and_the_video_rate_asked_of_the_transport(monkeypatch):
-    from floorbench.pipelines.video_in import video_in_params
+    from floorbench.pipelines.video.model_input import video_in_params
 
     settings = CascadeVisionSettings()
     assert settings.dyadic and settings.vision.fps == 8.0

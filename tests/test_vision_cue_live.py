@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from floorbench.pipelines.runner import RunOptions, run_suite
+from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.transports.server import LiveKitConnection
 from tests.support.live_checks import holds_or_room_degraded
 
@@ -53,7 +53,7 @@ def vision_yields(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def test_a_silent_raised_hand_stops_cascade_vision(tmp_path: Path, livekit: LiveKitConnection) -> None:
-    from floorbench.scoring.av_score import AvScoreOptions, score_av
+    from floorbench.suites.av.score import AvScoreOptions, score_av
 
     def play(attempt: str) -> list[Path]:
         out = tmp_path / attempt

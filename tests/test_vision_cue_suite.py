@@ -19,9 +19,9 @@ pytest.importorskip("cv2", reason="needs floorbench[vision] (opencv-python-headl
 
 from floorbench.processors.vision_cue import VisionSettings, decide
 from floorbench.processors.vision_detect import CueTracker, FrameReader
-from floorbench.scenarios.av_draw import Pose, draw_frame
-from floorbench.scenarios.av_generate import cue_pose
-from floorbench.suites.av import CATEGORY, DURING_MODEL_SPEECH, Category, Dynamic
+from floorbench.suites.av.draw import Pose, draw_frame
+from floorbench.suites.av.generate import cue_pose
+from floorbench.suites.av.rules import CATEGORY, DURING_MODEL_SPEECH, Category, Dynamic
 
 LOOK_MS = 125
 CUE_MS = 1600

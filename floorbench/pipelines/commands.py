@@ -61,7 +61,7 @@ def server(
     secret = os.environ.get("LIVEKIT_API_SECRET")
     key = os.environ.get("LIVEKIT_API_KEY", "devkey")
     if nodes != 1:
-        from floorbench.pipelines.worker_commands import serve_nodes
+        from floorbench.pipelines.dispatch.commands import serve_nodes
 
         return serve_nodes(nodes, port, key, secret)
     srv = LiveKitServer(port=port, udp_port=udp_port, api_key=key, api_secret=secret or "")
@@ -150,8 +150,8 @@ def run(
 ) -> None:
     """Run a suite live against a model: one LiveKit room per scenario, one folder per scenario."""
     from floorbench.errors import FloorbenchError
-    from floorbench.pipelines.runner import RunOptions, run_suite
-    from floorbench.pipelines.scenario_run import ScenarioSettings
+    from floorbench.pipelines.run.runner import RunOptions, run_suite
+    from floorbench.pipelines.run.scenario_run import ScenarioSettings
     from floorbench.processors.registry import ModelError
     from floorbench.scenarios.files import resolve_model_config, resolve_suite
     from floorbench.scenarios.validate import ScenarioError
@@ -264,7 +264,7 @@ def parse_concurrency(text: str) -> tuple[int, bool]:
 def _check_run_numbers(limit: int | None, join_timeout: float, record_rate: int, concurrency: int = 1) -> None:
     """Every number `run` takes is bounded, with the bound in the one-line error."""
     from floorbench.errors import OptionError, check_choice, check_range
-    from floorbench.pipelines.runner import MAX_CONCURRENCY
+    from floorbench.pipelines.run.runner import MAX_CONCURRENCY
 
     try:
         if limit is not None:

@@ -9,7 +9,7 @@
   turns it says each `eot`/`interrupt` clip's reply after it, never in a
   pause, ignores backchannels and stops as soon as a barge-in starts; in suite
   av it says the request clip's reply and stops at a must_yield cue
-  (`floorbench.processors.reference_av`);
+  (`floorbench.suites.av.oracle`);
 - `echo` — plays back what it hears after a fixed delay (latency checks).
 
 All of them listen with Silero on the room audio they receive and count time
@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -326,6 +328,31 @@ class EagerAgent(Model[EagerSettings]):
         return [EagerProcessor(pcm, s.end_silence_ms, s.pause_ms, out_rate=rate)]
 
 
+@dataclass(frozen=True)
+class OracleClip:
+    """One clip the oracle listens for, and what it says when the clip's turn is handed over."""
+
+    label: str
+    audio: str | None
+    """the clip's audio, relative to the suite folder"""
+    text: str | None
+    """what the oracle says after it (None: nothing)"""
+    ends_ms: int | None = None
+    """the turn is handed over this far into the clip (None: at its end)"""
+
+
+@dataclass
+class OraclePlan:
+    """A suite's part `oracle`: the clips in playing order, and the processor that plays them.
+
+    `processor(segments, settings, out_rate)` builds the chain's processor; None: the
+    `OracleProcessor` (answers after each handed-over turn, `N4R` after `n4_wait_ms`).
+    """
+
+    clips: list[OracleClip]
+    processor: Callable[[list[dict[str, Any]], OracleSettings, int], FrameProcessor] | None = None
+
+
 class OracleSettings(AdapterSettings):
     voice: str = DEFAULT_VOICE
     answer_template: str = "The answer is {gold}."
@@ -352,24 +379,8 @@ class OracleAgent(Model[OracleSettings]):
         ctx = self.ctx
         assert ctx.scenario is not None
         root = ctx.suite_root or Path(".")
-        clips: list[tuple[str, str | None, str | None, int | None]] = []
-        # suite turns plays no preamble; the oracle says each eot/interrupt clip's `reply`
-        suite_kind = getattr(ctx.scenario, "suite", "mpe")
-        from floorbench.processors.reference_av import handoff_ms
-        turns_suite = suite_kind in ("turns", "av")  # av: the same, and clips timed to the model are not searched
-        if ctx.suite is not None and ctx.suite.preamble.audio and not turns_suite:
-            clips.append(("preamble", ctx.suite.preamble.audio, None, None))
-        for t in ctx.scenario.turns:
-            if suite_kind == "av" and getattr(t, "offset_ms", None) is not None:
-                continue
-            text = None
-            if t.label == "T":
-                text = self.settings.answer_template.format(gold=t.gold)
-            elif t.label == "N4Q":
-                text = t.attempt or DEFAULT_ATTEMPT
-            elif turns_suite:
-                text = getattr(t, "reply", None)
-            clips.append((str(t.label), t.audio, text, handoff_ms(ctx.scenario, t) if suite_kind == "av" else None))
+        plan = self.plan()
+        clips = [(c.label, c.audio, c.text, c.ends_ms) for c in plan.clips]
         out = []
         rate = ctx.out_sample_rate
         for label, audio, text, ends_ms in clips:
@@ -386,7 +397,7 @@ class OracleAgent(Model[OracleSettings]):
                 {
                     "label": label,
                     "lead": lead,
-                    # av smooth_handoff: the turn is handed over when the window opens, not at the clip's end
+                    # a clip whose turn is handed over before its end (OracleClip.ends_ms)
                     "length": len(x16) if ends_ms is None else min(len(x16), ends_ms * VAD_RATE // 1000),
                     "probe": probe,
                     "speech": _tts(text, self.settings.voice, rate) if text else None,
@@ -394,13 +405,16 @@ class OracleAgent(Model[OracleSettings]):
             )
         return out
 
-    def processors(self) -> list[FrameProcessor]:
-        if getattr(self.ctx.scenario, "suite", "mpe") == "av":  # suite av: stops at a must_yield cue
-            from floorbench.processors.reference_av import AvOracleProcessor, yield_after_ms
+    def plan(self) -> OraclePlan:
+        """What this scenario's suite has the oracle say (its part `oracle`, floorbench.suites.registry)."""
+        from floorbench.suites.registry import suite_of
 
-            s = self.settings
-            yield_after = yield_after_ms(self.ctx.scenario)
-            return [AvOracleProcessor(self._segments(), s.response_delay_ms, yield_after, out_rate=self.ctx.out_sample_rate)]
+        return suite_of(self.ctx.scenario).part("oracle")(self.ctx.scenario, self.ctx.suite, self.settings)
+
+    def processors(self) -> list[FrameProcessor]:
+        plan = self.plan()
+        if plan.processor is not None:
+            return [plan.processor(self._segments(), self.settings, self.ctx.out_sample_rate)]
         return [
             OracleProcessor(
                 self._segments(),

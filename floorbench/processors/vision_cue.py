@@ -23,7 +23,7 @@ support, is seen and recorded but changes nothing.
 The model receives the user's video as pipecat ``InputImageRawFrame``s
 (``UserImageRawFrame`` from the LiveKit transport with ``video_in_enabled``;
 the processor's ``wants_video`` and ``video_in_fps`` tell the model process to
-enable it at that rate, floorbench/pipelines/video_in.py) and looks at most
+enable it at that rate, floorbench/pipelines/video/model_input.py) and looks at most
 ``vision.fps`` times a second, in a worker thread, dropping frames that arrive
 while a look is running. Every decision is a marker like the
 cascade's (loguru, and a data-channel message the recorder writes to the
@@ -104,7 +104,7 @@ class VisionCascadeProcessor(CascadeProcessor):
         super().__init__(settings, llm, out_rate)
         self.vision = settings.vision
         self.video_in_fps = math.ceil(self.vision.fps)
-        """the rate the transport passes frames on at (floorbench.pipelines.video_in): the rest are
+        """the rate the transport passes frames on at (floorbench.pipelines.video.model_input): the rest are
         dropped before they are converted to RGB"""
         self.decisions: list[dict[str, Any]] = []
         """every vision decision record (also in `latencies` and sent as markers)"""

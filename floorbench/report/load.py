@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from floorbench.records import DialogueTurns
 from floorbench.scoring.inputs import InputError, first_error, load_turns
 from floorbench.scoring.items import Item
-from floorbench.scoring.score import ScoresFile, read_items, read_scored_text, read_scores
+from floorbench.scoring.scores_file import ScoresFile, read_items, read_scored_text, read_scores
 
 
 class VadRow(BaseModel):

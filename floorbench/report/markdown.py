@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from floorbench.report.load import ScoredRun
 from floorbench.report.tables import Table, all_tables, failures_table, fmt_score
 from floorbench.scoring.items import CAPACITIES, DIAGNOSTICS
-from floorbench.scoring.score import ScoresFile
+from floorbench.scoring.scores_file import ScoresFile
 from floorbench.scoring.transport_summary import latency_cell
 
 

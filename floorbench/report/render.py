@@ -65,13 +65,15 @@ def timeline_blocks(runs: list[ScoredRun], max_per_run: int) -> list[TimelineBlo
 
 def write_report(paths: list[Path], out: Path, title: str = "floorbench report",
                  max_timelines: int = 12) -> tuple[Path, Path]:
-    from floorbench.report.av_report import is_av_run, write_av_report
-    from floorbench.report.turns_report import is_turns_run, write_turns_report
+    """report.md and report.html of `paths`, in the shape of the suite they all belong to."""
+    from floorbench.suites.registry import suite_reporting
 
-    if paths and all(is_turns_run(p) for p in paths):  # suite turns: its own tables and scatter
-        return write_turns_report(paths, out, title)
-    if paths and all(is_av_run(p) for p in paths):  # suite av: tables, a strip and frames per clip
-        return write_av_report(paths, out, title, max_clips=max_timelines)
+    return suite_reporting(paths).part("report")(paths, out, title, max_timelines)
+
+
+def write_scored_report(paths: list[Path], out: Path, title: str = "floorbench report",
+                        max_timelines: int = 12) -> tuple[Path, Path]:
+    """Suite mpe's part `report`: the metric tables, McNemar, positions, and dialogue timelines."""
     runs = load_runs(paths)
     out.mkdir(parents=True, exist_ok=True)
     md = out / "report.md"

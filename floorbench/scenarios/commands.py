@@ -11,12 +11,30 @@ the message.
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from floorbench.errors import FloorbenchError, check_choice, check_range, one_line, path_error_line
+from floorbench.errors import (
+    FloorbenchError,
+    check_choice,
+    check_range,
+    exit_with,
+    exit_with_os,
+    first_line,
+    one_line,
+)
+from floorbench.suites.registry import (
+    DEFAULT_SUITE,
+    GenerateRequest,
+    SuiteNotFound,
+    all_suites,
+    get_suite,
+    option_name,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,22 +49,9 @@ MAX_JOBS = 256
 suite_app = typer.Typer(help="Inspect and import scenario suites.", no_args_is_help=True)
 
 
-def _fail(msg: str, code: int = 2) -> NoReturn:
-    """One line on stderr (plain text: a file name is never read as markup), then exit with `code`."""
-    typer.echo(f"error: {one_line(msg)}", err=True)
-    raise typer.Exit(code)
-
-
-def _first_line(err: FloorbenchError) -> str:
-    return (str(err).splitlines() or [type(err).__name__])[0]
-
-
-def _fail_os(e: OSError) -> NoReturn:
-    """A path the system refused is a user's error (one line); any other OSError is a bug."""
-    line = path_error_line(e)
-    if line is None:
-        raise e
-    _fail(line)
+_fail = exit_with
+_first_line = first_line
+_fail_os = exit_with_os
 
 
 def _listing(kind: str, line: str) -> None:
@@ -56,100 +61,71 @@ def _listing(kind: str, line: str) -> None:
 
 def generate(
     out: Path = typer.Option(..., "--out", help="suite folder to write (suite.yaml + scenarios/)"),
-    suite: str = typer.Option("mpe", "--suite", help="suite kind: 'mpe', 'turns' (--pairs then counts dialogues) or 'av'"),
-    pairs: int = typer.Option(100, "--pairs", help="number of explicit/implicit scenario pairs (1..100000)"),
+    suite: str = typer.Option(DEFAULT_SUITE, "--suite", help="the suite to generate (`floorbench suite list`)"),
+    pairs: int = typer.Option(100, "--pairs", help="how many: scenario pairs (mpe), dialogues (turns); 1..100000"),
     seed: int = typer.Option(0, "--seed", help="same seed, same files (byte for byte); 0..4294967295"),
-    min_turns: int = typer.Option(6, "--min-turns", help="fewest human turns per scenario (4..40)"),
-    max_turns: int = typer.Option(10, "--max-turns", help="most human turns per scenario (4..40)"),
-    llm: Path | None = typer.Option(None, "--llm", help="LLM config YAML: let an OpenAI-compatible model write the turns"),
     force: bool = typer.Option(False, "--force", help="replace the scenarios in an existing --out"),
-    per_dynamic: int = typer.Option(2, "--per-dynamic", help="suite av: scenarios per dynamic (1..50)"),
-    dynamics: str | None = typer.Option(None, "--dynamics", help="suite av: comma-separated dynamics (default: all 11)"),
+    **options: Any,
 ) -> None:
     """Generate a scenario suite offline (deterministic for a seed)."""
     import time
 
     from rich.console import Console
 
-    from floorbench.scenarios.generate import MAX_PAIRS, MAX_TURNS, MIN_TURNS
-    from floorbench.scenarios.validate import load_suite
-
-    console = Console()
     t0 = time.monotonic()
     try:
-        if suite == "turns":
-            return _generate_turns(console, out, pairs, seed, force)
-        if suite == "av":
-            return _generate_av(console, out, per_dynamic, dynamics, seed, force)
-        if suite != "mpe":
-            _fail(f"--suite {suite}: only 'mpe', 'turns' and 'av' can be generated; write other suites by hand")
-        check_range("--pairs", pairs, 1, MAX_PAIRS)
+        plugin = get_suite(suite)
+        if not plugin.generate:
+            _fail(f"--suite {suite}: suite {suite} has no generator; write its scenarios by hand "
+                  f"(docs/{plugin.doc}) or use its importer")
         check_range("--seed", seed, 0, MAX_SEED)
-        check_range("--min-turns", min_turns, MIN_TURNS, MAX_TURNS)
-        check_range("--max-turns", max_turns, MIN_TURNS, MAX_TURNS)
-        if min_turns > max_turns:
-            _fail(f"--min-turns {min_turns} > --max-turns {max_turns}; swap them")
-        _write_generated(console, out, pairs, seed, (min_turns, max_turns), llm, force)
-        loaded = load_suite(out, audio=False)
+        own = {option_name(o.flag) for o in plugin.generate_options}
+        defaults = {option_name(o.flag): o.default for s in all_suites() for o in s.generate_options}
+        for name, value in options.items():
+            if name not in own and value != defaults.get(name):
+                _fail(f"--{name.replace('_', '-')}: not an option of suite {suite}'s generator; leave it out")
+        request = GenerateRequest(out=out, pairs=pairs, seed=seed, force=force, console=Console(),
+                                  options={k: v for k, v in options.items() if k in own})
+        line = plugin.part("generate")(request)
+    except SuiteNotFound as e:
+        _fail(f"--suite: {e}")
     except FloorbenchError as e:
         _fail(_first_line(e))
     except OSError as e:
         _fail_os(e)
-    gen_ms = int((time.monotonic() - t0) * 1000)
-    console.print(f"wrote {len(loaded.pairs())} pairs ({len(loaded.scenarios)} scenarios) to {out} "
-                  f"in {gen_ms / 1000:.1f} s; all validated. Next: floorbench render {out}",
-                  markup=False, highlight=False, soft_wrap=True)
+    typer.echo(one_line(line.replace("{seconds}", f"{time.monotonic() - t0:.1f}")))
 
 
-def _generate_turns(console: Console, out: Path, dialogues: int, seed: int, force: bool) -> None:
-    """`generate --suite turns`: --pairs counts dialogues (one scenario each)."""
-    from floorbench.scenarios.turns_generate import MAX_DIALOGUES, write_turns_suite
-    from floorbench.scenarios.validate import load_suite
+def generate_command() -> Callable[..., None]:
+    """`generate` with every suite's own options added (`SuitePlugin.generate_options`).
 
-    check_range("--pairs", dialogues, 1, MAX_DIALOGUES)
-    check_range("--seed", seed, 0, MAX_SEED)
-    write_turns_suite(out, dialogues, seed, force=force)
-    loaded = load_suite(out, audio=False)
-    console.print(f"wrote {len(loaded.scenarios)} turns dialogues to {out}; all validated. Next: floorbench render {out}",
-                  markup=False, highlight=False, soft_wrap=True)
+    Typer reads a command's options from its signature; this one is `generate`'s, plus one
+    keyword-only option per option a suite declares, so a third-party suite's generator gets
+    its options on the command line without an engine file changed.
+    """
+    base = inspect.signature(generate, eval_str=True)
+    params = [p for p in base.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    seen = {p.name for p in params}
+    for plugin in all_suites():
+        for o in plugin.generate_options:
+            name = option_name(o.flag)
+            if name in seen:
+                continue
+            seen.add(name)
+            kind: Any = o.kind if o.default is not None else o.kind | None
+            params.append(inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, annotation=kind,
+                default=typer.Option(o.default, o.flag, help=f"suite {plugin.name}: {o.help}"),
+            ))
 
+    def command(**kw: Any) -> None:
+        named = {k: kw.pop(k) for k in list(kw) if k in base.parameters}
+        generate(**named, **kw)
 
-def _generate_av(console: Console, out: Path, per_dynamic: int, dynamics: str | None, seed: int, force: bool) -> None:
-    """`generate --suite av`: synthetic clips drawn and rendered now (no `render` step)."""
-    from floorbench.scenarios.av_generate import MAX_PER_DYNAMIC, AvGenConfig, parse_dynamics, write_av_suite
-    from floorbench.scenarios.validate import load_suite
-
-    check_range("--per-dynamic", per_dynamic, 1, MAX_PER_DYNAMIC)
-    check_range("--seed", seed, 0, MAX_SEED)
-    cfg = AvGenConfig(per_dynamic=per_dynamic, seed=seed, dynamics=parse_dynamics(dynamics))
-    write_av_suite(out, cfg, force=force)
-    loaded = load_suite(out, audio=True)
-    console.print(f"wrote {len(loaded.scenarios)} av scenarios (audio and video) to {out}; all validated. "
-                  f"Next: floorbench run --suite {out} (no render needed)", markup=False, highlight=False, soft_wrap=True)
-
-
-def _write_generated(console: Console, out: Path, pairs: int, seed: int, turns: tuple[int, int],
-                     llm: Path | None, force: bool) -> None:
-    """The procedural generator, or an LLM writing the turns, behind one progress bar."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as bar:
-        task = bar.add_task("generating", total=pairs)
-        if llm is not None:
-            from floorbench.scenarios.llm import generate_with_llm, load_config
-
-            result = generate_with_llm(load_config(llm), out, pairs, seed, force=force,
-                                       progress=lambda n: bar.update(task, completed=n))
-            for line in result.rejected:
-                _listing("rejected", line)
-            if not result.written:
-                _fail(f"{out}: the model produced no valid pair; see {out / 'rejected.jsonl'}")
-        else:
-            from floorbench.scenarios.generate import GenConfig, write_generated_suite
-
-            write_generated_suite(out, pairs, seed, GenConfig(min_turns=turns[0], max_turns=turns[1]),
-                                  force=force, progress=lambda n: bar.update(task, completed=n))
+    command.__signature__ = base.replace(parameters=params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    command.__doc__ = generate.__doc__
+    return command
 
 
 def render(
@@ -259,83 +235,11 @@ def _print_info(console: Console, si: SuiteInfo, check_audio: bool) -> None:
         console.print("audio: not rendered yet; run `floorbench render`", markup=False)
 
 
-@suite_app.command("import")
-def import_(
-    src: Path = typer.Argument(..., help="a scenario file (.yaml/.json/.jsonl) or a folder of them"),
-    out: Path = typer.Option(..., "--out", help="suite folder to write"),
-    name: str | None = typer.Option(None, "--name", help="suite name (default: the folder name)"),
-    preamble: str | None = typer.Option(None, "--preamble", help="duty preamble text (default: the standard one)"),
-    strict_vocab: bool = typer.Option(False, "--strict-vocab", help="require attributes from the fixed vocabularies"),
-    force: bool = typer.Option(False, "--force", help="replace the scenarios in an existing --out"),
-) -> None:
-    """Load externally written scenarios through the validator into a suite folder."""
-    from floorbench.scenarios.importer import import_scenarios
-
-    try:
-        result = import_scenarios(src, out, name=name, preamble=preamble, strict_vocab=strict_vocab, force=force)
-    except FloorbenchError as e:
-        _fail(_first_line(e))
-    except OSError as e:
-        _fail_os(e)
-    for line in result.rejected:
-        _listing("rejected", line)
-    if result.written:
-        typer.echo(one_line(f"imported {len(result.written)} scenarios into {out}; next: floorbench render {out}"))
-    if result.rejected:
-        _fail(f"{src}: {len(result.rejected)} record(s) or pair(s) rejected (listed on stdout)")
-
-
-@suite_app.command("import-turns")
-def import_turns(
-    wav: Path = typer.Argument(..., help="a two-channel recording (WAV/FLAC) of a conversation"),
-    labels: Path = typer.Argument(..., help="CSV: label,start_ms,end_ms,text per user clip (docs/suites/turns.md)"),
-    out: Path = typer.Option(..., "--out", help="suite folder to write (one turns scenario)"),
-    user_channel: int = typer.Option(1, "--user-channel", help="the channel played as the user (1 or 2)"),
-    scenario_id: str | None = typer.Option(None, "--scenario-id", help="default: the recording's file name"),
-    conversation_type: str = typer.Option("casual", "--conversation-type", help="casual, task-oriented, ..."),
-) -> None:
-    """Turn one channel of a recorded conversation, with event labels, into a live turns scenario."""
-    from floorbench.scenarios.turns_import import import_recording
-
-    try:
-        path = import_recording(wav, labels, out, user_channel, scenario_id, conversation_type)
-    except FloorbenchError as e:
-        _fail(_first_line(e))
-    except OSError as e:
-        _fail_os(e)
-    typer.echo(one_line(f"imported {path}; run it with floorbench run --suite {out} (no render needed)"))
-
-
-@suite_app.command("import-av")
-def import_av(
-    src: Path = typer.Argument(..., help="a clip JSON (video, audio, dynamic, window; docs/suites/av.md) or a folder of them"),
-    out: Path = typer.Option(..., "--out", help="suite folder to write (suite: av)"),
-    fps: int | None = typer.Option(None, "--fps", help="output frame rate, 5..60 (default: the source's, rounded)"),
-    height: int | None = typer.Option(None, "--height", help="scale the video to this height in px (default: keep)"),
-    voice: str = typer.Option("flite:slt", "--voice", help="voice for a request given as text only"),
-    name: str | None = typer.Option(None, "--name", help="suite name (default: the folder name)"),
-    force: bool = typer.Option(False, "--force", help="replace the scenarios in an existing --out"),
-) -> None:
-    """Import recorded audio-visual clips (one JSON each) as an av suite, checked by the suite's rules."""
-    from floorbench.scenarios.av_import import ImportOptions
-    from floorbench.scenarios.av_import import import_av as run_import
-
-    try:
-        if fps is not None:
-            check_range("--fps", fps, 5, 60)
-        if height is not None:
-            check_range("--height", height, 16, 2160)
-        done = run_import(src, out, ImportOptions(fps=fps, height=height, voice=voice), name=name, force=force)
-    except FloorbenchError as e:
-        _fail(_first_line(e))
-    except OSError as e:
-        _fail_os(e)
-    typer.echo(one_line(f"imported {len(done)} av clips into {out}; run it with floorbench run --suite {out} "
-                        "(no render needed)"))
-
-
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the `floorbench` app."""
-    app.command("generate")(generate)
+    app.command("generate")(generate_command())
+    for plugin in all_suites():  # a suite's own commands (its importers) under `floorbench suite`
+        if plugin.commands:
+            plugin.part("commands")(suite_app)
     app.command("render")(render)
     app.add_typer(suite_app, name="suite")

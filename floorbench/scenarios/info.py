@@ -9,13 +9,12 @@ All durations are integer milliseconds.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from floorbench.scenarios.render import MANIFEST, file_sha256
-from floorbench.scenarios.schema import Label
 from floorbench.scenarios.validate import SUPPORTED_RATES, LoadedSuite, load_suite
+from floorbench.suites.registry import suite_of
 
 
 @dataclass
@@ -50,7 +49,7 @@ class SuiteInfo:
         return json.dumps(self.__dict__, indent=1, ensure_ascii=False, default=str)
 
 
-def _durations(suite: LoadedSuite, problems: list[str]) -> dict[str, int]:
+def clip_durations_ms(suite: LoadedSuite, problems: list[str]) -> dict[str, int]:
     """Duration in ms of every referenced audio file; checks each against the manifest hash."""
     import soundfile as sf
 
@@ -92,50 +91,7 @@ def suite_info(root: Path | str, check_audio: bool = True) -> SuiteInfo:
     """Summarise a suite; raises ScenarioError (one line) if it does not validate."""
     root = Path(root)
     suite = load_suite(root, audio=False)
-    if suite.suite.suite == "av":  # dynamics, categories, audio and video (docs/suites/av.md)
-        from floorbench.scenarios.av_validate import av_suite_info
-
-        return av_suite_info(suite, root, check_audio)
-    if suite.suite.suite == "turns":  # its own labels and attributes (docs/suites/turns.md)
-        from floorbench.scenarios.turns_validate import turns_suite_info
-
-        return turns_suite_info(suite, root, check_audio)
-    rendered = bool(suite.suite.preamble.audio) and all(t.audio for s in suite.scenarios for t in s.turns)
-    labels = Counter(t.label.value for s in suite.scenarios for t in s.turns)
-    attrs: dict[str, Counter] = {k: Counter() for k in ("location", "activity", "relationship", "device_context", "register")}
-    for s in suite.scenarios:
-        for k in attrs:
-            attrs[k][getattr(s.attributes, k)] += 1
-    tasks = Counter(str(s.meta.get("task", "(hand-written)")) for s in suite.scenarios)
-    humans = Counter(len(s.speakers) for s in suite.scenarios)
-    lengths = [len(s.turns) for s in suite.scenarios]
-    quint = Counter(min(4, (s.request.id - 1) * 5 // len(s.turns)) for s in suite.scenarios)
-    differs: Counter = Counter()
-    for group in suite.pairs().values():
-        s = group[0]
-        rid = s.request.id
-        key = "request only" if sorted(s.differs) == [rid] else (
-            "request and the turn before" if sorted(s.differs) == [rid - 1, rid] else "other")
-        differs[key] += 1
-    info = SuiteInfo(
-        name=suite.suite.name, root=str(root), pairs=len(suite.pairs()), scenarios=len(suite.scenarios),
-        sample_rate=suite.suite.sample_rate, generator=suite.suite.generator,
-        labels={lab.value: labels.get(lab.value, 0) for lab in Label},
-        attributes={k: dict(sorted(v.items())) for k, v in attrs.items()},
-        tasks=dict(tasks.most_common()), humans=dict(sorted(humans.items())),
-        turns_mean_x100=round(100 * sum(lengths) / len(lengths)), turns_min=min(lengths), turns_max=max(lengths),
-        request_quintiles={q: quint.get(q, 0) for q in range(5)}, differs=dict(differs), rendered=rendered,
-    )
-    if rendered and check_audio:
-        problems: list[str] = []
-        dur = _durations(suite, problems)
-        info.audio_problems = problems
-        info.audio_unique_ms = sum(dur.values())
-        pre = dur.get(suite.suite.preamble.audio or "", 0)
-        per_scen = [sum(dur.get(t.audio or "", 0) for t in s.turns) for s in suite.scenarios]
-        info.audio_playback_ms = sum(per_scen) + pre * len(suite.scenarios)
-        info.dialogue_mean_ms = sum(per_scen) // max(1, len(per_scen))
-    return info
+    return suite_of(suite.suite).part("suite_info")(suite, root, check_audio)
 
 
 def hours(ms: int) -> str:

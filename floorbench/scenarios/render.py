@@ -31,6 +31,7 @@ from pathlib import Path
 from floorbench.scenarios.files import write_scenario, write_suite, write_text_atomic
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError, load_suite
 from floorbench.speech import tts
+from floorbench.suites.registry import suite_of
 
 RENDER_VERSION = 1
 """Bump when post-processing changes so that cached clips are re-rendered."""
@@ -196,8 +197,9 @@ def render_suite(
     if rate not in tts.SUPPORTED_RATES:
         raise ScenarioError(f"{root}: rate {rate} Hz; use 16000, 24000 or 48000")
     suite = load_suite(root, audio=False)
-    if suite.suite.suite == "av":  # its audio is made with its video, in step (docs/suites/av.md)
-        raise ScenarioError(f"{root}: an av suite comes with its audio and video already made; do not render it")
+    plugin = suite_of(suite.suite)
+    if plugin.rendered_by_generator:  # its audio is made with the rest (suite av: with its video, in step)
+        raise ScenarioError(f"{root}: a {plugin.name} suite comes with its audio already made; do not render it")
     voice_map = voice_map or {}
     for v in voice_map.values():
         tts.parse_voice(v)

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from floorbench.errors import FloorbenchError
 from floorbench.scenarios.schema import Label, Scenario, Suite, inside
+from floorbench.suites.registry import SuiteNotFound, suite_of
 
 SUPPORTED_RATES = (16000, 24000, 48000)
 
@@ -46,7 +47,7 @@ class LoadedSuite:
         return out
 
 
-def _where(path: Path, scenario: str | None = None, turn: int | None = None) -> str:
+def where(path: Path, scenario: str | None = None, turn: int | None = None) -> str:
     parts = [str(path)]
     if scenario:
         parts.append(f"scenario {scenario}")
@@ -97,7 +98,7 @@ def _pydantic_line(path: Path, scenario: str | None, data: object, err: Validati
         msg = f"field '{field_name}': {msg.removeprefix('Value error, ')}"
     else:
         msg = f"field '{field_name}': {msg}"
-    return f"{_where(path, scenario, turn_id)}: {msg}"
+    return f"{where(path, scenario, turn_id)}: {msg}"
 
 
 def parse_scenario(path: Path, data: object | None = None) -> Scenario:
@@ -119,82 +120,67 @@ def check_scenario(scenario: Scenario, path: Path) -> None:
     sid = scenario.scenario_id
     turns = scenario.turns
     if not turns:
-        raise ScenarioError(f"{_where(path, sid)}: no turns; a scenario needs at least 3")
+        raise ScenarioError(f"{where(path, sid)}: no turns; a scenario needs at least 3")
     n_speakers = len(scenario.speakers)
     if not 3 <= n_speakers <= 4:
         raise ScenarioError(
-            f"{_where(path, sid)}: {n_speakers} speakers; the mpe suite needs 3 or 4 humans"
+            f"{where(path, sid)}: {n_speakers} speakers; the mpe suite needs 3 or 4 humans"
         )
     for sp_id in scenario.speakers:
         if sp_id not in ("A", "B", "C", "D"):
-            raise ScenarioError(f"{_where(path, sid)}: speaker id {sp_id!r}; use A, B, C or D")
+            raise ScenarioError(f"{where(path, sid)}: speaker id {sp_id!r}; use A, B, C or D")
     seen_ids: set[int] = set()
     for i, t in enumerate(turns):
         if t.id != i + 1:
             raise ScenarioError(
-                f"{_where(path, sid, t.id)}: turn ids must run 1, 2, 3 … in order; expected {i + 1}"
+                f"{where(path, sid, t.id)}: turn ids must run 1, 2, 3 … in order; expected {i + 1}"
             )
         seen_ids.add(t.id)
         if t.speaker not in scenario.speakers:
             raise ScenarioError(
-                f"{_where(path, sid, t.id)}: unknown speaker {t.speaker!r}; "
+                f"{where(path, sid, t.id)}: unknown speaker {t.speaker!r}; "
                 f"declare it under speakers (have {', '.join(sorted(scenario.speakers))})"
             )
         if not t.text.strip():
-            raise ScenarioError(f"{_where(path, sid, t.id)}: empty text; write what is said")
+            raise ScenarioError(f"{where(path, sid, t.id)}: empty text; write what is said")
     requests = [t for t in turns if t.label is Label.T]
     if len(requests) != 1:
         ids = ", ".join(str(t.id) for t in requests) or "none"
         raise ScenarioError(
-            f"{_where(path, sid)}: {len(requests)} T turns (ids {ids}); exactly one T per scenario"
+            f"{where(path, sid)}: {len(requests)} T turns (ids {ids}); exactly one T per scenario"
         )
     t_req = requests[0]
     if t_req.id == turns[0].id:
         raise ScenarioError(
-            f"{_where(path, sid, t_req.id)}: T is the first turn; the evidence must come first"
+            f"{where(path, sid, t_req.id)}: T is the first turn; the evidence must come first"
         )
     if t_req.id == turns[-1].id:
         raise ScenarioError(
-            f"{_where(path, sid, t_req.id)}: T is the last turn; at least one turn must follow it"
+            f"{where(path, sid, t_req.id)}: T is the last turn; at least one turn must follow it"
         )
     if not (t_req.gold and t_req.gold.strip()):
-        raise ScenarioError(f"{_where(path, sid, t_req.id)}: T has no gold answer; add 'gold:'")
+        raise ScenarioError(f"{where(path, sid, t_req.id)}: T has no gold answer; add 'gold:'")
     for i, t in enumerate(turns):
         nxt = turns[i + 1] if i + 1 < len(turns) else None
         if t.label is Label.N4Q and (nxt is None or nxt.label is not Label.N4R):
             raise ScenarioError(
-                f"{_where(path, sid, t.id)}: N4Q is not immediately followed by an N4R; "
+                f"{where(path, sid, t.id)}: N4Q is not immediately followed by an N4R; "
                 "add the resolution turn right after it"
             )
         if t.label is Label.N4R:
             prev = turns[i - 1] if i > 0 else None
             if prev is None or prev.label is not Label.N4Q:
                 raise ScenarioError(
-                    f"{_where(path, sid, t.id)}: N4R without an N4Q right before it; "
+                    f"{where(path, sid, t.id)}: N4R without an N4Q right before it; "
                     "put the question turn before it or relabel"
                 )
         if t.gold and t.label is not Label.T:
             raise ScenarioError(
-                f"{_where(path, sid, t.id)}: gold answer on a {t.label} turn; only T carries gold"
+                f"{where(path, sid, t.id)}: gold answer on a {t.label} turn; only T carries gold"
             )
     for d in scenario.differs:
         if d not in seen_ids:
-            raise ScenarioError(f"{_where(path, sid)}: differs lists turn {d}, which does not exist")
-
-
-def check_vocabulary(scenario: Scenario, path: Path) -> None:
-    """The five attributes come from the generator's fixed vocabularies (docs/scenarios.md)."""
-    from floorbench.scenarios.vocab import vocabulary
-
-    vocab = vocabulary()
-    for key, allowed in vocab.items():
-        value = getattr(scenario.attributes, key)
-        if value not in allowed:
-            shown = ", ".join(sorted(allowed)[:6])
-            raise ScenarioError(
-                f"{_where(path, scenario.scenario_id)}: {key} {value!r} is not in the vocabulary; "
-                f"use one of {shown}, … (see docs/scenarios.md) or drop --strict-vocab"
-            )
+            raise ScenarioError(f"{where(path, sid)}: differs lists turn {d}, which does not exist")
 
 
 def check_audio(root: Path, rel: str | None, where: str, required: bool) -> None:
@@ -263,27 +249,15 @@ def load_scenario_file(
 ) -> Scenario:
     """Parse and check one scenario file (and, with `audio`, its audio files).
 
-    A file that says ``suite: turns`` is checked by suite turns' rules instead
-    (`floorbench.scenarios.turns_validate`).
+    The file's ``suite`` (none: the default suite) names the rules that check it: that
+    suite's part `load_scenario` (floorbench.suites.registry).
     """
     data = read_yaml(path)
-    if isinstance(data, dict) and data.get("suite") == "turns":
-        from floorbench.scenarios.turns_validate import load_turns_scenario
-
-        return load_turns_scenario(path, data, root=root, audio=audio)
-    if isinstance(data, dict) and data.get("suite") == "av":
-        from floorbench.scenarios.av_validate import load_av_scenario
-
-        return load_av_scenario(path, data, root=root, audio=audio)
-    s = parse_scenario(path, data)
-    check_scenario(s, path)
-    if strict_vocab:
-        check_vocabulary(s, path)
-    if audio:
-        base = root or path.parent
-        for t in s.turns:
-            check_audio(base, t.audio, _where(path, s.scenario_id, t.id), required=True)
-    return s
+    try:
+        plugin = suite_of(data)
+    except SuiteNotFound as e:
+        raise ScenarioError(f"{path}: {e}; fix its 'suite'") from None
+    return plugin.part("load_scenario")(path, data, root=root, audio=audio, strict_vocab=strict_vocab)
 
 
 def load_suite(

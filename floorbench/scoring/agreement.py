@@ -19,7 +19,7 @@ from floorbench.scoring.content import turn_context
 from floorbench.scoring.inputs import InputError, load_turns
 from floorbench.scoring.items import Item, Metric
 from floorbench.scoring.judges import JudgeInput, Task, judge_cached, judge_id, make_judge
-from floorbench.scoring.score import read_items, read_scores, read_vad_rows
+from floorbench.scoring.scores_file import read_items, read_scores, read_vad_rows
 
 
 def cohen_kappa(a: list[str], b: list[str]) -> float | None:

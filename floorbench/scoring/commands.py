@@ -1,4 +1,4 @@
-"""`floorbench score`, `floorbench report`, `floorbench judge-agreement`.
+"""`floorbench score` and `floorbench judge-agreement`.
 
 Heavy imports (onnxruntime, faster-whisper, numpy models) happen inside the
 command functions, so `floorbench --help` stays fast. Every expected failure
@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 import typer
 
 from floorbench.errors import FloorbenchError, OptionError, check_range, one_line, path_error_line
-
-if TYPE_CHECKING:
-    from floorbench.scoring.score import ScoreOptions
 
 MAX_CONCURRENCY = 64
 """parallel LLM requests (and VAD worker processes): more only trips rate limits or memory"""
@@ -75,126 +72,40 @@ def score_cmd(
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:
     """Score recordings: timing from VAD, content from ASR + judge, intervals, McNemar."""
-    from floorbench.report.markdown import summary_lines
-    from floorbench.scoring.score import ScoreOptions, score
+    from floorbench.scoring.outcome import ScoreRequest
+    from floorbench.suites.registry import suite_recognising
 
     _check(("--judge-concurrency", judge_concurrency, 1, MAX_CONCURRENCY), ("--workers", workers, 1, MAX_CONCURRENCY),
            ("--resamples", resamples, 0, MAX_RESAMPLES), ("--seed", seed, 0, MAX_SEED))
-    opts = ScoreOptions(
-        asr=asr, asr_download=asr_download, judge=judge,
-        judge_options=_judge_options(judge, judge_base_url, judge_key_env, judge_concurrency),
-        workers=workers, resamples=resamples, seed=seed, out=out, cache_dir=cache_dir,
-        exclude_degraded=exclude_degraded,
-    )
 
     def progress(stage: str, done: int, total: int) -> None:
         if not quiet and sys.stderr.isatty():
             print(f"\r{stage}: {done}/{total}   ", end="", file=sys.stderr, flush=True)
 
-    if _score_av_if_av(target, opts):
-        return
-    if _score_turns_if_turns(target, out, workers, resamples, seed, exclude_degraded):
-        return
+    request = ScoreRequest(
+        asr=asr, asr_download=asr_download, judge=judge,
+        judge_options=_judge_options(judge, judge_base_url, judge_key_env, judge_concurrency),
+        workers=workers, resamples=resamples, seed=seed, out=out, cache_dir=cache_dir,
+        exclude_degraded=exclude_degraded, progress=progress,
+    )
     try:
-        result = score(target, opts, progress=progress)
+        outcome = suite_recognising(target).part("score")(target, request)
     except (FloorbenchError, OSError) as e:
         _fail(e)
     if not quiet and sys.stderr.isatty():
         print(file=sys.stderr)
-    scored = result.scores.scenarios.get("scored", 0)
-    notes_err = scored > 0  # when nothing scored, stderr carries only the one error line
-    for line in result.scores.errors:
+    notes_err = outcome.notes_to_stderr or outcome.scored > 0
+    for line in outcome.errors:
         typer.echo(f"skipped: {one_line(line)}", err=notes_err)
-    left_out = result.scores.scenarios.get("excluded_degraded", 0)
     if exclude_degraded:
-        typer.echo(f"left out {left_out} scenario(s) whose timing verdict is degraded", err=notes_err)
-    for line in summary_lines(result.scores):
+        typer.echo(f"left out {outcome.excluded_degraded} scenario(s) whose timing verdict is degraded", err=notes_err)
+    for line in outcome.summary:
         typer.echo(line)
-    typer.echo(f"wrote {result.out / 'scores.json'} and {result.out / 'items.jsonl'}")
-    if scored == 0:
+    typer.echo(outcome.wrote)
+    if outcome.scored == 0:
         from floorbench.scoring.inputs import InputError
 
-        skipped = len(result.scores.errors)
-        why = f"{skipped} skipped, listed on stdout" if skipped else "none found"
-        _fail(InputError(f"{target}: no dialogue could be scored ({why}); see the scoring docs for the folder format"))
-
-
-def _score_av_if_av(target: Path, opts: ScoreOptions) -> bool:
-    """Suite av is detected from meta.json's suite (or its clips' label) and scored by its own scorer
-    (docs/suites/av.md, "Scoring")."""
-    from floorbench.scoring.av_score import AvScoreOptions, is_av_run, score_av
-    from floorbench.scoring.av_tables import summary_lines
-    from floorbench.scoring.inputs import discover
-
-    try:
-        if not is_av_run(discover(target)):
-            return False
-        scores, where = score_av(target, AvScoreOptions(
-            asr=opts.asr, asr_download=opts.asr_download, judge=opts.judge, judge_options=opts.judge_options,
-            workers=opts.workers, resamples=opts.resamples, seed=opts.seed, out=opts.out, cache_dir=opts.cache_dir,
-            exclude_degraded=opts.exclude_degraded,
-        ))
-    except (FloorbenchError, OSError) as e:
-        _fail(e)
-    for line in scores["errors"]:
-        typer.echo(f"skipped: {one_line(line)}", err=True)
-    for line in summary_lines(scores):
-        typer.echo(line)
-    typer.echo(f"wrote {where / 'av_scores.json'} and {where / 'av_report.md'}")
-    if scores["scenarios"]["scored"] == 0:
-        from floorbench.scoring.inputs import InputError
-
-        _fail(InputError(f"{target}: no av clip could be scored ({scores['scenarios']['unscorable']} unscorable, "
-                         "reasons in av_scores.json)"))
-    return True
-
-
-def _score_turns_if_turns(
-    target: Path, out: Path | None, workers: int, resamples: int, seed: int, exclude_degraded: bool
-) -> bool:
-    """Suite turns is detected from its clip labels and scored by its own scorer (docs/suites/turns.md)."""
-    from floorbench.scoring.inputs import discover
-    from floorbench.scoring.turns_score import is_turns, score_turns
-    from floorbench.scoring.turns_tables import summary_lines
-
-    try:
-        if not is_turns(discover(target)):
-            return False
-        scores, where = score_turns(target, out, workers=workers, resamples=resamples, seed=seed,
-                                    exclude_degraded=exclude_degraded)
-    except (FloorbenchError, OSError) as e:
-        _fail(e)
-    for line in scores["errors"]:
-        typer.echo(f"skipped: {one_line(line)}", err=True)
-    if exclude_degraded:
-        typer.echo(f"left out {scores['scenarios']['excluded_degraded']} scenario(s) whose timing verdict is degraded",
-                   err=True)
-    for line in summary_lines(scores):
-        typer.echo(line)
-    typer.echo(f"wrote {where / 'turns_scores.json'}, {where / 'turnbench_submission.json'} and {where / 'turns_report.md'}")
-    if scores["scenarios"]["scored"] == 0:
-        from floorbench.scoring.inputs import InputError
-
-        _fail(InputError(f"{target}: no turns dialogue could be scored ({len(scores['errors'])} unreadable, "
-                         f"{scores['scenarios']['excluded_degraded']} left out as degraded)"))
-    return True
-
-
-def report_cmd(
-    runs: list[Path] = typer.Argument(..., help="scored run folders (or their scores.json), side by side"),
-    out: Path = typer.Option(Path("report"), help="folder for report.md and report.html"),
-    title: str = typer.Option("floorbench report", help="report title"),
-    timelines: int = typer.Option(12, help="dialogues per run drawn as timelines (failures first; 0..1000)"),
-) -> None:
-    """Render a Markdown and a self-contained HTML report comparing runs."""
-    from floorbench.report.render import write_report
-
-    _check(("--timelines", timelines, 0, 1000))
-    try:
-        md, html = write_report(runs, out, title=title, max_timelines=timelines)
-    except (FloorbenchError, OSError) as e:
-        _fail(e)
-    typer.echo(f"wrote {md} and {html}")
+        _fail(InputError(outcome.nothing_scored))
 
 
 def judge_agreement_cmd(
@@ -248,12 +159,19 @@ def _judge_labels(labels: str, scored: Path | None, judge: str, out: Path | None
                   options: dict[str, object]) -> None:
     """`--labels`: the judge (and the offline judge beside an LLM one) against human verdicts."""
     from floorbench.scoring.agreement_labels import calibrate, report_lines
-    from floorbench.scoring.av_agreement import is_rubric_labels
+    from floorbench.suites.registry import suite_owning_labels
 
     if scored is not None:
         _fail(OptionError("--labels measures a judge against human labels; give no scored run folder with it"))
-    if is_rubric_labels(Path(labels)):  # suite av's rubric labels (docs/suites/av.md, "Scoring")
-        _rubric_labels(Path(labels), judge, out, options)
+    owner = suite_owning_labels(Path(labels))
+    if owner is not None:  # labels of a suite's own judge (suite av's rubric, docs/suites/av.md "Scoring")
+        try:
+            lines, path = owner.part("label_agreement")(Path(labels), judge, out or Path("judge-agreement"), dict(options))
+        except (FloorbenchError, OSError) as e:
+            _fail(e)
+        for line in lines:
+            typer.echo(line)
+        typer.echo(f"wrote {path}")
         return
     judges = [judge] if judge == "offline" else ["offline", judge]
     try:
@@ -265,21 +183,7 @@ def _judge_labels(labels: str, scored: Path | None, judge: str, out: Path | None
     typer.echo(f"wrote {path}")
 
 
-def _rubric_labels(labels: Path, judge: str, out: Path | None, options: dict[str, object]) -> None:
-    from floorbench.scoring.av_agreement import calibrate_rubric
-    from floorbench.scoring.av_agreement import report_lines as rubric_lines
-
-    try:
-        result, path = calibrate_rubric(labels, judge, out or Path("judge-agreement"), dict(options))
-    except (FloorbenchError, OSError) as e:
-        _fail(e)
-    for line in rubric_lines(result):
-        typer.echo(line)
-    typer.echo(f"wrote {path}")
-
-
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the `floorbench` app."""
     app.command("score")(score_cmd)
-    app.command("report")(report_cmd)
     app.command("judge-agreement")(judge_agreement_cmd)

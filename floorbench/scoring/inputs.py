@@ -20,14 +20,18 @@ from pydantic import ValidationError
 from floorbench.errors import FloorbenchError
 from floorbench.records import DialogueTurns, Outcome, RunMeta
 from floorbench.scenarios.schema import inside
-from floorbench.suites.turns import TurnEvent
+from floorbench.suites.registry import all_suites, get_suite
 
 ACCEPTED_RATES = (16000, 24000, 48000)
-KNOWN_LABELS = ("T", "N1", "N2", "N3", "N4Q", "N4R")
-TURNS_LABELS = tuple(e.value for e in TurnEvent)
-"""suite turns' clip labels (a dialogue holds one suite's labels only)"""
-AV_LABELS = ("av",)
-"""suite av's clip label (the event, not the clip, says what a clip means)"""
+
+
+def suite_labels(first: str) -> tuple[str, ...]:
+    """The turn labels of the suite whose labels include `first` (a dialogue holds one suite's
+    labels only; each suite declares them, `SuitePlugin.labels`); () when none does."""
+    for s in all_suites():
+        if first in s.labels:
+            return s.labels
+    return ()
 SCORING_RATE = 16000
 
 
@@ -114,8 +118,7 @@ def check_turns(turns: DialogueTurns, path: Path) -> None:
     if not ts:
         raise InputError(f"{path}: 'turns' is empty; a dialogue needs its human turns")
     seen: set[int] = set()
-    known = TURNS_LABELS if ts and ts[0].label in TURNS_LABELS else KNOWN_LABELS
-    known = AV_LABELS if ts and ts[0].label in AV_LABELS else known
+    known = suite_labels(ts[0].label) or get_suite(None).labels
     for i, t in enumerate(ts):
         where = f"{path}: turn {t.turn_id}"
         if t.turn_id in seen:

@@ -5,7 +5,7 @@ waiting: it then jumps straight to the next timer (the idea of livekit/agents'
 tests/virtual_time.py). A minute of schedule runs in a fraction of a second,
 and every time is an exact integer of ns.
 
-`FakeRoom` satisfies `floorbench.pipelines.schedules.Playback`:
+`FakeRoom` satisfies `floorbench.suites.mpe.schedule.Playback`:
 
 - `FakeWriter` plays clips at exact samples with no source queue: sample S
   leaves at ``S / sample_rate`` and the cursor is the sample playing now;

@@ -1,0 +1,83 @@
+"""CLI command `worker`: a LiveKit Agents worker for `run --workers dispatch` (pipelines/worker.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+
+def fail(msg: str) -> NoReturn:
+    """One line, ``error: …``, exit code 2 (as every floorbench command)."""
+    typer.echo(f"error: {msg}", err=True)
+    raise typer.Exit(2)
+
+
+def worker(
+    suite: Annotated[list[Path], typer.Option(help="suite folder this worker holds (repeat for more suites)")],
+    livekit_url: Annotated[
+        str | None, typer.Option(help="the LiveKit server (any node); key/secret from LIVEKIT_API_KEY/SECRET")
+    ] = None,
+    agent: Annotated[str, typer.Option(help="agent name to register; `run --workers dispatch:AGENT` names it")] = "floorbench",
+    max_jobs: Annotated[int, typer.Option(help="scenarios at once on this worker (its reported load limit, 1..64)")] = 1,
+) -> None:
+    """Take scenario jobs dispatched by `run --workers dispatch` until Ctrl-C; results go to the run's shared folder."""
+    from floorbench.errors import FloorbenchError, OptionError, check_range
+    from floorbench.pipelines.dispatch.worker import MAX_JOBS, WorkerSettings, describe, serve
+    from floorbench.scenarios.files import resolve_suite
+    from floorbench.scenarios.validate import ScenarioError
+    from floorbench.transports.server import LiveKitConnection, ServerError
+
+    try:
+        check_range("--max-jobs", max_jobs, 1, MAX_JOBS)
+        conn = LiveKitConnection.from_env(livekit_url)
+        if conn is None:
+            fail("worker needs a LiveKit server: pass --livekit-url (or LIVEKIT_URL) with LIVEKIT_API_KEY/SECRET")
+        settings = WorkerSettings([resolve_suite(s) for s in suite], conn, agent, max_jobs)
+        typer.echo(json.dumps(describe(settings)), err=True)
+        asyncio.run(serve(settings))
+    except (OptionError, ServerError, ScenarioError, FloorbenchError, ValueError) as e:
+        fail(str(e))
+    except KeyboardInterrupt:
+        pass
+
+
+def serve_nodes(nodes: int, port: int, key: str, secret: str | None) -> None:
+    """`server --nodes N`: N LiveKit nodes and their Redis on 127.0.0.1 until Ctrl-C or SIGTERM; all die with it."""
+    import signal
+    import time
+
+    from floorbench.transports.server import LiveKitCluster, ServerError
+
+    cluster = LiveKitCluster(nodes=nodes, base_port=port, api_key=key, api_secret=secret or "")
+    stop = False
+
+    def _stop(*_: object) -> None:
+        nonlocal stop
+        stop = True
+
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        conns = cluster.start()
+        typer.echo(f"{nodes} LiveKit nodes sharing Redis {cluster.redis.address} (key {key}); Ctrl-C stops them")
+        for i, conn in enumerate(conns, 1):
+            typer.echo(f"node {i}: {conn.url}")
+        if not secret:
+            typer.echo("set LIVEKIT_API_SECRET before starting to choose the secret; a random one is in use")
+        while not stop:
+            if not cluster.alive():
+                fail("a LiveKit node or its Redis exited; see their logs")
+            time.sleep(0.5)
+    except ServerError as e:
+        fail(str(e))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        cluster.stop()
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(worker)

@@ -1,0 +1,273 @@
+"""The dispatch protocol between `run --workers dispatch` and `floorbench worker`, on a shared run folder.
+
+LiveKit's agent dispatch carries the job: the runner creates the scenario's room
+with an explicit dispatch to the workers' agent name, and the job's metadata
+(`JobSpec`) names the suite by its manifest hash, the scenario, the model with
+its config, the settings, the run folder and an **attempt token**. Everything
+else travels through the run folder, which every worker must be able to write
+(one disk for one box; a shared filesystem with working POSIX locks for many):
+
+- ``OUT/<id>/dispatch.json`` — the attempt the runner waits for (its token);
+  only the runner changes the token, under the folder's lock.
+- ``OUT/.dispatch/<token>/claim.json`` — written by the worker that accepted
+  the job and touched every `HEARTBEAT_S` while the scenario runs; the
+  scenario plays into ``OUT/.dispatch/<token>/<id>/`` (staging).
+- `publish`: at the end the worker moves its staged files into ``OUT/<id>/``
+  (meta.json last) — only while ``dispatch.json`` still holds its token, under
+  the lock. A worker that the runner gave up on (lost, then re-dispatched)
+  finds another token and leaves its staging folder as it is: each scenario
+  is completed exactly once, and a late finisher never overwrites a result.
+- a refusing worker (another copy of the suite) appends its one-line reason
+  to ``OUT/.dispatch/<token>/refusals.jsonl`` and rejects the job, so LiveKit
+  may offer it to another worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import json
+import os
+import secrets
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from floorbench import __version__
+from floorbench.errors import FloorbenchError
+from floorbench.pipelines.run.scenario_run import ScenarioSettings
+from floorbench.records import FailureKind, Outcome, RunMeta, write_json_atomic
+from floorbench.scenarios.schema import Scenario
+
+DEFAULT_AGENT = "floorbench"
+STAGING = ".dispatch"
+"""OUT/.dispatch/<token>/: claims, heartbeats, refusals and the staged scenario folders"""
+HEARTBEAT_S = 2.0
+"""how often a worker touches its claim while a scenario runs"""
+PROTOCOL = 1
+
+
+class DispatchError(FloorbenchError):
+    """A dispatch job that cannot be read, or a run folder the dispatch protocol cannot use."""
+
+
+class JobSpec(BaseModel):
+    """The dispatch metadata: everything a worker needs to run one attempt of one scenario."""
+
+    protocol: int = PROTOCOL
+    suite: str
+    suite_hash: str
+    scenario_id: str
+    model: str
+    config: dict[str, Any] = Field(default_factory=dict)
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """`settings_record` of the run's ScenarioSettings"""
+    out: str
+    """the run folder, an absolute path every worker can write"""
+    run_id: str
+    token: str
+    attempt: int = 1
+
+    def room_run_id(self) -> str:
+        """Each attempt gets a room of its own: a lost worker's room may linger for a while."""
+        return f"{self.run_id}-{self.token[:8]}"
+
+    @classmethod
+    def parse(cls, metadata: str) -> JobSpec:
+        try:
+            spec = cls.model_validate_json(metadata)
+        except (ValidationError, ValueError) as e:
+            first = str(e).splitlines()[0][:160]
+            raise DispatchError(f"dispatch metadata is not a floorbench job ({first}); is another agent named the same?") from None
+        if spec.protocol != PROTOCOL:
+            raise DispatchError(f"dispatch protocol {spec.protocol}, this worker speaks {PROTOCOL}; update floorbench on every box")
+        return spec
+
+
+def new_token() -> str:
+    return secrets.token_hex(8)
+
+
+def settings_record(s: ScenarioSettings) -> dict[str, Any]:
+    """The settings a worker needs, as JSON. Network impairment does not travel (not built for dispatch)."""
+    if s.impair is not None and s.impair.active:
+        raise DispatchError("--impair with --workers dispatch is not built yet; run the impaired suite on one box")
+    record = {f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.name not in ("schedule", "impair")}
+    record["print_join"] = False
+    record["schedule"] = dict(s.schedule)
+    return record
+
+
+def settings_from(record: dict[str, Any]) -> ScenarioSettings:
+    """`settings_record` back into ScenarioSettings (the worker's side)."""
+    record = dict(record)
+    sched = record.pop("schedule", {}) or {}
+    if not isinstance(sched, dict):
+        raise DispatchError(f"settings: schedule is {type(sched).__name__}, not a mapping of options")
+    names = {f.name for f in dataclasses.fields(ScenarioSettings)}
+    kept = {k: v for k, v in record.items() if k in names}
+    return ScenarioSettings(**kept, schedule=dict(sched))
+
+
+def staging(out: Path, token: str) -> Path:
+    return out / STAGING / token
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive lock on a scenario folder (flock on OUT/<id>/.dispatch.lock), across processes and boxes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / ".dispatch.lock").open("a") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def current(folder: Path) -> dict[str, Any]:
+    """The scenario's dispatch.json ({} when none)."""
+    return read_json(folder / "dispatch.json") or {}
+
+
+def open_attempt(folder: Path, token: str, attempt: int) -> None:
+    """The runner's side: from now on only `token`'s worker may publish into `folder`."""
+    with folder_lock(folder):
+        write_json_atomic(folder / "dispatch.json", {"token": token, "attempt": attempt, "state": "dispatched",
+                                                     "dispatched_wall": time.time()})
+
+
+def revoke(folder: Path, token: str, why: str) -> bool:
+    """The runner gives up on `token` (lost or refused); False when its worker published first (then keep that)."""
+    with folder_lock(folder):
+        state = current(folder)
+        if state.get("token") == token and state.get("state") == "published":
+            return False
+        write_json_atomic(folder / "dispatch.json", {**state, "token": None, "revoked": token, "state": "revoked",
+                                                     "why": why})
+        return True
+
+
+def claim(out: Path, spec: JobSpec, worker: str) -> Path | None:
+    """The worker's side, on accepting: its claim (the heartbeat file); the staging folder, or None.
+
+    The first claim wins (created exclusively): the runner offers an unclaimed job
+    again, so two workers may both be assigned the one attempt; the second plays nothing.
+    """
+    where = staging(out, spec.token)
+    where.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(where / "claim.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return None
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump({"worker": worker, "scenario_id": spec.scenario_id, "attempt": spec.attempt,
+                   "accepted_wall": time.time()}, f)
+    return where
+
+
+def beat(out: Path, token: str) -> None:
+    """Touch the claim: the runner takes a claim older than its heartbeat timeout for a lost worker."""
+    with contextlib.suppress(OSError):
+        os.utime(staging(out, token) / "claim.json")
+
+
+def refuse(out: Path, token: str, worker: str, reason: str) -> None:
+    """Record a refusal (one JSON line) where the runner will find it if nobody takes the job."""
+    where = staging(out, token)
+    where.mkdir(parents=True, exist_ok=True)
+    with (where / "refusals.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"worker": worker, "reason": reason, "wall": time.time()}) + "\n")
+
+
+def refusals(out: Path, token: str) -> list[str]:
+    path = staging(out, token) / "refusals.jsonl"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    found: dict[str, None] = {}  # a job offered again is refused again: each reason once, in order
+    for line in lines:
+        with contextlib.suppress(ValueError, AttributeError, KeyError, TypeError):
+            entry = json.loads(line)
+            found[f"{entry['worker']}: {entry['reason']}"] = None
+    return list(found)
+
+
+@dataclass(frozen=True)
+class ClaimState:
+    """What the runner sees of one attempt while it waits."""
+
+    published: bool
+    claimed: bool
+    beat_age_s: float | None
+    """seconds since the worker last touched its claim; None before a claim"""
+
+
+def look(out: Path, scenario_id: str, token: str, now: float | None = None) -> ClaimState:
+    state = current(out / scenario_id)
+    published = state.get("token") == token and state.get("state") == "published"
+    try:
+        mtime = (staging(out, token) / "claim.json").stat().st_mtime
+    except OSError:
+        return ClaimState(published, False, None)
+    return ClaimState(published, True, max(0.0, (now if now is not None else time.time()) - mtime))
+
+
+def publish(out: Path, spec: JobSpec, worker: str) -> bool:
+    """Move the staged scenario folder's files into OUT/<id>/ if `spec.token` is still the one awaited.
+
+    Under the folder's lock, so a runner that revokes the token and a worker that
+    publishes never both win. meta.json moves last: a reader that sees the new
+    meta.json sees every file it names. False (nothing moved) for a superseded token.
+    """
+    folder = out / spec.scenario_id
+    staged = staging(out, spec.token) / spec.scenario_id
+    with folder_lock(folder):
+        state = current(folder)
+        if state.get("token") != spec.token or state.get("state") != "dispatched":
+            return False
+        for p in sorted(staged.iterdir(), key=lambda p: p.name == "meta.json"):
+            if p.is_dir() and (folder / p.name).is_dir():  # an earlier attempt's tracks/
+                shutil.rmtree(folder / p.name)
+            os.replace(p, folder / p.name)
+        write_json_atomic(folder / "dispatch.json", {**state, "state": "published", "worker": worker,
+                                                     "published_wall": time.time()})
+    return True
+
+
+def stand_in_meta(
+    scenario: Scenario, suite: str, room: str, model_card: dict[str, Any], attempt: int,
+    kind: FailureKind, reason: str, staged: Path | None = None,
+) -> RunMeta:
+    """A failed meta.json for an attempt whose worker left none (lost, refused, or failed before its room).
+
+    The staged meta.json of a lost worker, when readable, is the base: it says how far the scenario got.
+    """
+    from floorbench.clock import SessionClock
+    from floorbench.pipelines.run.resume import read_meta
+
+    meta = read_meta(staged) if staged is not None else None
+    if meta is None:
+        anchor = SessionClock().anchor
+        meta = RunMeta(
+            floorbench_version=__version__, scenario_id=scenario.scenario_id, pair_id=scenario.pair_id,
+            condition=str(scenario.condition), suite=suite, room=room, created_wall_ns=anchor.wall_ns,
+            anchor=anchor, model=model_card,
+        )
+    meta.outcome, meta.failure_kind, meta.failure_reason, meta.attempt = Outcome.failed, kind, reason, attempt
+    return meta

@@ -1,0 +1,1 @@
+"""`floorbench latency`: audio latency through the SFU with chirp probes, and the sound devices' share."""

@@ -1,0 +1,321 @@
+"""The model participant: a child process running one pipecat chain in the room.
+
+    LiveKitTransport.input() → model.processors() → LiveKitTransport.output()
+
+One process per scenario gives every model a fresh session (docs/architecture.md,
+"Processes"), keeps pipecat's one-session-per-process assumptions (pipecat #3378),
+and lets a crashing or killed model lose one scenario, not the run.
+
+The `ModelSpec` (URL, token, model name, config, scenario file) arrives as
+one JSON line on stdin so the token never appears in a process listing or a
+file. The process writes one line to stdout, `ModelReady` once the pipeline is
+built or `ModelFailed` with a one-line reason (floorbench.pipelines.room.model_messages),
+then runs until SIGTERM, the room closes, its parent goes, or its lifetime ends.
+While it runs, `_Reports` tells the runner what it must know to trust a silent
+recording: every error the chain raises (an observer sees each pipecat
+``ErrorFrame`` where it is first pushed, upstream or downstream, fatal or not)
+and, for processors that hold a model-server connection (``reports_connection``),
+when the connection is up and when it drops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from typing import TYPE_CHECKING, Any
+
+from floorbench.pipelines.room.model_messages import (
+    ModelAnswer,
+    ModelChainError,
+    ModelConnected,
+    ModelDisconnected,
+    ModelEvent,
+    ModelFailed,
+    ModelMeasured,
+    ModelReady,
+    ModelSpec,
+    answer_line,
+    one_line,
+)
+
+if TYPE_CHECKING:
+    from floorbench.processors.registry import ModelContext
+
+
+def _patch_livekit_rtc(in_rate: int) -> None:
+    """Two settings pipecat's LiveKit transport does not expose, set on the `rtc` it sees.
+
+    - Its output publishes with default options (DTX and RED on). Measurement tracks
+      must be continuous (docs/architecture.md, "Clocks"), so in this child process
+      every TrackPublishOptions starts with DTX and RED off.
+    - Its input asks LiveKit for 48 kHz and resamples every 10 ms frame to the
+      chain's rate in Python (SOXR, stream mode). LiveKit's own resampler gives the
+      chain's rate directly: the model hears the room without the SOXR filter's
+      bursty delay (the `echo` model's path went from 229.9 to 164.9 ms p50). The
+      model process's CPU did not change measurably.
+    """
+    from livekit import rtc
+
+    original = rtc.TrackPublishOptions
+
+    def no_dtx(*args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("dtx", False)
+        kwargs.setdefault("red", False)
+        return original(*args, **kwargs)
+
+    import types
+
+    import pipecat.transports.livekit.transport as lk_transport
+
+    patched = types.SimpleNamespace(**{k: getattr(rtc, k) for k in dir(rtc) if not k.startswith("__")})
+    patched.TrackPublishOptions = no_dtx
+
+    class AudioStreamAtChainRate(rtc.AudioStream):
+        def __init__(self, track: Any, *args: Any, **kwargs: Any) -> None:
+            if not args:
+                kwargs.setdefault("sample_rate", in_rate)
+            super().__init__(track, *args, **kwargs)
+
+    patched.AudioStream = AudioStreamAtChainRate
+    lk_transport.rtc = patched  # type: ignore[assignment]
+
+
+def _die_with_parent() -> None:
+    """A model process must not outlive its runner (a killed run would leave it
+    in the room, using CPU): ask Linux to SIGTERM us when the parent dies."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+    except OSError:
+        pass
+
+
+async def _watch_parent(parent: int, stop: asyncio.Event) -> None:
+    """Fallback to PDEATHSIG: notice being re-parented."""
+    while not stop.is_set():
+        if os.getppid() != parent:
+            stop.set()
+            return
+        await asyncio.sleep(1.0)
+
+
+def _emit(answer: ModelAnswer | ModelEvent) -> None:
+    sys.stdout.write(answer_line(answer))
+    sys.stdout.flush()
+
+
+def _config_secrets(config: dict[str, Any]) -> tuple[str, ...]:
+    """Values of the environment variables the config names (``*_env``): masked in every reason."""
+    names: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if str(k).endswith("_env") and isinstance(v, str):
+                    names.append(v)
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(config)
+    return tuple(v for v in (os.environ.get(n) for n in names) if v)
+
+
+class _Reports:
+    """Errors, and the model-server connections' state, as lines on stdout for the runner.
+
+    A processor that talks to a model server sets ``reports_connection`` and
+    calls its ``on_model_connected`` / ``on_model_disconnected(reason)`` event
+    handlers; `ModelConnected` goes out once all of them are up. Once the
+    scenario is over (`stopping`) nothing more is reported: a connection
+    closed by the shutdown is no failure.
+    """
+
+    def __init__(self, processors: list[Any], secrets: tuple[str, ...]) -> None:
+        self.links = [p for p in processors if getattr(p, "reports_connection", False)]
+        self.up: set[int] = set()
+        self.secrets = secrets
+        self.stopping = False
+        for p in self.links:
+            p.add_event_handler("on_model_connected", self._connected)
+            p.add_event_handler("on_model_disconnected", self._disconnected)
+        for p in processors:  # a bridge's own delay (processors.webrtc), for meta.json
+            if getattr(p, "reports_measures", False):
+                p.add_event_handler("on_model_measured", self._measured)
+
+    async def _connected(self, processor: Any) -> None:
+        self.up.add(id(processor))
+        if len(self.up) == len(self.links) and not self.stopping:
+            _emit(ModelConnected())
+
+    async def _disconnected(self, processor: Any, reason: str) -> None:
+        self.up.discard(id(processor))
+        if not self.stopping:
+            _emit(ModelDisconnected(disconnected=one_line(reason, self.secrets)))
+
+    async def _measured(self, processor: Any, measured: dict[str, Any]) -> None:
+        _emit(ModelMeasured(measured=measured))
+
+    def error(self, message: str, source: str, fatal: bool) -> None:
+        if self.stopping:
+            return
+        text = message if message.startswith(source) else f"{source}: {message}"
+        _emit(ModelChainError(chain_error=one_line(text, self.secrets), fatal=fatal))
+
+    def observer(self) -> Any:
+        """A pipecat observer that reports each ErrorFrame once, where it is first pushed."""
+        from pipecat.frames.frames import ErrorFrame
+        from pipecat.observers.base_observer import BaseObserver, FramePushed
+
+        reports = self
+
+        class ErrorReporter(BaseObserver):
+            def __init__(self) -> None:
+                super().__init__(observe_every_push=False)
+
+            async def on_push_frame(self, data: FramePushed) -> None:
+                frame = data.frame
+                if isinstance(frame, ErrorFrame):
+                    source = frame.processor or data.source
+                    text = str(frame.error)
+                    if hint := getattr(source, "floorbench_error_hint", None):  # processors.service.ERROR_HINT
+                        text = f"{text}; {hint}"
+                    reports.error(text, getattr(source, "name", str(source)), bool(frame.fatal))
+
+        return ErrorReporter()
+
+
+def _build_processors(spec: ModelSpec) -> tuple[ModelContext, list[Any]]:
+    """The model's per-scenario context and its processors (ModelError/ScenarioError on bad input)."""
+    from floorbench.processors.registry import ModelContext, create_model
+    from floorbench.scenarios.validate import load_scenario_file, read_yaml
+
+    scenario = suite = None
+    suite_root = spec.suite_root
+    if spec.scenario_file:
+        scenario = load_scenario_file(spec.scenario_file, root=suite_root)
+    if suite_root is not None:
+        from floorbench.scenarios.schema import Suite
+
+        suite = Suite.model_validate(read_yaml(suite_root / "suite.yaml"))
+    ctx = ModelContext(
+        name=spec.model,
+        config=spec.config,
+        scenario=scenario,
+        suite=suite,
+        suite_root=suite_root,
+        in_sample_rate=spec.in_sample_rate,
+        out_sample_rate=spec.out_sample_rate,
+        room=spec.room,
+        identity=spec.identity,
+    )
+    return ctx, list(create_model(ctx).processors())
+
+
+def _pipeline(
+    spec: ModelSpec, ctx: ModelContext, processors: list[Any], observers: list[Any]
+) -> tuple[Any, Any, Any]:
+    """LiveKitTransport.input() → processors → LiveKitTransport.output(): (transport, runner, worker)."""
+    _patch_livekit_rtc(ctx.in_sample_rate)
+    from pipecat.pipeline.pipeline import Pipeline
+    from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+    from pipecat.transports.livekit.transport import LiveKitParams, LiveKitTransport
+    from pipecat.workers.runner import WorkerRunner
+
+    from floorbench.pipelines.video.model_input import video_in_params
+
+    transport = LiveKitTransport(
+        url=spec.url,
+        token=spec.token,
+        room_name=spec.room,
+        params=LiveKitParams(
+            audio_in_enabled=True,
+            audio_out_enabled=True,
+            audio_in_sample_rate=ctx.in_sample_rate,
+            audio_out_sample_rate=ctx.out_sample_rate,
+            audio_in_user_tracks=False,
+            audio_out_queue_size_ms=spec.out_queue_ms,
+            # a model that looks (processors.vision_cue) gets the room's video as image frames,
+            # at the rate its processors ask for (floorbench.pipelines.video.model_input)
+            **video_in_params(processors),
+        ),
+    )
+    from floorbench.processors.impair import impair_stages
+
+    ins, outs = impair_stages(spec.impair)
+    pipeline = Pipeline([transport.input(), *ins, *processors, *outs, transport.output()])
+    worker = PipelineWorker(
+        pipeline,
+        params=PipelineParams(
+            audio_in_sample_rate=ctx.in_sample_rate, audio_out_sample_rate=ctx.out_sample_rate
+        ),
+        observers=observers,
+        idle_timeout_secs=None,
+        enable_rtvi=False,
+        check_dangling_tasks=False,
+    )
+    runner = WorkerRunner(handle_sigint=False, handle_sigterm=False)
+    return transport, runner, worker
+
+
+async def run(spec: ModelSpec) -> int:
+    from floorbench.processors.registry import ModelError
+    from floorbench.scenarios.validate import ScenarioError
+
+    try:
+        ctx, processors = _build_processors(spec)
+    except (ModelError, ScenarioError) as e:
+        _emit(ModelFailed(error=str(e)))
+        return 2
+    reports = _Reports(processors, _config_secrets(spec.config))
+    transport, runner, worker = _pipeline(spec, ctx, processors, [reports.observer()])
+    await runner.add_workers(worker)
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+
+    @transport.event_handler("on_disconnected")
+    async def _gone(*_: Any) -> None:
+        stop.set()
+
+    _emit(ModelReady(pid=os.getpid(), links=len(reports.links)))
+    watch = asyncio.create_task(_watch_parent(spec.parent_pid, stop))
+    if spec.max_lifetime_s:
+        loop.call_later(spec.max_lifetime_s, stop.set)
+    run_task = asyncio.create_task(runner.run())
+    stop_task = asyncio.create_task(stop.wait())
+    await asyncio.wait({run_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+    reports.stopping = True
+    if not run_task.done():
+        try:
+            await asyncio.wait_for(runner.cancel(reason="scenario over"), 5.0)
+            await asyncio.wait_for(run_task, 5.0)
+        except (TimeoutError, asyncio.CancelledError):
+            run_task.cancel()
+    watch.cancel()
+    return 0
+
+
+def main() -> None:
+    import logging
+
+    from loguru import logger
+
+    logger.remove()
+    logger.add(sys.stderr, level=os.environ.get("FLOORBENCH_MODEL_LOG", "WARNING"))
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    _die_with_parent()
+    spec = ModelSpec.model_validate_json(sys.stdin.readline())
+    sys.exit(asyncio.run(run(spec)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""scores.json, items.jsonl and vad.jsonl: the scored folder's files, written and read back.
+
+The format every reader of a scored run shares (`floorbench report`, `judge-agreement`):
+`ScoresFile` is scores.json; `Item` lines are items.jsonl; vad.jsonl holds one line per
+scored dialogue with the model's speech segments and a drawing curve. Each reader turns a
+file that does not parse into a one-line `InputError` naming the file and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from floorbench.records import write_json_atomic
+from floorbench.scoring import metrics
+from floorbench.scoring.inputs import InputError, first_error
+from floorbench.scoring.items import Item
+
+SCORES_VERSION = 1
+
+
+
+class ScoresFile(BaseModel):
+    """scores.json."""
+
+    scores_version: int = SCORES_VERSION
+    created: str
+    source: str
+    source_kind: str = Field(description="'run', 'recordings' or 'dialogue'")
+    run: str = Field(description="label of the run (model card name or folder name)")
+    run_info: dict[str, Any] = Field(default_factory=dict, description="run.json as found")
+    scenarios: dict[str, int] = Field(description="found / scored / completed / failed / in_progress / ...")
+    errors: list[str] = Field(default_factory=list, description="one line per unreadable input")
+    settings: dict[str, Any]
+    conditions: dict[str, metrics.ConditionScores]
+    mcnemar: metrics.McNemar | None = None
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
+    transport_latency_ms: dict[str, Any] = Field(
+        default_factory=dict, description="the room's own delay beside the metrics (scoring/transport_summary.py)"
+    )
+
+
+def write_outputs(out: Path, scores: ScoresFile, items: list[Item], vad_rows: list[dict[str, Any]]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    _write_lines(out / "items.jsonl", (i.model_dump_json(exclude={"needs_transcript"}) for i in items))
+    _write_lines(out / "vad.jsonl", (json.dumps(r) for r in vad_rows))
+    write_json_atomic(out / "scores.json", scores)
+
+
+def _write_lines(path: Path, lines: Any) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for line in lines:
+            f.write(line)
+            f.write("\n")
+    tmp.replace(path)
+
+
+def read_items(path: Path) -> list[Item]:
+    """items.jsonl; one-line `InputError` naming the line if one does not parse."""
+    items: list[Item] = []
+    for n, line in enumerate(read_scored_text(path).splitlines(), 1):
+        if line.strip():
+            try:
+                items.append(Item.model_validate_json(line))
+            except ValidationError as e:
+                raise InputError(
+                    f"{path}:{n}: not an item of this version ({first_error(e)}); re-run `floorbench score`"
+                ) from e
+    return items
+
+
+def read_scored_text(path: Path) -> str:
+    """A file `floorbench score` wrote, as text; one-line `InputError` if it is not UTF-8 or unreadable."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text (byte {e.start}); re-run `floorbench score`") from e
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror}); re-run `floorbench score`") from e
+
+
+def read_scores(folder: Path) -> ScoresFile:
+    p = folder / "scores.json" if folder.is_dir() else folder
+    if not p.is_file():
+        raise InputError(f"{folder}: no scores.json; run `floorbench score {folder}` first")
+    try:
+        return ScoresFile.model_validate_json(read_scored_text(p))
+    except ValidationError as e:
+        raise InputError(
+            f"{p}: not a scores.json of this version ({first_error(e)}); re-run `floorbench score`"
+        ) from e
+
+
+def read_vad_rows(folder: Path) -> dict[str, dict[str, Any]]:
+    """vad.jsonl of a scored folder by scenario_id; empty when the file is missing.
+
+    A torn or unreadable line is skipped: the rows only feed drawings and folder names.
+    """
+    path = folder / "vad.jsonl"
+    rows: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return rows
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict) and "scenario_id" in row:
+            rows[str(row["scenario_id"])] = row
+    return rows

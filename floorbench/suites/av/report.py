@@ -1,0 +1,216 @@
+"""`floorbench report` for suite av: the tables side by side and a per-clip view with speech and frames.
+
+A scored av run is a folder holding av_scores.json (`floorbench score`
+detects the suite). report.md holds `av_tables.render_av_markdown` and one
+line per clip; report.html the same tables, then per clip: an SVG strip of
+the window with both speakers' speech (the user's clips and words, the
+model's VAD segments), the model's transcript around the window, and frames
+sampled at the window's start, middle and end from the recorded video tracks
+(the user's and, when the system sent one, the model's) — or "no video
+recorded" when the run has none. Frames are inline JPEGs; no scripts, no
+external resources; every text from the runs is escaped.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from floorbench.report.html import CSS
+from floorbench.report.svg import esc
+from floorbench.scoring.inputs import InputError
+from floorbench.suites.av.tables import (
+    dynamic_rows,
+    latency_rows,
+    render_av_markdown,
+    rubric_rows,
+    tor_rows,
+    unscorable_rows,
+)
+
+SCORES = "av_scores.json"
+STRIP_PAD_MS = 4000
+"""the strip shows this much before and after the window"""
+NO_VIDEO = "no video recorded"
+AV_CSS = (
+    ".avclip{border:1px solid #ddd;padding:6px 10px;margin:10px 0}.ok{color:#2a7d2a}.bad{color:#b22}"
+    ".frames{display:flex;gap:8px;flex-wrap:wrap}.frames figure{margin:0;font-size:11px;color:#555}"
+    ".win{fill:#f2cf5b;opacity:.35}.usr{fill:#4c78a8;opacity:.35}.wrd{fill:#4c78a8;opacity:.75}"
+    ".mdl{fill:#e45756;opacity:.8}"
+)
+
+
+def is_av_run(path: Path) -> bool:
+    return (path / SCORES).is_file() if path.is_dir() else path.name == SCORES
+
+
+def load_av_scores(path: Path) -> dict[str, Any]:
+    p = path / SCORES if path.is_dir() else path
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InputError(
+            f"{p}: not a readable av_scores.json ({type(e).__name__}); re-run `floorbench score`"
+        ) from e
+    if not isinstance(data, dict) or data.get("suite") != "av" or "tor_alignment" not in data:
+        raise InputError(f"{p}: not an av_scores.json of this version; re-run `floorbench score`")
+    return data
+
+
+def strip(clip: dict[str, Any], w: int = 880) -> str:
+    """Both speakers around the window: user clips (light) and words (dark) above, model speech below."""
+    ws, we = clip["window_ms"]
+    lo, hi = (
+        max(0, ws - STRIP_PAD_MS),
+        min(int(clip.get("duration_ms") or we + STRIP_PAD_MS), we + STRIP_PAD_MS),
+    )
+    hi = max(hi, we)
+    left, right, span = 52, 8, max(1, hi - lo)
+
+    def x(t: float) -> float:
+        return left + (min(max(t, lo), hi) - lo) * (w - left - right) / span
+
+    out = [
+        f'<svg class="timeline" width="{w}" height="78" viewBox="0 0 {w} 78" xmlns="http://www.w3.org/2000/svg">',
+        f'<rect class="win" x="{x(ws):.1f}" y="4" width="{x(we) - x(ws):.1f}" height="56"/>',
+        '<text x="2" y="22">user</text><text x="2" y="50">model</text>',
+    ]
+    for u in clip.get("user", []):
+        if u["end_ms"] >= lo and u["start_ms"] <= hi:
+            out.append(
+                f'<rect class="usr" x="{x(u["start_ms"]):.1f}" y="10" width="{x(u["end_ms"]) - x(u["start_ms"]):.1f}"'
+                f' height="18"><title>{esc(u.get("text", ""))}</title></rect>'
+            )
+    for wd in clip.get("user_words", []):
+        if wd["end_ms"] >= lo and wd["start_ms"] <= hi:
+            out.append(
+                f'<rect class="wrd" x="{x(wd["start_ms"]):.1f}" y="14" '
+                f'width="{max(1.0, x(wd["end_ms"]) - x(wd["start_ms"])):.1f}" height="10">'
+                f"<title>{esc(wd['word'])}</title></rect>"
+            )
+    for key in ("segments_before", "segments_in", "segments_after"):
+        for s, e in clip.get(key, []):
+            if e >= lo and s <= hi:
+                out.append(
+                    f'<rect class="mdl" x="{x(s):.1f}" y="38" width="{max(1.0, x(e) - x(s)):.1f}" height="18"/>'
+                )
+    step = 1000 if span <= 20_000 else 5000
+    for t in range(lo - lo % step + step, hi + 1, step):
+        out.append(
+            f'<line class="grid" x1="{x(t):.1f}" y1="60" x2="{x(t):.1f}" y2="64"/>'
+            f'<text x="{x(t) - 8:.1f}" y="75">{t / 1000:.0f}s</text>'
+        )
+    out.append("</svg>")
+    return "".join(out)
+
+
+def frames_html(source: Path, clip: dict[str, Any]) -> str:
+    """Frames of every recorded video track at the window's start, middle and end; NO_VIDEO without any."""
+    from floorbench.suites.av.frames import data_url, sample_times, sampled, video_tracks
+
+    folder = source / str(clip.get("folder", ""))
+    t0 = clip.get("model_start_session_ms")
+    inside = folder.resolve().parent == source.resolve() and folder.is_dir()
+    tracks = video_tracks(folder, int(t0)) if inside and isinstance(t0, int) else []
+    if not tracks:
+        return f'<p class="note">{NO_VIDEO}</p>'
+    times = sample_times((clip["window_ms"][0], clip["window_ms"][1]), 3)
+    figs = []
+    for tr in tracks:
+        got = sampled(tr, times)
+        if not got:
+            figs.append(f"<figure>{esc(tr.name)}: no frame had arrived by the window</figure>")
+        for t, jpeg in got:
+            figs.append(
+                f'<figure><img src="{data_url(jpeg)}" alt="{esc(tr.name)} at {t} ms"/>'
+                f"<figcaption>{esc(tr.name)} · {t / 1000:.2f} s</figcaption></figure>"
+            )
+    return '<div class="frames">' + "".join(figs) + "</div>"
+
+
+def clip_block(run: dict[str, Any], clip: dict[str, Any]) -> str:
+    ok = "ok" if clip["aligned"] else "bad"
+    lat = "—" if clip.get("latency_ms") is None else f"{clip['latency_ms']} ms"
+    tr = clip.get("transcript", {})
+    rubric = clip.get("rubric") or {}
+    rub = (
+        f"rubric {rubric.get('fluency')}/{rubric.get('flow')}/{rubric.get('grounding')}"
+        if rubric.get("verdict") == "scored"
+        else ("rubric unparsable" if rubric.get("judged") else "rubric not judged")
+    )
+    return (
+        f'<div class="avclip"><b>{esc(run["run"])} · {esc(clip["scenario_id"])}</b> — {esc(clip["dynamic"])} '
+        f"({esc(clip['category'])}), window {clip['window_ms'][0]}–{clip['window_ms'][1]} ms: "
+        f'<span class="{ok}">takeover {clip["takeover"]} (expected {clip["expected_takeover"]}), '
+        f"{'aligned' if clip['aligned'] else 'not aligned'}</span>; speech in window {clip['speech_in_window_ms']} ms, "
+        f"{clip['words_in_window']} words; latency {lat} ({esc(clip.get('latency_note', ''))}); {esc(rub)}"
+        f'<p class="note">{esc(clip.get("description", ""))}</p>{strip(clip)}'
+        f'<p class="note">model before: “{esc(tr.get("before", ""))}” · in window: “{esc(tr.get("inside", ""))}” · '
+        f"after: “{esc(tr.get('after', ''))}”</p>{frames_html(Path(run['source']), clip)}</div>"
+    )
+
+
+def _html_table(title: str, headers: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{esc(x)}</th>" for x in headers)
+    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<h3>{esc(title)}</h3><table><tr>{head}</tr>{body}</table>"
+
+
+def render_av_html(runs: list[dict[str, Any]], title: str, max_clips: int) -> str:
+    names = [r["run"] for r in runs]
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+        f"<style>{CSS}{AV_CSS}</style></head><body>",
+        f"<h1>{esc(title)}</h1><p class='note'>Generated {datetime.now(UTC).isoformat(timespec='seconds')} by "
+        "<code>floorbench report</code>; suite av, definitions in docs/suites/av.md (Scoring).</p>",
+        _html_table(
+            "TOR alignment (95% clip-bootstrap interval, aligned/scored)",
+            ["category", "expected takeover", *names],
+            tor_rows(runs),
+        ),
+        _html_table("Latency p50 / p90, ms", ["category", *names], latency_rows(runs)),
+        _html_table("Rubric judge: fluency / flow / grounding, 0–5", ["category", *names], rubric_rows(runs)),
+        _html_table("Per dynamic", ["dynamic", *names], dynamic_rows(runs)),
+        _html_table("Unscorable clips", ["run", "scenario", "reason"], unscorable_rows(runs)),
+        "<h2>Clips</h2><p class='note'>Yellow: the event window; blue: the user's clips (words darker); "
+        "red: the model's speech (VAD). Clips not aligned first.</p>",
+    ]
+    for r in runs:
+        clips = sorted(r["clips"], key=lambda c: (c["aligned"], c["scenario_id"]))[:max_clips]
+        parts += [clip_block(r, c) for c in clips]
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def clip_lines(runs: list[dict[str, Any]]) -> str:
+    rows = [
+        "### Clips",
+        "",
+        "| run | scenario | dynamic | window ms | takeover | aligned | latency ms | model in window |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in runs:
+        for c in r["clips"]:
+            said = c.get("transcript", {}).get("inside", "").replace("|", "\\|")
+            rows.append(
+                f"| {r['run']} | {c['scenario_id']} | {c['dynamic']} | {c['window_ms'][0]}–{c['window_ms'][1]} "
+                f"| {c['takeover']} | {'yes' if c['aligned'] else 'no'} | "
+                f"{'—' if c.get('latency_ms') is None else c['latency_ms']} | {said} |"
+            )
+    return "\n".join(rows) + "\n"
+
+
+def write_av_report(paths: list[Path], out: Path, title: str, max_clips: int = 12) -> tuple[Path, Path]:
+    runs = [load_av_scores(p) for p in paths]
+    out.mkdir(parents=True, exist_ok=True)
+    md, html = out / "report.md", out / "report.html"
+    md.write_text(f"# {title}\n\n" + render_av_markdown(runs) + "\n" + clip_lines(runs), encoding="utf-8")
+    html.write_text(render_av_html(runs, title, max_clips), encoding="utf-8")
+    return md, html
+
+
+def report(paths: list[Path], out: Path, title: str, max_timelines: int = 12) -> tuple[Path, Path]:
+    """Suite av's part `report`: tables, and a strip and frames for up to `max_timelines` clips per run."""
+    return write_av_report(paths, out, title, max_clips=max_timelines)

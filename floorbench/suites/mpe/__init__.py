@@ -1,0 +1,31 @@
+"""Suite `mpe` — multi-party selective engagement (docs/suites/mpe.md): answer when addressed, else stay silent.
+
+Its scenario records, validator and scorer are the engine's own shared core
+(`floorbench.scenarios.schema`, `floorbench.scenarios.validate`, `floorbench.scoring`,
+`floorbench.report`), which the other suites build on; its rules, live schedule, oracle,
+generator and timing rules are in this folder.
+"""
+
+from pathlib import Path
+
+from floorbench.suites.registry import GenerateOption, SuitePlugin
+
+PLUGIN = SuitePlugin(
+    name="mpe",
+    summary="multi-party rooms: answer when addressed, stay silent otherwise (Duplex-MPE)",
+    doc="suites/mpe.md",
+    labels=("T", "N1", "N2", "N3", "N4Q", "N4R"),
+    load_scenario="floorbench.suites.mpe.validate:load_scenario",
+    suite_info="floorbench.suites.mpe.validate:suite_info",
+    live_schedule="floorbench.suites.mpe.schedule:live_schedule",
+    oracle="floorbench.suites.mpe.oracle:oracle",
+    generate="floorbench.suites.mpe.commands:generate",
+    generate_options=(
+        GenerateOption("--min-turns", int, 6, "fewest human turns per scenario (4..40)"),
+        GenerateOption("--max-turns", int, 10, "most human turns per scenario (4..40)"),
+        GenerateOption("--llm", Path, None, "LLM config YAML: let an OpenAI-compatible model write the turns"),
+    ),
+    score="floorbench.suites.mpe.commands:score",
+    report="floorbench.report.render:write_scored_report",
+    commands="floorbench.suites.mpe.commands:commands",
+)

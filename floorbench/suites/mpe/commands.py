@@ -1,0 +1,111 @@
+"""Suite mpe's command-line parts: its generator behind `floorbench generate --suite mpe`.
+
+`generate` is the suite's part of that name (floorbench.suites.registry): the procedural
+generator, or an OpenAI-compatible model writing the turns (``--llm``), behind one progress
+bar; then the whole suite is validated before the line saying what was written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from floorbench.errors import FloorbenchError, check_range, exit_with, exit_with_os, first_line, one_line
+from floorbench.scoring.outcome import ScoreOutcome, ScoreRequest
+from floorbench.suites.registry import GenerateRequest
+
+MAX_SEED = 2**32 - 1
+
+def generate(req: GenerateRequest) -> str:
+    from floorbench.scenarios.validate import load_suite
+    from floorbench.suites.mpe.generate import MAX_PAIRS, MAX_TURNS, MIN_TURNS
+
+    min_turns, max_turns = req.options.get("min_turns", 6), req.options.get("max_turns", 10)
+    check_range("--pairs", req.pairs, 1, MAX_PAIRS)
+    check_range("--min-turns", min_turns, MIN_TURNS, MAX_TURNS)
+    check_range("--max-turns", max_turns, MIN_TURNS, MAX_TURNS)
+    if min_turns > max_turns:
+        exit_with(f"--min-turns {min_turns} > --max-turns {max_turns}; swap them")
+    _write_generated(req, (min_turns, max_turns), req.options.get("llm"))
+    loaded = load_suite(req.out, audio=False)
+    return (f"wrote {len(loaded.pairs())} pairs ({len(loaded.scenarios)} scenarios) to {req.out} "
+            "in {seconds} s; all validated. Next: floorbench render " + str(req.out))
+
+
+def _write_generated(req: GenerateRequest, turns: tuple[int, int], llm: Path | None) -> None:
+    """The procedural generator, or an LLM writing the turns, behind one progress bar."""
+    import typer
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    out, pairs, seed, force = req.out, req.pairs, req.seed, req.force
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=req.console, transient=True) as bar:
+        task = bar.add_task("generating", total=pairs)
+        if llm is not None:
+            from floorbench.suites.mpe.llm import generate_with_llm, load_config
+
+            result = generate_with_llm(load_config(llm), out, pairs, seed, force=force,
+                                       progress=lambda n: bar.update(task, completed=n))
+            for line in result.rejected:
+                typer.echo(f"rejected: {one_line(line)}")
+            if not result.written:
+                exit_with(f"{out}: the model produced no valid pair; see {out / 'rejected.jsonl'}")
+        else:
+            from floorbench.suites.mpe.generate import GenConfig, write_generated_suite
+
+            write_generated_suite(out, pairs, seed, GenConfig(min_turns=turns[0], max_turns=turns[1]),
+                                  force=force, progress=lambda n: bar.update(task, completed=n))
+
+
+def score(target: Path, req: ScoreRequest) -> ScoreOutcome:
+    """Suite mpe's part `score`: timing from VAD, content from ASR + judge, intervals, McNemar."""
+    from floorbench.report.markdown import summary_lines
+    from floorbench.suites.mpe.score import ScoreOptions
+    from floorbench.suites.mpe.score import score as score_run
+
+    opts = ScoreOptions(
+        asr=req.asr, asr_download=req.asr_download, judge=req.judge, judge_options=req.judge_options,
+        workers=req.workers, resamples=req.resamples, seed=req.seed, out=req.out, cache_dir=req.cache_dir,
+        exclude_degraded=req.exclude_degraded,
+    )
+    result = score_run(target, opts, progress=req.progress)
+    scored = result.scores.scenarios.get("scored", 0)
+    skipped = len(result.scores.errors)
+    why = f"{skipped} skipped, listed on stdout" if skipped else "none found"
+    return ScoreOutcome(
+        scored=scored, errors=list(result.scores.errors), summary=summary_lines(result.scores),
+        wrote=f"wrote {result.out / 'scores.json'} and {result.out / 'items.jsonl'}",
+        nothing_scored=f"{target}: no dialogue could be scored ({why}); see the scoring docs for the folder format",
+        excluded_degraded=result.scores.scenarios.get("excluded_degraded", 0), notes_to_stderr=False,
+    )
+
+
+def import_(
+    src: Path = typer.Argument(..., help="a scenario file (.yaml/.json/.jsonl) or a folder of them"),
+    out: Path = typer.Option(..., "--out", help="suite folder to write"),
+    name: str | None = typer.Option(None, "--name", help="suite name (default: the folder name)"),
+    preamble: str | None = typer.Option(None, "--preamble", help="duty preamble text (default: the standard one)"),
+    strict_vocab: bool = typer.Option(False, "--strict-vocab", help="require attributes from the fixed vocabularies"),
+    force: bool = typer.Option(False, "--force", help="replace the scenarios in an existing --out"),
+) -> None:
+    """Load externally written scenarios through the validator into a suite folder."""
+    from floorbench.suites.mpe.importer import import_scenarios
+
+    try:
+        result = import_scenarios(src, out, name=name, preamble=preamble, strict_vocab=strict_vocab, force=force)
+    except FloorbenchError as e:
+        exit_with(first_line(e))
+    except OSError as e:
+        exit_with_os(e)
+    for line in result.rejected:
+        typer.echo(f"rejected: {one_line(line)}")
+    if result.written:
+        typer.echo(one_line(f"imported {len(result.written)} scenarios into {out}; next: floorbench render {out}"))
+    if result.rejected:
+        exit_with(f"{src}: {len(result.rejected)} record(s) or pair(s) rejected (listed on stdout)")
+
+
+def commands(app: typer.Typer) -> None:
+    """Suite mpe's part `commands`: `floorbench suite import` (scenarios written elsewhere)."""
+    app.command("import")(import_)

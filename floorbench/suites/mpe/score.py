@@ -1,0 +1,269 @@
+"""`floorbench score`: a run directory or recordings folder → scores.json, items.jsonl, vad.jsonl.
+
+Stages: discover the dialogues (bad inputs become one-line errors and are
+skipped) → VAD on every model track (batched Silero, worker processes) →
+timing rules → ASR of the speech in response and intrusion windows → judges
+→ per-condition metrics with scenario-bootstrap intervals, McNemar. Failed
+and lost (in-progress) scenarios are counted and reported, never scored.
+
+vad.jsonl holds one line per scored dialogue, all the report draws from:
+``scenario_id``, ``folder``, ``duration_ms``, ``sample_rate``, ``segments``
+([start_ms, end_ms] of the model's speech) and a drawing curve of at most
+1000 steps of ``curve_step_ms`` each (`vad_stage.VadResult.curve`):
+``probability_pct`` (highest Silero probability in the step, percent) and
+``envelope_pct`` (the step's RMS level, percent of the track's loudest step),
+a few kB per dialogue. Folders scored before the curve was stored lack the
+three curve fields.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from floorbench.audio.vad import WINDOW_MS, VadRules
+from floorbench.scoring import metrics
+from floorbench.scoring.cache import JsonlCache
+from floorbench.scoring.inputs import (
+    DialogueSource,
+    Discovery,
+    discover,
+    read_model_track,
+    run_label,
+)
+from floorbench.scoring.items import Item
+from floorbench.scoring.scores_file import (
+    ScoresFile,
+    write_outputs,
+)
+from floorbench.scoring.transport_summary import transport_summary
+from floorbench.suites.mpe.rules import MpeRules
+from floorbench.suites.mpe.timing import Dialogue, timing_items
+
+if TYPE_CHECKING:
+    from floorbench.scoring.asr import Transcriber
+    from floorbench.scoring.judges import Judge
+
+@dataclass
+class ScoreOptions:
+    asr: str = "tiny.en"
+    asr_download: bool = False
+    asr_threads: int = 0
+    judge: str = "offline"
+    judge_options: dict[str, Any] = field(default_factory=dict)
+    workers: int = 2
+    vad_batch: int = 64
+    resamples: int = 10_000
+    seed: int = 0
+    out: Path | None = None
+    cache_dir: Path | None = None
+    vad_rules: VadRules = field(default_factory=VadRules)
+    timing_rules: MpeRules = field(default_factory=MpeRules)
+    """the benchmark's numbers; the live schedule plays by the same record"""
+    exclude_degraded: bool = False
+    """leave out scenarios whose meta.json timing verdict is `degraded` (counted as excluded_degraded)"""
+
+
+@dataclass
+class ScoreResult:
+    scores: ScoresFile
+    items: list[Item]
+    out: Path
+
+
+Progress = Callable[[str, int, int], None]
+"""(stage, done, total)"""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _stage_counter(progress: Progress | None, stage: str, total: int) -> Callable[[int], None]:
+    """A callback that adds up the work done in `stage` and reports (stage, done, total)."""
+    done = 0
+
+    def add(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress:
+            progress(stage, done, total)
+
+    return add
+
+
+def _timing_stage(
+    sources: list[DialogueSource], opts: ScoreOptions, progress: Progress | None
+) -> tuple[list[tuple[DialogueSource, list[Item]]], list[dict[str, Any]]]:
+    """VAD on every model track, then the timing rules on its speech: (items per dialogue, vad.jsonl rows).
+
+    A track that cannot be read (or holds no samples, or NaN/inf samples) marks
+    its dialogue unreadable (`error`) and is left out; items whose window lies
+    past the end of the recording come out `unscorable`.
+    """
+    from floorbench.scoring.vad_stage import run_vad
+
+    vad = run_vad(
+        [s.model_wav for s in sources], workers=opts.workers, batch=opts.vad_batch,
+        progress=_stage_counter(progress, "vad", len(sources)),
+    )
+    items_by: list[tuple[DialogueSource, list[Item]]] = []
+    vad_rows: list[dict[str, Any]] = []
+    for s in sources:
+        res = vad[s.model_wav]
+        if res.error:
+            s.error = res.error
+            continue
+        assert s.turns is not None
+        segs = res.segments(opts.vad_rules)
+        d = Dialogue(
+            scenario_id=s.turns.scenario_id, pair_id=s.turns.pair_id, condition=s.turns.condition,
+            turns=s.turns.turns, duration_ms=covered_ms(res.duration_ms, s.turns.model_wav_end_ms),
+        )
+        items_by.append((s, timing_items(d, segs, opts.timing_rules)))
+        vad_rows.append(
+            {
+                "scenario_id": d.scenario_id, "folder": s.folder.name, "duration_ms": res.duration_ms,
+                "sample_rate": res.rate, "segments": segs, **(res.curve() or {}),
+            }
+        )
+    return items_by, vad_rows
+
+
+def covered_ms(file_ms: int, recorded_end_ms: int | None) -> int:
+    """How far the recording is evidence: the file's length, or less where turns.json says it ended earlier.
+
+    A file shorter than ``model_wav_end_ms`` was cut: only what it holds is
+    evidence, and items past it are `unscorable`, never silent.
+    """
+    return file_ms if recorded_end_ms is None else min(file_ms, recorded_end_ms)
+
+
+def run_selection(disc: Discovery, exclude_degraded: bool) -> tuple[list[DialogueSource], dict[str, int]]:
+    """The dialogues to score, and the counts a run folder adds to `scenarios`.
+
+    ``not_run``: scenarios run.json lists as never started (Ctrl-C, ``--limit``), which
+    have no folder; ``timing_ok`` / ``timing_degraded``: the verdicts in meta.json of
+    the scorable dialogues; ``excluded_degraded``: those left out on request.
+    """
+    seen = {d.folder.name for d in disc.dialogues} | {d.meta.scenario_id for d in disc.dialogues if d.meta}
+    entries = disc.run_info.get("scenarios")
+    never = [
+        e for e in (entries if isinstance(entries, list) else [])
+        if isinstance(e, dict) and e.get("outcome") == "not_run" and str(e.get("scenario_id")) not in seen
+    ]
+    degraded = [d for d in disc.scorable if d.meta and d.meta.timing and d.meta.timing.verdict != "ok"]
+    ok = sum(1 for d in disc.scorable if d.meta and d.meta.timing and d.meta.timing.verdict == "ok")
+    counts = {
+        "not_run": disc.counts().get("not_run", 0) + len(never),
+        "timing_ok": ok,
+        "timing_degraded": len(degraded),
+        "excluded_degraded": len(degraded) if exclude_degraded else 0,
+    }
+    left_out = {id(d) for d in degraded} if exclude_degraded else set()
+    sources = [d for d in disc.scorable if id(d) not in left_out]
+    return sources, counts
+
+
+def _content_stage(
+    items_by: list[tuple[DialogueSource, list[Item]]], opts: ScoreOptions, cache_dir: Path,
+    progress: Progress | None,
+) -> tuple[Transcriber, Judge]:
+    """ASR of the speech in every window that needs a transcript, then the judges; fills the items in place."""
+    from floorbench.scoring.asr import Transcriber
+    from floorbench.scoring.content import PendingDialogue, fill_content
+    from floorbench.scoring.judges import make_judge
+
+    transcriber = Transcriber(
+        opts.asr, allow_download=opts.asr_download, cpu_threads=opts.asr_threads,
+        cache=JsonlCache(cache_dir / "asr.jsonl"),
+    )
+    judge = make_judge(opts.judge, **dict(opts.judge_options))
+    pending = [
+        PendingDialogue(
+            turns=s.turns, items=its,
+            read_audio=(lambda p=s.model_wav: read_model_track(p)[0]),
+        )
+        for s, its in items_by
+        if s.turns is not None and any(i.needs_transcript for i in its)
+    ]
+    n_clips = sum(sum(i.needs_transcript for i in p.items) for p in pending)
+    counters = {stage: _stage_counter(progress, stage, n_clips) for stage in ("asr", "judge")}
+    fill_content(
+        pending, transcriber, judge, JsonlCache(cache_dir / "judge.jsonl"),
+        progress=lambda stage, n: counters[stage](n),
+    )
+    return transcriber, judge
+
+
+def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | None = None) -> ScoreResult:
+    """Score everything under `target`; write scores.json, items.jsonl and vad.jsonl."""
+    from floorbench.scoring.judges import judge_id
+
+    opts = opts or ScoreOptions()
+    out = opts.out or target
+    cache_dir = opts.cache_dir or (out / "scoring-cache")
+    t0 = time.perf_counter()
+    secs: dict[str, float] = {}
+    disc: Discovery = discover(target)
+
+    t = time.perf_counter()
+    sources, run_counts = run_selection(disc, opts.exclude_degraded)
+    items_by, vad_rows = _timing_stage(sources, opts, progress)
+    secs["vad_timing"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    transcriber, judge = _content_stage(items_by, opts, cache_dir, progress)
+    secs["asr_judge"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    items = [i for _, its in items_by for i in its]
+    scen_cond = {s.turns.scenario_id: s.turns.condition for s, _ in items_by if s.turns}
+    conds = metrics.by_condition(items, scen_cond, opts.resamples, opts.seed)
+    secs["statistics"] = time.perf_counter() - t
+    secs["total"] = time.perf_counter() - t0
+
+    judge_settings: dict[str, Any] = {"id": judge_id(judge)}
+    if hasattr(judge, "settings"):
+        judge_settings.update(judge.settings())  # type: ignore[attr-defined]
+    scores = ScoresFile(
+        created=_now(),
+        source=str(target),
+        source_kind=disc.kind,
+        run=run_label(disc),
+        run_info=disc.run_info,
+        scenarios=disc.counts() | run_counts | {"scored": len(items_by)},
+        errors=disc.errors,
+        settings={
+            "vad": asdict(opts.vad_rules) | {"model": "silero_vad.onnx", "window_ms": WINDOW_MS},
+            "timing": asdict(opts.timing_rules),
+            "asr": {"model": transcriber.model_id},
+            "judge": judge_settings,
+            "bootstrap": {"resamples": opts.resamples, "seed": opts.seed, "unit": "scenario",
+                          "interval": "percentile 95%"},
+            "yield_min_n": metrics.YIELD_MIN_N,
+        },
+        conditions=conds,
+        mcnemar=metrics.presence_mcnemar(items),
+        stage_seconds={k: round(v, 3) for k, v in secs.items()},
+        transport_latency_ms=transport_summary(
+            [s.meta for s in sources if s.meta], target if target.is_dir() else None
+        ),
+    )
+    write_outputs(out, scores, items, vad_rows)
+    return ScoreResult(scores=scores, items=items, out=out)
+
+
+async def score_async(
+    target: Path, opts: ScoreOptions | None = None, progress: Progress | None = None
+) -> ScoreResult:
+    """`score` in a worker thread, for callers on an event loop (VAD, ASR and judges all block)."""
+    import asyncio
+
+    return await asyncio.to_thread(score, target, opts, progress)
+
+

@@ -1,0 +1,256 @@
+"""The one registry of benchmark suites: what a suite provides, found by name.
+
+A suite is a plug-in, found the way models are (`floorbench.processors.registry`):
+a `SuitePlugin` record names each part as a lazy ``"module:attr"`` import path,
+so that asking a suite for its scorer never imports LiveKit, and asking for its
+live schedule never imports the scorer. The engine (scenarios, pipelines,
+scoring, report, processors) holds what every suite shares; at each point where
+suites differ it makes one call through this registry and never compares a
+suite's name or tests a scenario's class.
+
+Built-in suites are listed below by import path. A third-party suite registers
+with `register_suite` (a decorator on a function that returns the record, or a
+plain call) or through the Python entry point group ``floorbench.suites``
+(``name = "package.module:PLUGIN"``), read the first time a suite is asked for.
+
+Base layer: this module imports nothing else of floorbench, and the parts it
+loads are imported only when called.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+DEFAULT_SUITE = "mpe"
+"""the suite of a scenario or suite file that names none (the files of the first benchmark)"""
+
+ENTRY_POINT_GROUP = "floorbench.suites"
+
+BUILTIN: dict[str, str] = {
+    "mpe": "floorbench.suites.mpe:PLUGIN",
+    "turns": "floorbench.suites.turns:PLUGIN",
+    "av": "floorbench.suites.av:PLUGIN",
+}
+"""built-in suites by import path of their `SuitePlugin` (imported when first asked for)"""
+
+
+class SuiteNotFound(LookupError):
+    """A suite name that no built-in, registered or installed suite has."""
+
+
+@dataclass(frozen=True)
+class GenerateOption:
+    """One extra option of `floorbench generate` that a suite declares (``--per-dynamic``)."""
+
+    flag: str
+    """the long option, e.g. ``--per-dynamic``"""
+    kind: type
+    """int, str or float"""
+    default: Any
+    help: str
+
+
+@dataclass(frozen=True)
+class GenerateRequest:
+    """What `floorbench generate` hands a suite's part `generate`."""
+
+    out: Any
+    """the suite folder to write (a `Path`)"""
+    pairs: int
+    """how many (scenario pairs, dialogues: the suite says what it counts)"""
+    seed: int
+    force: bool
+    options: dict[str, Any] = field(default_factory=dict)
+    """the suite's own options by name (``per_dynamic``), from `SuitePlugin.generate_options`"""
+    console: Any = None
+    """a `rich.console.Console` for progress, or None"""
+
+
+def option_name(flag: str) -> str:
+    """``--per-dynamic`` → ``per_dynamic`` (the keyword a suite's generator reads)."""
+    return flag.lstrip("-").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class SuitePlugin:
+    """What a suite provides, each part a lazy ``"module:attr"`` path (None: the suite has none).
+
+    The call each part must answer (the engine's side of the contract):
+
+    - ``load_scenario(path, data, *, root, audio, strict_vocab) -> scenario`` — check one
+      parsed scenario file by the suite's rules; one-line ``ScenarioError`` naming the file
+      and the fix (`floorbench.scenarios.validate.load_scenario_file` calls it);
+    - ``suite_info(loaded_suite, root, check_audio) -> SuiteInfo`` — `floorbench suite info`;
+    - ``generate(out, request) -> str`` — `floorbench generate --suite NAME`; returns the
+      line to print; `request` is a `floorbench.scenarios.generate_request.GenerateRequest`;
+    - ``live_schedule(request) -> LivePlan`` — the schedule the playback plays and the
+      room's time limit (`floorbench.pipelines.room.schedule`);
+    - ``oracle(scenario, suite, settings) -> OraclePlan`` — what the ``oracle`` reference
+      agent says and when it stops (`floorbench.processors.reference`);
+    - ``recognises(target) -> bool`` and ``score(target, request, progress) -> ScoreOutcome``
+      — `floorbench score` on a run or recordings folder of this suite;
+    - ``reports(path) -> bool`` and ``report(paths, out, title, max_timelines)`` —
+      `floorbench report` when every run given is of this suite;
+    - ``commands(app) -> None`` — adds the suite's own commands (its importers) to
+      `floorbench suite`;
+    - ``own_labels(path) -> bool`` and ``label_agreement(path, judge, out, options)`` —
+      `floorbench judge-agreement --labels` on a label file of the suite's own judge.
+    """
+
+    name: str
+    summary: str
+    """one line: what the suite measures"""
+    doc: str
+    """the docs page that defines it, relative to the project's docs/"""
+    load_scenario: str
+    suite_info: str
+    live_schedule: str
+    score: str
+    recognises: str | None = None
+    """None: only the default suite, which scores what no other suite recognises"""
+    generate: str | None = None
+    generate_options: tuple[GenerateOption, ...] = ()
+    oracle: str | None = None
+    report: str | None = None
+    reports: str | None = None
+    commands: str | None = None
+    own_labels: str | None = None
+    """``(path) -> bool``: a human-label file of this suite's own judge (not the answer/intrusion labels)"""
+    label_agreement: str | None = None
+    """``(path, judge, out, options) -> (lines, written)``: `judge-agreement --labels` on such a file"""
+    labels: tuple[str, ...] = ()
+    """the turn labels its scenarios and recordings carry (`turns.json` is checked against them)"""
+    rendered_by_generator: bool = False
+    """True: the generator writes the audio itself and `floorbench render` refuses the suite"""
+    extra: dict[str, str] = field(default_factory=dict)
+    """further named parts a suite's own modules look up (not used by the engine)"""
+
+    def part(self, name: str) -> Any:
+        """Import and return one part; a suite without it is a one-line `SuiteNotFound`."""
+        path = getattr(self, name, None) if name in PART_NAMES else self.extra.get(name)
+        if not path:
+            raise SuiteNotFound(f"suite {self.name!r} has no {name!r} (docs/{self.doc})")
+        return load_path(path, f"suite {self.name!r} part {name!r}")
+
+    def has(self, name: str) -> bool:
+        return bool(getattr(self, name, None) if name in PART_NAMES else self.extra.get(name))
+
+
+PART_NAMES = frozenset({
+    "load_scenario", "suite_info", "live_schedule", "score", "recognises", "generate", "oracle",
+    "report", "reports", "commands", "own_labels", "label_agreement",
+})
+
+
+def load_path(path: str, what: str) -> Any:
+    """``"package.module:attr"`` → the attribute, imported now."""
+    module, sep, attr = path.partition(":")
+    if not sep or not module or not attr:
+        raise SuiteNotFound(f"{what}: {path!r} is not 'package.module:attr'")
+    obj: Any = importlib.import_module(module)
+    for name in attr.split("."):
+        obj = getattr(obj, name)
+    return obj
+
+
+_registered: dict[str, SuitePlugin] = {}
+_loaded: dict[str, SuitePlugin] = {}
+_entry_points_read = False
+
+F = TypeVar("F", bound=Callable[[], SuitePlugin])
+
+
+def register_suite(plugin: SuitePlugin | F) -> SuitePlugin | F:
+    """Register a suite: ``register_suite(PLUGIN)``, or ``@register_suite`` on a function
+    returning one. A registered name replaces a built-in of the same name."""
+    record = plugin() if callable(plugin) else plugin
+    if not isinstance(record, SuitePlugin):
+        raise TypeError(f"register_suite: {record!r} is not a SuitePlugin")
+    _registered[record.name] = record
+    _loaded.pop(record.name, None)
+    return plugin
+
+
+def unregister_suite(name: str) -> None:
+    """Forget a registered suite (tests that register one of their own)."""
+    _registered.pop(name, None)
+    _loaded.pop(name, None)
+
+
+def _read_entry_points() -> None:
+    global _entry_points_read
+    if _entry_points_read:
+        return
+    _entry_points_read = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name not in _registered:
+            _registered[ep.name] = _checked(ep.load(), f"entry point {ep.name!r} ({ep.value})")
+
+
+def _checked(obj: Any, what: str) -> SuitePlugin:
+    record = obj() if callable(obj) and not isinstance(obj, SuitePlugin) else obj
+    if not isinstance(record, SuitePlugin):
+        raise SuiteNotFound(f"{what} is not a SuitePlugin")
+    return record
+
+
+def suite_names() -> list[str]:
+    """Every suite that can be asked for: the built-ins first, then registered and installed ones."""
+    _read_entry_points()
+    return list(BUILTIN) + [n for n in _registered if n not in BUILTIN]
+
+
+def get_suite(name: str | None) -> SuitePlugin:
+    """The suite called `name` (None or empty: the default suite)."""
+    name = name or DEFAULT_SUITE
+    if name in _loaded:
+        return _loaded[name]
+    _read_entry_points()
+    if name in _registered:
+        record = _registered[name]
+    elif name in BUILTIN:
+        record = _checked(load_path(BUILTIN[name], f"suite {name!r}"), f"suite {name!r}")
+    else:
+        raise SuiteNotFound(f"no suite {name!r}; the suites are {', '.join(suite_names())}")
+    _loaded[name] = record
+    return record
+
+
+def all_suites() -> Iterator[SuitePlugin]:
+    for name in suite_names():
+        yield get_suite(name)
+
+
+def suite_of(obj: object) -> SuitePlugin:
+    """The suite of a scenario record or a parsed file (its ``suite`` field; none: the default)."""
+    name = obj.get("suite") if isinstance(obj, dict) else getattr(obj, "suite", None)
+    return get_suite(name if isinstance(name, str) and name else None)
+
+
+def suite_recognising(target: Any) -> SuitePlugin:
+    """The first suite whose `recognises(target)` is true; the default suite when none is."""
+    for s in all_suites():
+        if s.recognises and s.part("recognises")(target):
+            return s
+    return get_suite(None)
+
+
+def suite_reporting(paths: list[Any]) -> SuitePlugin:
+    """The suite every run in `paths` belongs to (by its `reports`); the default suite otherwise."""
+    for s in all_suites():
+        if paths and s.reports and all(s.part("reports")(p) for p in paths):
+            return s
+    return get_suite(None)
+
+
+def suite_owning_labels(path: Any) -> SuitePlugin | None:
+    """The suite whose own judge's label file `path` is (its `own_labels`); None: the shared judges'."""
+    for s in all_suites():
+        if s.own_labels and s.part("own_labels")(path):
+            return s
+    return None

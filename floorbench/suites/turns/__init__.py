@@ -1,0 +1,20 @@
+"""Suite `turns` — live turn-taking (docs/suites/turns.md): TurnBench's events, played against the model."""
+
+from floorbench.suites.registry import SuitePlugin
+
+PLUGIN = SuitePlugin(
+    name="turns",
+    summary="turn-taking: end of turn, pauses, barge-ins, backchannels and noise (TurnBench's events)",
+    doc="suites/turns.md",
+    labels=("eot", "pause", "interrupt", "backchannel", "noise"),
+    load_scenario="floorbench.suites.turns.validate:load_turns_scenario",
+    suite_info="floorbench.suites.turns.validate:turns_suite_info",
+    live_schedule="floorbench.suites.turns.schedule:live_schedule",
+    oracle="floorbench.suites.turns.oracle:oracle",
+    generate="floorbench.suites.turns.commands:generate",
+    recognises="floorbench.suites.turns.commands:recognises",
+    score="floorbench.suites.turns.commands:score",
+    reports="floorbench.suites.turns.report:is_turns_run",
+    report="floorbench.suites.turns.report:report",
+    commands="floorbench.suites.turns.commands:commands",
+)

@@ -1,0 +1,16 @@
+"""What the `oracle` reference agent says on suite turns: each clip's `reply`, no preamble.
+
+Suite turns' part `oracle` (floorbench.suites.registry): the suite plays no preamble; after
+each clip whose turn ends (`eot`, `interrupt`) the oracle says the clip's `reply`, and it
+stays silent through pauses, backchannels and noise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from floorbench.processors.reference import OracleClip, OraclePlan, OracleSettings
+
+
+def oracle(scenario: Any, suite: Any, settings: OracleSettings) -> OraclePlan:
+    return OraclePlan([OracleClip(str(t.label), t.audio, getattr(t, "reply", None)) for t in scenario.turns])

@@ -1,0 +1,83 @@
+"""Scenario records of suite `turns` (docs/suites/turns.md): one user, the model, labelled clips.
+
+A turns scenario is the user's track as a list of clips, each labelled with
+the event it makes (`floorbench.suites.turns.rules.TurnEvent`): speech ending in a
+mid-turn pause (`pause`, with `pause_ms`), speech ending a turn (`eot`), a
+barge-in (`interrupt`), a backchannel, or a background voice (`noise`). Clips
+timed against the model (`offset_ms`) start that long after the model's
+speech onset in reply to the last end of turn, as heard in the room.
+
+The suite folder is the same as mpe's (suite.yaml, scenarios/*.yaml, audio/)
+and the render path is the same: a clip has ``id``, ``speaker``, ``text`` and
+``audio`` like an mpe turn, and ``pair_id``/``condition`` are the scenario id
+and conversation type, so the runner, the renderer and turns.json treat both
+suites alike. The suite's rules are checked in
+`floorbench.suites.turns.validate`, one line per problem.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from floorbench.scenarios.schema import ID_RULE, SCHEMA_VERSION, Speaker, check_id
+from floorbench.suites.turns.rules import TurnEvent
+
+SUITE_KIND = "turns"
+
+
+class TurnsClip(BaseModel):
+    """One clip on the user's track; its label says what its boundary means for the floor."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: int = Field(description="1-based position of the clip in the scenario")
+    speaker: str = Field(description="'U' (the user) or 'B' (a background voice, for noise)")
+    label: TurnEvent
+    text: str
+    audio: str | None = Field(default=None, description="rendered audio, relative to the suite folder")
+    pause_ms: int | None = Field(default=None, description="pause: silence before the user goes on (400–1500)")
+    offset_ms: int | None = Field(
+        default=None,
+        description="interrupt/backchannel (noise optional): start this long after the model's onset",
+    )
+    reply: str | None = Field(
+        default=None, description="eot/interrupt: what the oracle says when it takes the floor"
+    )
+
+    @property
+    def gold(self) -> str | None:
+        """turns.json's per-turn gold: the suite has none (it judges timing, not content)."""
+        return None
+
+    @property
+    def gold_aliases(self) -> list[str]:
+        return []
+
+
+class TurnsScenario(BaseModel):
+    """One dyadic conversation: one simulated user (and perhaps a background voice) and the model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    suite: str = SUITE_KIND
+    scenario_id: str = Field(description=f"also its file and run folder name: {ID_RULE}")
+    conversation_type: str = Field(description="casual, task-oriented, instructional, storytelling or argument")
+    speakers: dict[str, Speaker]
+    turns: list[TurnsClip]
+    meta: dict[str, str | int] = Field(default_factory=dict, description="provenance; never read by scoring")
+
+    @field_validator("scenario_id")
+    @classmethod
+    def _id_rule(cls, value: str) -> str:
+        return check_id(value)
+
+    @property
+    def pair_id(self) -> str:
+        """The runner's and turns.json's pair id: a turns scenario is its own pair."""
+        return self.scenario_id
+
+    @property
+    def condition(self) -> str:
+        """The runner's and turns.json's condition: the conversation type."""
+        return self.conversation_type

@@ -1,0 +1,178 @@
+"""`floorbench score` for suite `turns`: recordings → turns_scores.json, a TurnBench submission, tables.
+
+Stages: discover the dialogues (the same folder format as every suite:
+model.wav + turns.json, whose clips carry turns labels) → VAD on every model
+track (`vad_stage.run_vad`, the shared speech rules) → both tracks of every
+dialogue (`turns_events.score_dialogue`, the pure matcher) → totals with
+dialogue-bootstrap intervals → files:
+
+- ``turns_scores.json``: per track tp/fn/fp/tn, recall and false-positive rate
+  with 95% percentile intervals over dialogues, signed latency p10/p50/p90,
+  false positives per negative event type, takeover rate per event type,
+  clips not run, and every dialogue's counts;
+- ``turnbench_submission.json`` (`turns_export`): the model's decisions in
+  TurnBench's submission format;
+- ``turns_report.md``: the tables (`turns_tables`);
+- ``vad.jsonl``: the model's speech segments per dialogue.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from floorbench.audio.vad import WINDOW_MS, VadRules
+from floorbench.records import write_json_atomic
+from floorbench.scoring.inputs import DialogueSource, Discovery, discover, run_label
+from floorbench.scoring.stats import bootstrap_ratios, percentile_interval
+from floorbench.suites.turns.events import DialogueOutcome, score_dialogue
+from floorbench.suites.turns.match import TaskCounts
+from floorbench.suites.turns.rules import TurnEvent, TurnsRules
+
+TURNS_SCORES_VERSION = 1
+TRACKS = ("eot", "yield")
+
+
+TURNS_LABELS = tuple(e.value for e in TurnEvent)
+"""suite turns' clip labels (a dialogue holds one suite's labels only)"""
+
+
+def is_turns(disc: Discovery) -> bool:
+    """A folder of suite turns: its scorable dialogues' clips carry turns labels."""
+    return any(d.turns and d.turns.turns and d.turns.turns[0].label in TURNS_LABELS for d in disc.scorable)
+
+
+def not_run_clips(folder: Path) -> dict[str, int]:
+    """Clips the schedule did not play (the model never spoke), by label, from timeline.jsonl."""
+    out: dict[str, int] = {}
+    path = folder / "timeline.jsonl"
+    if not path.is_file():
+        return out
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            e = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(e, dict) and e.get("kind") == "wait" and e.get("reason") == "not_run":
+            label = str(e.get("label"))
+            out[label] = out.get(label, 0) + 1
+    return out
+
+
+def _counts(c: TaskCounts) -> dict[str, Any]:
+    return {"tp": c.tp, "fn": c.fn, "fp": c.fp, "tn": c.tn}
+
+
+def track_summary(outcomes: list[DialogueOutcome], track: str, resamples: int, seed: int, rules: TurnsRules) -> dict[str, Any]:
+    """Totals of one track with dialogue-bootstrap intervals of recall and false-positive rate."""
+    per = [o.eot if track == "eot" else o.yield_ for o in outcomes]
+    total = TaskCounts()
+    for c in per:
+        total.merge(c)
+    k = np.array([[c.tp for c in per], [c.fp for c in per]], dtype=np.float64)
+    n = np.array([[c.tp + c.fn for c in per], [c.fp + c.tn for c in per]], dtype=np.float64)
+    reps = bootstrap_ratios(k, n, resamples, seed) if resamples else None
+    by_type: dict[str, dict[str, int]] = {}
+    for o in outcomes:
+        c, labels = (o.eot, o.eot_negative_labels) if track == "eot" else (o.yield_, o.yield_negative_labels)
+        for label, fired in zip(labels, c.fired, strict=True):
+            row = by_type.setdefault(label, {"fp": 0, "n": 0})
+            row["fp"] += int(fired)
+            row["n"] += 1
+    fp_rate = total.fp_rate
+    return {
+        **_counts(total),
+        "recall": total.recall,
+        "recall_ci": list(percentile_interval(reps[0])) if reps is not None else [None, None],
+        "fp_rate": fp_rate,
+        "fp_rate_ci": list(percentile_interval(reps[1])) if reps is not None else [None, None],
+        "latency_ms": total.latency_percentiles(),
+        "fp_by_type": by_type,
+        "qualifies": fp_rate is not None and fp_rate <= rules.fp_budget,
+    }
+
+
+def takeover_summary(outcomes: list[DialogueOutcome]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for label in TurnEvent:
+        flags = [f for o in outcomes for f in o.takeovers.get(label.value, [])]
+        out[label.value] = {"k": sum(flags), "n": len(flags), "rate": (sum(flags) / len(flags)) if flags else None}
+    return out
+
+
+def _score_all(sources: list[DialogueSource], workers: int, rules: TurnsRules, vad_rules: VadRules
+               ) -> tuple[list[DialogueOutcome], list[dict[str, Any]]]:
+    from floorbench.scoring.vad_stage import run_vad
+
+    vad = run_vad([s.model_wav for s in sources], workers=workers)
+    outcomes: list[DialogueOutcome] = []
+    rows: list[dict[str, Any]] = []
+    for s in sources:
+        res = vad[s.model_wav]
+        if res.error:
+            s.error = res.error
+            continue
+        assert s.turns is not None
+        segs = res.segments(vad_rules)
+        end = res.duration_ms if s.turns.model_wav_end_ms is None else min(res.duration_ms, s.turns.model_wav_end_ms)
+        outcomes.append(score_dialogue(s.turns.scenario_id, s.turns.condition, s.turns.turns, segs, end, rules))
+        rows.append({"scenario_id": s.turns.scenario_id, "folder": s.folder.name, "duration_ms": res.duration_ms,
+                     "sample_rate": res.rate, "segments": segs})
+    return outcomes, rows
+
+
+def score_turns(
+    target: Path, out: Path | None = None, workers: int = 2, resamples: int = 10_000, seed: int = 0,
+    rules: TurnsRules = TurnsRules(), vad_rules: VadRules = VadRules(), exclude_degraded: bool = False,
+) -> tuple[dict[str, Any], Path]:
+    """Score a turns run or recordings folder; write the files; return (turns_scores, out folder).
+
+    `exclude_degraded` leaves out dialogues whose meta.json timing verdict is not ok (counted).
+    """
+    from floorbench.suites.turns.export import write_submission
+    from floorbench.suites.turns.tables import render_turns_markdown
+
+    out = out or target
+    disc = discover(target)
+    sources = disc.scorable
+    degraded = [d for d in sources if d.meta and d.meta.timing and d.meta.timing.verdict != "ok"]
+    if exclude_degraded:
+        sources = [d for d in sources if d not in degraded]
+    outcomes, rows = _score_all(sources, workers, rules, vad_rules)
+    not_run: dict[str, int] = {}
+    for s in sources:
+        for label, n in not_run_clips(s.folder).items():
+            not_run[label] = not_run.get(label, 0) + n
+    scores: dict[str, Any] = {
+        "scores_version": TURNS_SCORES_VERSION, "suite": "turns",
+        "created": datetime.now(UTC).isoformat(timespec="seconds"), "source": str(target),
+        "source_kind": disc.kind, "run": run_label(disc), "run_info": disc.run_info,
+        "scenarios": disc.counts() | {"scored": len(outcomes), "timing_degraded": len(degraded),
+                                      "excluded_degraded": len(degraded) if exclude_degraded else 0},
+        "errors": disc.errors,
+        "settings": {
+            "rules": asdict(rules), "vad": asdict(vad_rules) | {"model": "silero_vad.onnx", "window_ms": WINDOW_MS},
+            "decisions": {"eot": "model speech onsets", "yield": "ends of model speech"},
+            "bootstrap": {"resamples": resamples, "seed": seed, "unit": "dialogue", "interval": "percentile 95%"},
+        },
+        "tracks": {t: track_summary(outcomes, t, resamples, seed, rules) for t in TRACKS},
+        "takeover_rate": takeover_summary(outcomes),
+        "not_run": not_run,
+        "dialogues": [
+            {"scenario_id": o.scenario_id, "conversation_type": o.conversation_type,
+             "eot": _counts(o.eot) | {"latencies_ms": o.eot.latencies_ms},
+             "yield": _counts(o.yield_) | {"latencies_ms": o.yield_.latencies_ms}}
+            for o in outcomes
+        ],
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / "turns_scores.json", scores)
+    write_submission(out / "turnbench_submission.json", outcomes)
+    (out / "vad.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (out / "turns_report.md").write_text(render_turns_markdown([scores]), encoding="utf-8")
+    return scores, out
