@@ -145,11 +145,11 @@ def test_llm_generator_validates_and_reports_rejections(llm_server, tmp_path, mo
     # script the replies: pair 0 valid, pair 1 breaks the label sequence, pair 2 is not JSON
     import random
 
-    from floorbench.suites.mpe.generate import GenConfig, _Pair
+    from floorbench.suites.mpe.generate import GenConfig, GeneratedPair
 
     replies = []
     for i in range(3):
-        draft = _Pair(random.Random(f"floorbench-llm:7:{i}"), "x", GenConfig(), set())
+        draft = GeneratedPair(random.Random(f"floorbench-llm:7:{i}"), "x", GenConfig(), set())
         labels, _ = draft.layout(3)
         prompt = build_prompt("with these labels, in this order:\n{{labels}}\n", "Aria", {}, draft.speakers, labels)
         replies.append(_reply_for(prompt, draft.names, break_it=(i == 1)))

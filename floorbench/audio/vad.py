@@ -51,7 +51,7 @@ def silero_model_path() -> Path:
 
 
 @functools.cache
-def _session():  # type: ignore[no-untyped-def]
+def vad_session():  # type: ignore[no-untyped-def]
     """One Silero session per process, shared by every stream: its state is passed in and out of each
     call, and `InferenceSession.run` may be called from several threads. Creating one costs ≈ 115 ms of
     CPU, which every room's live monitor paid on the runner's event loop while other rooms played."""
@@ -69,7 +69,7 @@ class SileroStream:
     """Speech probabilities for B parallel 16 kHz streams, one 512-sample window per call."""
 
     def __init__(self, batch: int = 1, session=None) -> None:  # type: ignore[no-untyped-def]
-        self.session = session if session is not None else _session()
+        self.session = session if session is not None else vad_session()
         self.batch = batch
         self.reset()
 
@@ -121,7 +121,7 @@ def speech_probabilities_many(
     out = [np.empty(c, dtype=np.float32) for c in counts]
     order = sorted(range(len(sigs)), key=lambda i: counts[i], reverse=True)
     if session is None and any(counts):
-        session = _session()
+        session = vad_session()
     for g in range(0, len(order), batch):
         lanes = [i for i in order[g : g + batch] if counts[i] > 0]
         if not lanes:

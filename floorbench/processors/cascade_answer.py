@@ -36,9 +36,9 @@ from floorbench.processors.cascade_text import (
     UNITS,
     Heard,
     Quantity,
-    _fmt,
-    _fmt_clock,
     content_words,
+    fmt_clock,
+    fmt_number,
     is_request,
     leading_vocative,
     mentions_name,
@@ -112,7 +112,7 @@ def _asked_unit(question: str, amounts: list[Quantity]) -> str:
 
 
 def _say(value: float, unit: str) -> str:
-    return f"{_fmt(value)}{' ' + unit if unit and unit not in ('clock', 'minutes') else ''}"
+    return f"{fmt_number(value)}{' ' + unit if unit and unit not in ('clock', 'minutes') else ''}"
 
 
 def _duration_words(minutes: float) -> str:
@@ -272,15 +272,15 @@ def _clock(ev: Evidence) -> Answer | None:
         f" {w} " in q for w in ("done", "finish", "finished", "over", "end", "ends", "wrap up", "be back")
     ):
         t = clocks[-1].value + sum(d.value for d in durations)
-        return f"At {_fmt_clock(t)}.", "end_time"
+        return f"At {fmt_clock(t)}.", "end_time"
     if (
         " what time " in q
         and durations
         and any(f" {w} " in q for w in ("leave", "set off", "go", "start", "head out", "need to", "have to"))
     ):
         t = clocks[-1].value - sum(d.value for d in durations)
-        return f"You should leave at {_fmt_clock(t)}.", "time_minus_durations"
-    return f"At {_fmt_clock(clocks[-1].value)}, I think.", "clock_time"
+        return f"You should leave at {fmt_clock(t)}.", "time_minus_durations"
+    return f"At {fmt_clock(clocks[-1].value)}, I think.", "clock_time"
 
 
 def _count(ev: Evidence) -> Answer | None:

@@ -399,11 +399,11 @@ def _realign(sentence: str, per_word: list[str]) -> list[str]:
     return out
 
 
-def _fmt(value: float) -> str:
+def fmt_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
 
 
-def _fmt_clock(minutes: float) -> str:
+def fmt_clock(minutes: float) -> str:
     """A clock time in words, as people say it ("two oh five", "three o'clock"): Piper reads
     "3:00" as "three hundred"."""
     h, mm = divmod(int(minutes) % (12 * 60), 60)

@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from floorbench.errors import FloorbenchError
+from floorbench.suites.registry import DEFAULT_SUITE
 
 SCHEMA_VERSION = 1
 
@@ -55,7 +56,7 @@ def inside(root: Path, rel: str | Path, what: str, error: type[FloorbenchError] 
     return path
 
 
-def _relative_pattern(value: str) -> str:
+def relative_pattern(value: str) -> str:
     """A path or glob relative to the suite folder: not absolute, no `..` part."""
     for pure in (PurePosixPath(value), PureWindowsPath(value)):
         if pure.is_absolute() or pure.anchor or ".." in pure.parts:
@@ -146,7 +147,7 @@ class Scenario(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
-    suite: str = "mpe"
+    suite: str = DEFAULT_SUITE
     scenario_id: str = Field(description=f"the scenario's id, also its file and run folder name: {ID_RULE}")
     pair_id: str = Field(description=f"the pair's id: {ID_RULE}")
     condition: Condition
@@ -196,7 +197,7 @@ class Suite(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     name: str
-    suite: str = "mpe"
+    suite: str = DEFAULT_SUITE
     assistant_name: str = "Aria"
     description: str = ""
     sample_rate: int = Field(default=16000, description="rate the audio is rendered at")
@@ -210,4 +211,4 @@ class Suite(BaseModel):
     @field_validator("scenario_glob")
     @classmethod
     def _glob_inside(cls, value: str) -> str:
-        return _relative_pattern(value)
+        return relative_pattern(value)

@@ -73,7 +73,7 @@ def read_yaml(path: Path) -> object:
         raise ScenarioError(f"{path}: YAML syntax error{at}: {problem}; fix the YAML") from None
 
 
-def _pydantic_line(path: Path, scenario: str | None, data: object, err: ValidationError) -> str:
+def pydantic_line(path: Path, scenario: str | None, data: object, err: ValidationError) -> str:
     """Turn the first pydantic error into one line that names the turn if it can."""
     e = err.errors()[0]
     loc = list(e["loc"])
@@ -112,7 +112,7 @@ def parse_scenario(path: Path, data: object | None = None) -> Scenario:
     try:
         return Scenario.model_validate(data)
     except ValidationError as err:
-        raise ScenarioError(_pydantic_line(path, sid, data, err)) from None
+        raise ScenarioError(pydantic_line(path, sid, data, err)) from None
 
 
 def check_scenario(scenario: Scenario, path: Path) -> None:
@@ -279,7 +279,7 @@ def load_suite(
     try:
         suite = Suite.model_validate(data)
     except ValidationError as err:
-        raise ScenarioError(_pydantic_line(suite_file, None, data, err)) from None
+        raise ScenarioError(pydantic_line(suite_file, None, data, err)) from None
     problems: list[str] = []
     if audio:
         try:
@@ -303,7 +303,7 @@ def load_suite(
             continue
         files[s.scenario_id] = p
         scenarios.append(s)
-    if pairs and suite.suite not in ("turns", "av"):  # turns and av scenarios come alone, not in pairs
+    if pairs and suite_of(suite).paired:  # a suite whose scenarios come in explicit/implicit pairs
         by_pair: dict[str, list[Scenario]] = {}
         for s in scenarios:
             by_pair.setdefault(s.pair_id, []).append(s)

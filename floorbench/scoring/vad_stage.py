@@ -96,9 +96,9 @@ _SESSION = None
 
 def _worker_init() -> None:
     global _SESSION
-    from floorbench.audio.vad import _session
+    from floorbench.audio.vad import vad_session
 
-    _SESSION = _session()
+    _SESSION = vad_session()
 
 
 def _vad_task(paths: list[Path], batch: int) -> list[VadResult]:

@@ -123,6 +123,8 @@ class SuitePlugin:
     """``(path, judge, out, options) -> (lines, written)``: `judge-agreement --labels` on such a file"""
     labels: tuple[str, ...] = ()
     """the turn labels its scenarios and recordings carry (`turns.json` is checked against them)"""
+    paired: bool = False
+    """True: every scenario has its explicit/implicit twin (same pair_id), and a suite missing one is invalid"""
     rendered_by_generator: bool = False
     """True: the generator writes the audio itself and `floorbench render` refuses the suite"""
     extra: dict[str, str] = field(default_factory=dict)

@@ -30,7 +30,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from floorbench.scenarios.schema import ID_RULE, SCHEMA_VERSION, Speaker, _relative_pattern, check_id
+from floorbench.scenarios.schema import ID_RULE, SCHEMA_VERSION, Speaker, check_id, relative_pattern
 from floorbench.suites.av.rules import Category, Dynamic, category_of
 
 SUITE_KIND = "av"
@@ -83,7 +83,7 @@ class AvClip(BaseModel):
     @field_validator("audio", "video")
     @classmethod
     def _relative(cls, value: str) -> str:
-        return _relative_pattern(value)
+        return relative_pattern(value)
 
     @property
     def label(self) -> str:
@@ -156,7 +156,7 @@ class AvScenario(BaseModel):
     @field_validator("idle_video")
     @classmethod
     def _idle_relative(cls, value: str | None) -> str | None:
-        return None if value is None else _relative_pattern(value)
+        return None if value is None else relative_pattern(value)
 
     @property
     def id(self) -> str:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, cast
 from pydantic import ValidationError
 
 from floorbench.scenarios.schema import Scenario, inside
-from floorbench.scenarios.validate import SUPPORTED_RATES, LoadedSuite, ScenarioError, _pydantic_line
+from floorbench.scenarios.validate import SUPPORTED_RATES, LoadedSuite, ScenarioError, pydantic_line
 from floorbench.suites.av.rules import CATEGORY, DURING_MODEL_SPEECH, AvRules, Category, Dynamic, category_of
 from floorbench.suites.av.schema import AvClip, AvScenario
 
@@ -99,7 +99,7 @@ def parse_av_scenario(path: Path, data: object) -> AvScenario:
         return AvScenario.model_validate(data)
     except ValidationError as err:
         sid = data.get("scenario_id") if isinstance(data, dict) else None
-        raise ScenarioError(_pydantic_line(path, str(sid) if sid else None, data, err)) from None
+        raise ScenarioError(pydantic_line(path, str(sid) if sid else None, data, err)) from None
 
 
 def check_av_scenario(s: AvScenario, path: Path, rules: AvRules = AvRules()) -> None:

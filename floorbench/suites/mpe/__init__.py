@@ -14,6 +14,7 @@ PLUGIN = SuitePlugin(
     name="mpe",
     summary="multi-party rooms: answer when addressed, stay silent otherwise (Duplex-MPE)",
     doc="suites/mpe.md",
+    paired=True,
     labels=("T", "N1", "N2", "N3", "N4Q", "N4R"),
     load_scenario="floorbench.suites.mpe.validate:load_scenario",
     suite_info="floorbench.suites.mpe.validate:suite_info",

@@ -85,7 +85,7 @@ class GenConfig:
     """relative weights of N1, N2, N3 among the other turns"""
 
 
-class _Pair:
+class GeneratedPair:
     """Builds the two scenarios of one pair from one random stream."""
 
     def __init__(self, rng: random.Random, pair_id: str, cfg: GenConfig, seen: set[str]) -> None:
@@ -352,7 +352,7 @@ def generate_pairs(
     for i in range(pairs):
         pair_id = f"mpe-s{seed}-{i:05d}"
         rng = random.Random(f"floorbench-mpe:{GENERATOR_VERSION}:{seed}:{i}")
-        ex, im = _Pair(rng, pair_id, cfg, seen).build(families)
+        ex, im = GeneratedPair(rng, pair_id, cfg, seen).build(families)
         where = Path(f"<generated {pair_id}>")
         check_scenario(ex, where)
         check_scenario(im, where)

@@ -173,7 +173,7 @@ def pair_from_reply(reply: Any, pair_id: str, attrs: dict, speakers: dict, label
 def generate_with_llm(cfg: LLMConfig, out: Path, pairs: int, seed: int, force: bool = False,
                       progress=None) -> LLMResult:
     """Write up to `pairs` LLM-written pairs to the suite folder `out`; report the rejected ones."""
-    from floorbench.suites.mpe.generate import DUTY_PREAMBLE, GenConfig, _Pair
+    from floorbench.suites.mpe.generate import DUTY_PREAMBLE, GenConfig, GeneratedPair
     from floorbench.suites.mpe.vocab import PREAMBLE_VOICE
 
     template = (PROMPT_DIR / f"{cfg.prompt}.md").read_text(encoding="utf-8")
@@ -189,7 +189,7 @@ def generate_with_llm(cfg: LLMConfig, out: Path, pairs: int, seed: int, force: b
     for i in range(pairs):
         pair_id = f"llm-s{seed}-{i:05d}"
         rng = random.Random(f"floorbench-llm:{seed}:{i}")
-        draft = _Pair(rng, pair_id, GenConfig(), set())
+        draft = GeneratedPair(rng, pair_id, GenConfig(), set())
         labels, _ = draft.layout(3)
         attrs = {"location": draft.location, "activity": draft.activity.name, "relationship": draft.relationship.name,
                  "device_context": draft.device.name, "register": draft.register.name}

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, cast
 from pydantic import ValidationError
 
 from floorbench.scenarios.schema import Scenario
-from floorbench.scenarios.validate import LoadedSuite, ScenarioError, _pydantic_line, check_audio
+from floorbench.scenarios.validate import LoadedSuite, ScenarioError, check_audio, pydantic_line
 from floorbench.suites.turns.rules import CONVERSATION_TYPES, USER_SPEECH, TurnEvent, TurnsRules
 from floorbench.suites.turns.schema import TurnsScenario
 
@@ -29,7 +29,7 @@ def parse_turns_scenario(path: Path, data: object) -> TurnsScenario:
         return TurnsScenario.model_validate(data)
     except ValidationError as err:
         sid = data.get("scenario_id") if isinstance(data, dict) else None
-        raise ScenarioError(_pydantic_line(path, str(sid) if sid else None, data, err)) from None
+        raise ScenarioError(pydantic_line(path, str(sid) if sid else None, data, err)) from None
 
 
 def check_turns_scenario(s: TurnsScenario, path: Path, rules: TurnsRules = TurnsRules()) -> None:
