@@ -24,6 +24,7 @@ from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pydantic import Field, field_validator
 
+from floorbench import safe_http
 from floorbench.processors.adapter_config import KeyFromEnv, ModelError, public_url
 from floorbench.processors.cascade_text import Heard
 from floorbench.redact import redact_url
@@ -104,7 +105,8 @@ class LLMResponder:
         timeout = aiohttp.ClientTimeout(total=self.settings.timeout_s)
         try:
             async with aiohttp.ClientSession(timeout=timeout) as session:
-                async with session.get(f"{self.settings.base_url}/models", headers=self._headers()) as r:
+                async with safe_http.request(session, "GET", f"{self.settings.base_url}/models",
+                                             headers=self._headers()) as r:
                     status = r.status
         except (aiohttp.ClientError, TimeoutError, OSError) as e:
             return (
@@ -147,7 +149,8 @@ class LLMResponder:
         t0 = time.monotonic()
         timeout = aiohttp.ClientTimeout(total=s.timeout_s)
         async with aiohttp.ClientSession(timeout=timeout) as session:
-            async with session.post(f"{s.base_url}/chat/completions", json=body, headers=headers) as r:
+            async with safe_http.request(session, "POST", f"{s.base_url}/chat/completions", json=body,
+                                         headers=headers) as r:
                 if r.status != 200:
                     raise RuntimeError(f"LLM endpoint {public_url(s.base_url)} answered HTTP {r.status}")
                 data = await r.json()

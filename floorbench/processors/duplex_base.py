@@ -180,11 +180,11 @@ class DuplexSocketProcessor(RoomAudioProcessor):
                 self._send_queue.put_nowait(msg)
 
     async def _run(self) -> None:
-        from websockets.asyncio.client import connect
+        from floorbench.safe_http import websocket_connect
 
         try:
             self._ws = await asyncio.wait_for(
-                connect(self.url, additional_headers=self.headers or None, max_size=None),
+                websocket_connect(self.url, self.headers or None, max_size=None),
                 timeout=self.connect_timeout_s,
             )
         except Exception as e:

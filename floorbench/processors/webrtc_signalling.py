@@ -10,7 +10,8 @@
 - ``whip``: RFC 9725. POST the offer as ``application/sdp`` with
   ``Authorization: Bearer <key>`` when a key is configured; the answer comes
   with ``201 Created`` and a ``Location`` (the session's resource), which is
-  DELETEd when the scenario ends.
+  DELETEd when the scenario ends (with the key only if it is on the offer URL's
+  origin; every redirect drops credentials across origins: floorbench.safe_http).
 - ``openai``: the Realtime API's WebRTC call flow. POST ``multipart/form-data``
   (``sdp``, ``session`` = ``{type: realtime, model}``) with the key as a bearer
   token; the answer is ``application/sdp`` (201, ``Location`` names the call).
@@ -31,6 +32,7 @@ from urllib.parse import urljoin
 
 from loguru import logger
 
+from floorbench import safe_http
 from floorbench.processors.adapter_config import public_url
 
 OPENAI_CALLS_URL = "https://api.openai.com/v1/realtime/calls"
@@ -109,7 +111,7 @@ class Signalling:
             headers["Content-Type"] = content_type
         try:
             async with asyncio.timeout(self.timeout_s):
-                async with self.http.post(self.url, data=data, headers=headers) as resp:
+                async with safe_http.request(self.http, "POST", self.url, data=data, headers=headers) as resp:
                     body = await resp.text()
                     status, resp_headers = resp.status, resp.headers
         except TimeoutError:
@@ -118,6 +120,8 @@ class Signalling:
                 f"no answer to the WebRTC offer from {self.public} within {self.timeout_s:g} s; "
                 f"check that the product is running and `url` is its {self.style} offer endpoint",
             ) from None
+        except safe_http.RedirectError as e:
+            raise SignallingFailed("http", f"{self.public} redirected the WebRTC offer badly ({e}); fix `url`") from None
         except aiohttp.ClientError as e:
             raise SignallingFailed(
                 "unreachable",
@@ -253,7 +257,9 @@ class WhipSignalling(Signalling):
         if self.resource and self.http is not None:
             try:
                 async with asyncio.timeout(3.0):
-                    async with self.http.delete(self.resource, headers=self.auth()) as resp:
+                    # the resource may sit on another origin: the key goes only where it was configured for
+                    headers = safe_http.headers_for(self.resource, self.url, self.auth())
+                    async with safe_http.request(self.http, "DELETE", self.resource, headers=headers) as resp:
                         logger.debug(f"webrtc: DELETE {public_url(self.resource)}: HTTP {resp.status}")
             except Exception as e:  # the session ends either way
                 logger.debug(f"webrtc: DELETE {public_url(self.resource)} failed ({type(e).__name__})")

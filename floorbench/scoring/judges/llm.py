@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from floorbench import safe_http
 from floorbench.redact import redact_url
 from floorbench.scoring.judges import VERDICTS, JudgeError, JudgeInput, JudgeVerdict, OnVerdict, Task, Verdict
 
@@ -143,7 +144,7 @@ class LLMJudge:
         for attempt in range(self.retries + 1):
             req = urllib.request.Request(f"{self.base_url}/chat/completions", data=body, headers=headers)
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
+                with safe_http.urlopen(req, timeout=self.timeout_s) as resp:
                     data = json.loads(resp.read().decode("utf-8"))
                 return str(data["choices"][0]["message"]["content"] or "")
             except urllib.error.HTTPError as e:

@@ -34,6 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from floorbench import safe_http
 from floorbench.redact import redact_text, redact_url
 from floorbench.scenarios.files import write_scenario, write_suite, write_text_atomic
 from floorbench.scenarios.schema import Label, Preamble, Scenario, Suite
@@ -88,7 +89,7 @@ def chat(cfg: LLMConfig, prompt: str) -> str:
         headers["Authorization"] = f"Bearer {os.environ.get(cfg.api_key_env, '')}"
     req = urllib.request.Request(cfg.base_url.rstrip("/") + "/chat/completions", data=body, headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=cfg.timeout_s) as resp:
+        with safe_http.urlopen(req, timeout=cfg.timeout_s) as resp:
             data = json.loads(resp.read().decode("utf-8"))
     except urllib.error.HTTPError as e:
         raise ScenarioError(f"{redact_url(cfg.base_url)}: HTTP {e.code} {e.reason}; check model, key and URL") from None
