@@ -7,16 +7,22 @@ way wherever it would appear. Three rules, applied together:
 - **by name**: a value under a key whose name contains one of `SECRET_NAMES`
   (``api_key``, ``token``, ``authorization``, ``cookie`` …) is replaced by
   `REDACTED`, whatever its shape (text, or every leaf of a mapping or list).
-  Keys ending in ``_env`` are kept: they hold the *name* of an environment
-  variable (``api_key_env: OPENAI_API_KEY``), which says where a key came from.
-- **header maps**: every value of a mapping under a key named ``headers`` is
-  replaced, whatever the header's name (``X-Goog-Api-Key``, ``Authorization``,
-  a vendor's own); the header *names* stay, so a card says which were sent.
+  Numbers count as values too (a PIN, a numeric key), except a number of
+  tokens (``max_tokens: 512``). Keys ending in ``_env``
+  are kept while they hold the *name* of an environment variable
+  (``api_key_env: OPENAI_API_KEY``), which says where a key came from; a value
+  that is no such name (a key pasted there by mistake) is replaced.
+- **headers**: every value under a key named ``headers`` is replaced, whatever
+  the header's name (``X-Goog-Api-Key``, ``Authorization``, a vendor's own) and
+  whatever the shape (a mapping, a list of ``"Name: value"`` lines or of
+  ``[name, value]`` pairs, one ``"Name: value"`` line); the header *names*
+  stay, so a card says which were sent.
 - **URLs**, wherever they appear (a config value, a message, a log line): the
   user-info (``user:pass@``) is replaced and *every* query value and the
   fragment are replaced, whatever the parameter's name (``?token=``, ``?key=``,
   ``?sig=``, ``?X-Amz-Signature=``: a name is no proof a value is harmless);
-  the parameter names, host, port and path stay.
+  the parameter names, host, port and path stay. ICE server URIs, which have
+  no ``//`` (``turn:user:pass@host:3478``), lose their user-info the same way.
 
 Free text also loses the credential after ``Bearer`` / ``Basic`` (a run of 8 or more
 token characters, so prose such as "basic rules" is left alone).
@@ -41,6 +47,11 @@ HEADER_MAPS = ("headers", "http_headers", "extra_headers", "additional_headers")
 """mappings whose every value is redacted (header values carry keys under any name)"""
 
 _URL = re.compile(r"""[A-Za-z][A-Za-z0-9+.\-]*://[^\s'"<>`]+""")
+_ICE_URI = re.compile(r"""\b(turns?|stuns?):(?!//)([^\s'"<>`]+)""", re.IGNORECASE)
+"""RFC 7064/7065 URIs: no authority part, so a pasted ``user:pass@`` sits in the path"""
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,127}|[a-z_][a-z_]{0,127}")
+"""an environment variable's name as people write them: upper case (digits allowed) or lower case letters;
+a key pasted where a name belongs (``sk-…``, mixed case, hex) is none"""
 _AUTH_SCHEME = re.compile(r"\b(Bearer|bearer|BEARER|Basic)\s+([A-Za-z0-9._~+/=\-]{8,})")
 
 
@@ -48,6 +59,30 @@ def is_secret_name(name: str, names: Iterable[str] = SECRET_NAMES) -> bool:
     """Does a key or header name say its value is a secret? (``*_env`` names never do.)"""
     low = str(name).lower()
     return not low.endswith("_env") and any(s in low for s in names)
+
+
+def is_env_name(value: object) -> bool:
+    """Is `value` the name of an environment variable (``OPENAI_API_KEY``, ``http_proxy``), not a key?"""
+    return isinstance(value, str) and _ENV_NAME.fullmatch(value) is not None
+
+
+def env_name_or_redacted(value: Any) -> Any:
+    """A ``*_env`` value as recorded: names (or lists of names) kept, anything else `REDACTED`."""
+    if value is None or is_env_name(value):
+        return value
+    if isinstance(value, list | tuple):
+        return [env_name_or_redacted(v) for v in value]
+    return REDACTED
+
+
+def _redact_ice(m: re.Match[str]) -> str:
+    rest = m.group(2)
+    if "@" in rest:
+        rest = f"{REDACTED}@{rest.rpartition('@')[2]}"
+    head, sep, query = rest.partition("?")
+    if sep:
+        head += "?" + "&".join(_redact_pair(p) for p in query.split("&"))
+    return f"{m.group(1)}:{head}"
 
 
 def redact_url(url: str) -> str:
@@ -80,6 +115,7 @@ def redact_text(text: str, values: Iterable[str] = ()) -> str:
     """Free text (an error message, a log line) with URLs redacted, ``Bearer …`` removed,
     and every one of `values` (secrets known to the caller, e.g. an API key) replaced."""
     out = _URL.sub(lambda m: redact_url(m.group(0)), text)
+    out = _ICE_URI.sub(_redact_ice, out)
     out = _AUTH_SCHEME.sub(lambda m: f"{m.group(1)} {REDACTED}", out)
     for v in values:
         if v and len(v) >= 4:
@@ -95,9 +131,11 @@ def redact(config: Any, names: Iterable[str] = SECRET_NAMES) -> Any:
         for k, v in config.items():
             key = str(k)
             if key.lower().endswith("_env"):
-                out[k] = v
-            elif is_secret_name(key, names) or (key.lower() in HEADER_MAPS and isinstance(v, dict)):
-                out[k] = _everything(v)
+                out[k] = env_name_or_redacted(v)
+            elif key.lower() in HEADER_MAPS:
+                out[k] = _header_values(v)
+            elif is_secret_name(key, names):
+                out[k] = v if _is_count(key, v) else _everything(v)
             else:
                 out[k] = redact(v, names)
         return out
@@ -109,11 +147,36 @@ def redact(config: Any, names: Iterable[str] = SECRET_NAMES) -> Any:
 
 
 def _everything(value: Any) -> Any:
-    """Every text leaf replaced (the value sits under a secret name or in a header map)."""
+    """Every text or number leaf replaced (the value sits under a secret name or in a header map)."""
     if isinstance(value, dict):
         return {k: _everything(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_everything(v) for v in value]
-    if isinstance(value, str | bytes) and value:
-        return REDACTED
-    return value
+    if isinstance(value, bool) or value is None or value == "":
+        return value  # says nothing of a secret
+    return REDACTED  # text, bytes, a number (a PIN, a numeric key), anything else
+
+
+def _is_count(name: str, value: Any) -> bool:
+    """``max_tokens: 512``, ``max_output_tokens``: a number of tokens, not a token."""
+    return "tokens" in name.lower() and isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _header_values(value: Any) -> Any:
+    """Headers in any shape, their names kept and every value replaced."""
+    if isinstance(value, dict):
+        return {k: _everything(v) for k, v in value.items()}
+    if isinstance(value, str):
+        name, colon, _ = value.partition(":")
+        return f"{name}: {REDACTED}" if colon and name.strip() and " " not in name.strip() else _everything(value)
+    if isinstance(value, list | tuple):
+        out: list[Any] = []
+        for item in value:
+            if isinstance(item, list | tuple) and len(item) == 2 and isinstance(item[0], str):
+                out.append([item[0], _everything(item[1])])
+            elif isinstance(item, dict) and "name" in item:  # [{name: Authorization, value: …}]
+                out.append({k: v if k == "name" else _everything(v) for k, v in item.items()})
+            else:
+                out.append(_header_values(item))
+        return out
+    return _everything(value)

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Self, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from floorbench.errors import FloorbenchError
-from floorbench.redact import redact_url
+from floorbench.redact import HEADER_MAPS, is_env_name, is_secret_name, redact, redact_url
 
 
 class ModelError(FloorbenchError, ValueError):
@@ -28,6 +28,13 @@ class ModelError(FloorbenchError, ValueError):
 Ms = Annotated[int, Field(ge=0, strict=True)]
 """a whole number of milliseconds (an int, not a bool or a float)"""
 Seconds = Annotated[float, Field(ge=0.0)]
+
+NOT_A_NAME = (
+    "must name an environment variable (OPENAI_API_KEY: letters, digits, _), not hold a key; "
+    "the value is not shown, as it may be one"
+)
+HIDDEN = "(not shown: it may hold a secret)"
+"""what an error line says instead of a rejected value under a secret-like key"""
 
 LITERAL_SECRET_KEYS = ("api_key", "key", "token")
 """keys that would hold a secret in the config itself; refused, the environment holds secrets"""
@@ -60,6 +67,13 @@ class AdapterSettings(Settings):
     pass_env: list[str] = Field(default_factory=list)
     """more environment variables the model's child process gets (names only; see docs/systems-under-test.md)"""
 
+    @field_validator("pass_env")
+    @classmethod
+    def _names(cls, names: list[str]) -> list[str]:
+        if not all(is_env_name(n) for n in names):
+            raise ValueError(NOT_A_NAME)
+        return names
+
 
 class OpenSettings(AdapterSettings):
     """For a user's own model that declares no settings: any key is kept for it in `Model.config`."""
@@ -72,6 +86,13 @@ class KeyFromEnv(Settings):
 
     api_key_env: str | None = None
     """the environment variable holding the key (its *name*, recorded; never the key)"""
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _a_name(cls, name: str | None) -> str | None:
+        if name is not None and not is_env_name(name):
+            raise ValueError(NOT_A_NAME)
+        return name
 
     @model_validator(mode="before")
     @classmethod
@@ -162,13 +183,27 @@ def _error_line(cls: type[BaseModel], err: ValidationError) -> str:
     if kind == "value_error":
         reason = str(ctx.get("error", e["msg"].removeprefix("Value error, ")))
         return f"`{key}` {reason}" if key else reason
+    got = _got(loc, e.get("input"))
     if kind == "literal_error":
-        return f"`{key}` must be one of {ctx.get('expected', '?').replace(' or ', ', ')}, got {e['input']!r}"
+        return f"`{key}` must be one of {ctx.get('expected', '?').replace(' or ', ', ')}, got {got}"
     for bound, word in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<")):
         if bound in ctx:
-            return f"`{key}` must be {word} {ctx[bound]}, got {e['input']!r}"
+            return f"`{key}` must be {word} {ctx[bound]}, got {got}"
     meaning = _MEANING.get(kind, e["msg"].lower().removeprefix("input "))
-    return f"`{key}` {meaning}, got {e['input']!r}"
+    return f"`{key}` {meaning}, got {got}"
+
+
+def secret_like_key(loc: list[str]) -> bool:
+    """Does a config key path lead through a key whose value may be a secret (or name one)?"""
+    return any(is_secret_name(p) or p.lower() in HEADER_MAPS or p.lower().endswith("_env") for p in loc)
+
+
+def _got(loc: list[str], value: Any) -> str:
+    """The rejected value as an error line may quote it: never under a secret-like key, else redacted and short."""
+    if secret_like_key(loc):
+        return HIDDEN
+    shown = repr(redact(value))
+    return shown if len(shown) <= 120 else shown[:117] + "..."
 
 
 def _keys_at(cls: type[BaseModel], loc: list[str]) -> list[str]:

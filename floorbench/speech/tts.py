@@ -32,6 +32,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from floorbench.errors import FloorbenchError
+from floorbench.redact import is_env_name
 
 SUPPORTED_RATES = (16000, 24000, 48000)
 PAD_MS = 50
@@ -138,12 +139,15 @@ def pipecat_voice_config(voice: str | VoiceSpec) -> PipecatVoice:
     key_arg = "api_key"
     for k, v in spec.params:
         if k == "api_key_env":
+            if not is_env_name(v):  # a key pasted here would land in files and caches: never repeat the id
+                raise TTSError(f"voice pipecat:{spec.name}: api_key_env must name an environment variable "
+                               "(letters, digits, _), not hold the key (the voice id is not shown)")
             key_env = v
         elif k == "api_key_arg":
             key_arg = v
         elif k in ("api_key", "key", "token"):
-            raise TTSError(
-                f"voice {spec.id!r}: a key in the voice id would land in files and caches; "
+            raise TTSError(  # the id is not repeated: it holds the key
+                f"voice pipecat:{spec.name}: a key in the voice id would land in files and caches; "
                 "put it in an environment variable and pass api_key_env=NAME"
             )
         else:

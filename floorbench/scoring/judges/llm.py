@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from floorbench import safe_http
-from floorbench.redact import redact_url
+from floorbench.redact import is_env_name, redact_url
 from floorbench.scoring.judges import VERDICTS, JudgeError, JudgeInput, JudgeVerdict, OnVerdict, Task, Verdict
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
@@ -100,6 +100,9 @@ class LLMJudge:
     ) -> None:
         if not model:
             raise JudgeError("the LLM judge needs a model name: --judge llm:<model>")
+        if not is_env_name(api_key_env):  # never repeated: a key pasted here by mistake would be
+            raise JudgeError("--judge-key-env must name the environment variable holding the key "
+                             "(letters, digits, _), not the key itself (the value is not shown)")
         self.model = model
         self.base_url = (base_url or os.environ.get("FLOORBENCH_JUDGE_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         self.api_key_env = api_key_env

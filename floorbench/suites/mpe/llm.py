@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from floorbench import safe_http
-from floorbench.redact import redact_text, redact_url
+from floorbench.redact import is_env_name, redact_text, redact_url
 from floorbench.scenarios.files import write_scenario, write_suite, write_text_atomic
 from floorbench.scenarios.schema import Label, Preamble, Scenario, Suite
 from floorbench.scenarios.validate import ScenarioError, check_pair, check_scenario, parse_scenario, read_yaml
@@ -54,6 +54,13 @@ class LLMConfig(BaseModel):
     max_tokens: int = 3000
     timeout_s: float = 120.0
     attempts: int = 2
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _a_name(cls, name: str | None) -> str | None:
+        if name is not None and not is_env_name(name):
+            raise ValueError("must name an environment variable (letters, digits, _), not hold the key")
+        return name
 
 
 def load_config(path: Path) -> LLMConfig:
