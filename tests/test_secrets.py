@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -95,6 +96,116 @@ def test_the_llm_judge_records_and_reports_its_url_redacted() -> None:
         judge._post("hello")
     assert "pw-judge-1" not in str(err.value) and "q-judge-2" not in str(err.value)
     assert "http://<redacted>@127.0.0.1:1/v1?key=<redacted>" in str(err.value)
+
+
+# -- files a managed server needs: a private folder, removed after a kill -----------------------
+
+FAKE_SERVER = """\
+import re, socket, sys, threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+args = sys.argv[1:]
+if "--config" in args:  # a stand-in LiveKit server: the port from the config, 200 on GET /
+    port = int(re.search(r"^port: (\\d+)", open(args[args.index("--config") + 1]).read(), re.M).group(1))
+    class H(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+        def log_message(self, *a):
+            pass
+    HTTPServer(("127.0.0.1", port), H).serve_forever()
+else:  # a stand-in redis-server: +PONG to anything
+    port = int(args[args.index("--port") + 1])
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", port)); s.listen()
+    while True:
+        c, _ = s.accept(); c.recv(64); c.sendall(b"+PONG\\r\\n"); c.close()
+"""
+
+
+@pytest.fixture
+def fake_server(tmp_path: Path) -> Path:
+    exe = tmp_path / "bin" / "fake-server"
+    exe.parent.mkdir()
+    exe.write_text(f"#!{sys.executable}\n{FAKE_SERVER}")
+    exe.chmod(0o755)
+    return exe
+
+
+def _modes(root: Path) -> dict[str, int]:
+    return {str(p.relative_to(root)): p.stat().st_mode & 0o777 for p in [root, *root.rglob("*")] if p.is_dir()}
+
+
+def test_the_servers_secret_file_is_private_and_a_killed_runs_folder_goes_at_the_next_start(
+    tmp_path: Path, fake_server: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    secret = "lk-planted-config-secret-61c2"
+    code = (
+        "import os, signal, sys\n"
+        "from pathlib import Path\n"
+        "from floorbench.transports.server import LiveKitServer\n"
+        f"srv = LiveKitServer(binary=Path({str(fake_server)!r}), api_secret={secret!r})\n"
+        "srv.start()\n"
+        "print(srv._dir, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"  # no clean-up: as a run killed mid-scenario
+    )
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == -9, proc.stderr[-2000:]
+    left = Path(proc.stdout.strip())
+    root = runtime / "floorbench"
+    assert left.parent == root and left.name.startswith("livekit-") and left.is_dir()
+    assert set(_modes(root).values()) == {0o700}, _modes(root)
+    assert not (left / "livekit.yaml").exists()  # read once at start, then removed
+    assert not any(secret.encode() in p.read_bytes() for p in root.rglob("*") if p.is_file())
+    assert not list(Path(tempfile.gettempdir()).glob("floorbench-livekit-*/livekit.yaml"))
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    from floorbench.transports.private_dir import private_dir
+
+    fresh = private_dir("livekit")
+    assert not left.exists() and fresh.parent == root and fresh.stat().st_mode & 0o777 == 0o700
+
+
+def test_the_private_root_refuses_a_link_and_tightens_its_own_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from floorbench.transports.private_dir import private_root
+
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (runtime / "floorbench").symlink_to(elsewhere)  # planted: would send the secret where the link points
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "tmp" / f"floorbench-{os.getuid()}").mkdir(mode=0o755)
+    root = private_root()
+    assert root == tmp_path / "tmp" / f"floorbench-{os.getuid()}" and root is not None
+    assert root.stat().st_mode & 0o777 == 0o700
+
+
+def test_redis_logs_into_a_private_folder_not_a_predictable_path(
+    tmp_path: Path, fake_server: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from floorbench.transports.server import RedisServer
+
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: str(fake_server) if name == "redis-server"
+                        else real_which(name, *a, **k))
+    redis = RedisServer()
+    redis.start()
+    try:
+        assert redis.port is not None
+        assert not (Path(tempfile.gettempdir()) / f"floorbench-redis-{redis.port}.log").exists()
+        logs = list((runtime / "floorbench").glob("redis-*/redis.log"))
+        assert len(logs) == 1 and logs[0].parent.stat().st_mode & 0o777 == 0o700
+    finally:
+        redis.stop()
+    assert not logs[0].parent.exists()
 
 
 # -- the live test -------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from floorbench.errors import FloorbenchError
 from floorbench.redact import redact_url
+from floorbench.transports.private_dir import private_dir
 
 LIVEKIT_VERSION = "v1.13.5"
 LIVEKIT_MODULE = "github.com/livekit/livekit-server/cmd/server"
@@ -182,7 +183,8 @@ class LiveKitServer:
     redis: str | None = None
     """host:port of the Redis that the nodes of a multi-node server share; None: a single node"""
     proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
-    _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
+    _dir: Path | None = field(default=None, init=False, repr=False)
+    """this server's private folder (transports/private_dir.py): its config, and its log unless `log_path`"""
 
     def __post_init__(self) -> None:
         self.api_secret = self.api_secret or secrets.token_hex(24)
@@ -205,11 +207,12 @@ class LiveKitServer:
             self.udp_port = free_port(socket.SOCK_DGRAM)
         elif not port_is_free(self.udp_port, socket.SOCK_DGRAM):
             raise ServerError(f"UDP port {self.udp_port} on 127.0.0.1 is in use; choose another --udp-port")
-        self._tmp = tempfile.TemporaryDirectory(prefix="floorbench-livekit-")
-        cfg = Path(self._tmp.name) / "livekit.yaml"
-        cfg.write_text(server_config(self.port, self.udp_port, self.api_key, self.api_secret, self.redis))
-        cfg.chmod(0o600)
-        log = self.log_path or Path(self._tmp.name) / "livekit.log"
+        self._dir = private_dir("livekit")
+        cfg = self._dir / "livekit.yaml"
+        fd = os.open(cfg, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(server_config(self.port, self.udp_port, self.api_key, self.api_secret, self.redis))
+        log = self.log_path or self._dir / "livekit.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         self.log_path = log
         with log.open("ab") as logf:
@@ -224,6 +227,7 @@ class LiveKitServer:
                 preexec_fn=_die_with_parent,
             )
         self.wait_healthy(timeout_s)
+        cfg.unlink(missing_ok=True)  # read once at start: the secret stays on disk no longer than that
         return self.connection
 
     def wait_healthy(self, timeout_s: float) -> None:
@@ -270,9 +274,9 @@ class LiveKitServer:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout_s)
-        if self._tmp is not None:
-            self._tmp.cleanup()
-            self._tmp = None
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
 
     def __enter__(self) -> LiveKitServer:
         self.start()
@@ -291,7 +295,9 @@ class RedisServer:
 
     port: int | None = None
     log_path: Path | None = None
+    """None: in a private folder of its own (transports/private_dir.py), removed at stop"""
     proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+    _dir: Path | None = field(default=None, init=False, repr=False)
 
     @property
     def address(self) -> str:
@@ -302,7 +308,10 @@ class RedisServer:
         if binary is None:
             raise ServerError("redis-server not found on PATH; `apt-get install redis-server` (scripts/setup.sh does)")
         self.port = self.port or free_port()
-        log = self.log_path or Path(tempfile.gettempdir()) / f"floorbench-redis-{self.port}.log"
+        log = self.log_path
+        if log is None:
+            self._dir = private_dir("redis")
+            log = self._dir / "redis.log"
         with log.open("ab") as logf:
             self.proc = subprocess.Popen(
                 [binary, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no",
@@ -330,6 +339,9 @@ class RedisServer:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)  # it holds nothing worth a clean shutdown
             self.proc.wait(timeout_s)
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
 
 
 @dataclass(eq=False)
