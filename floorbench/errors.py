@@ -23,9 +23,9 @@ class FloorbenchError(Exception):
 def one_line(message: object) -> str:
     """`message` as one printable line: a newline or control character (say, in a file name
     a user typed) is shown escaped, so an ``error: …`` line is always exactly one line."""
-    text = str(message).strip() or "unknown error"
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # lone surrogates from odd file names
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    from floorbench.escape import printable
+
+    return printable(str(message).strip() or "unknown error")
 
 
 class OptionError(FloorbenchError, ValueError):

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from floorbench.escape import md_cell
 from floorbench.report.load import ScoredRun
 from floorbench.report.tables import Table, all_tables, failures_table, fmt_score
 from floorbench.scoring.items import CAPACITIES, DIAGNOSTICS
 from floorbench.scoring.scores_file import ScoresFile
 from floorbench.scoring.transport_summary import latency_cell
-
-
-def md_cell(text: str) -> str:
-    """Text safe inside a Markdown table cell: no raw HTML, no column breaks."""
-    t = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return " ".join(t.replace("|", "\\|").split())
 
 
 def md_table(t: Table) -> str:

@@ -7,8 +7,8 @@ turn texts, labels), so a transcript containing markup stays text.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 
+from floorbench.escape import html_text
 from floorbench.records import DialogueTurn
 from floorbench.report.load import Curve
 from floorbench.scoring.items import Item, Kind, Metric
@@ -21,7 +21,8 @@ LABEL_COLORS = {
 
 
 def esc(text: object) -> str:
-    return escape(str(text), quote=True)
+    """HTML-escaped, every control and bidi character shown escaped (floorbench.escape)."""
+    return html_text(text)
 
 
 def bar_chart(title: str, groups: Sequence[str], series: Sequence[str],

@@ -15,6 +15,7 @@ from typing import NoReturn
 import typer
 
 from floorbench.errors import FloorbenchError, OptionError, check_range, one_line, path_error_line
+from floorbench.escape import printable
 
 MAX_CONCURRENCY = 64
 """parallel LLM requests (and VAD worker processes): more only trips rate limits or memory"""
@@ -100,7 +101,7 @@ def score_cmd(
     if exclude_degraded:
         typer.echo(f"left out {outcome.excluded_degraded} scenario(s) whose timing verdict is degraded", err=notes_err)
     for line in outcome.summary:
-        typer.echo(line)
+        typer.echo(printable(line))  # run names and reasons come from files
     typer.echo(outcome.wrote)
     if outcome.scored == 0:
         from floorbench.scoring.inputs import InputError

@@ -17,7 +17,9 @@ IMPAIR_HELP = (
 
 
 def _fail(msg: str) -> NoReturn:
-    typer.echo(f"error: {msg}", err=True)
+    from floorbench.errors import one_line
+
+    typer.echo(f"error: {one_line(msg)}", err=True)  # a name the user typed or a file held, shown escaped
     raise typer.Exit(2)
 
 

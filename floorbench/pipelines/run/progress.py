@@ -16,17 +16,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
+from floorbench.escape import printable
 from floorbench.records import Outcome, RunMeta
 
 Mode = Literal["bar", "lines", "off"]
 
 
 def describe_outcome(meta: RunMeta) -> str:
-    """``ID: outcome — kind: reason — timing degraded: reasons`` (the reasons only where there are)."""
+    """``ID: outcome — kind: reason — timing degraded: reasons`` (the reasons only where there are), one
+    printable line: controls and bidi characters shown escaped (`floorbench.escape.printable`)."""
     extra = f" — {meta.failure_kind}: {meta.failure_reason}" if meta.failure_reason else ""
     if meta.timing is not None and meta.timing.verdict != "ok":
         extra += f" — timing degraded: {'; '.join(meta.timing.reasons)}"
-    return f"{meta.scenario_id}: {meta.outcome}{extra}"
+    return printable(f"{meta.scenario_id}: {meta.outcome}{extra}")  # an id or a reason read from a file
 
 
 def format_left(seconds: float | None) -> str:
@@ -90,8 +92,8 @@ class RunProgress:
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
-                TextColumn("{task.fields[counts]}"),
-                TextColumn("{task.fields[last]}"),
+                TextColumn("{task.fields[counts]}", markup=False),
+                TextColumn("{task.fields[last]}", markup=False),  # never read as rich markup
             )
             self.bar.start()
             self.task = self.bar.add_task("scenarios", total=total, counts=self._counts(), last="")

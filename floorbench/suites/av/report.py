@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from floorbench.escape import md_cell, md_table
 from floorbench.report.html import CSS
 from floorbench.report.svg import esc
 from floorbench.scoring.inputs import InputError
@@ -131,8 +132,9 @@ def frames_html(source: Path, clip: dict[str, Any]) -> str:
 
 
 def clip_block(run: dict[str, Any], clip: dict[str, Any]) -> str:
-    ok = "ok" if clip["aligned"] else "bad"
+    ok = "ok" if clip["aligned"] is True else "bad"
     lat = "—" if clip.get("latency_ms") is None else f"{clip['latency_ms']} ms"
+    ws, we = clip["window_ms"]
     tr = clip.get("transcript", {})
     rubric = clip.get("rubric") or {}
     rub = (
@@ -142,10 +144,11 @@ def clip_block(run: dict[str, Any], clip: dict[str, Any]) -> str:
     )
     return (
         f'<div class="avclip"><b>{esc(run["run"])} · {esc(clip["scenario_id"])}</b> — {esc(clip["dynamic"])} '
-        f"({esc(clip['category'])}), window {clip['window_ms'][0]}–{clip['window_ms'][1]} ms: "
-        f'<span class="{ok}">takeover {clip["takeover"]} (expected {clip["expected_takeover"]}), '
-        f"{'aligned' if clip['aligned'] else 'not aligned'}</span>; speech in window {clip['speech_in_window_ms']} ms, "
-        f"{clip['words_in_window']} words; latency {lat} ({esc(clip.get('latency_note', ''))}); {esc(rub)}"
+        f"({esc(clip['category'])}), window {esc(ws)}–{esc(we)} ms: "
+        f'<span class="{ok}">takeover {esc(clip["takeover"])} (expected {esc(clip["expected_takeover"])}), '
+        f"{'aligned' if clip['aligned'] is True else 'not aligned'}</span>; "
+        f"speech in window {esc(clip['speech_in_window_ms'])} ms, "
+        f"{esc(clip['words_in_window'])} words; latency {esc(lat)} ({esc(clip.get('latency_note', ''))}); {esc(rub)}"
         f'<p class="note">{esc(clip.get("description", ""))}</p>{strip(clip)}'
         f'<p class="note">model before: “{esc(tr.get("before", ""))}” · in window: “{esc(tr.get("inside", ""))}” · '
         f"after: “{esc(tr.get('after', ''))}”</p>{frames_html(Path(run['source']), clip)}</div>"
@@ -185,28 +188,22 @@ def render_av_html(runs: list[dict[str, Any]], title: str, max_clips: int) -> st
 
 
 def clip_lines(runs: list[dict[str, Any]]) -> str:
+    """One Markdown line per clip; every field comes from a file, so every one is escaped."""
     rows = [
-        "### Clips",
-        "",
-        "| run | scenario | dynamic | window ms | takeover | aligned | latency ms | model in window |",
-        "|---|---|---|---|---|---|---|---|",
+        [str(r["run"]), str(c["scenario_id"]), str(c["dynamic"]), f"{c['window_ms'][0]}–{c['window_ms'][1]}",
+         str(c["takeover"]), "yes" if c["aligned"] is True else "no",
+         "—" if c.get("latency_ms") is None else str(c["latency_ms"]), str(c.get("transcript", {}).get("inside", ""))]
+        for r in runs for c in r["clips"]
     ]
-    for r in runs:
-        for c in r["clips"]:
-            said = c.get("transcript", {}).get("inside", "").replace("|", "\\|")
-            rows.append(
-                f"| {r['run']} | {c['scenario_id']} | {c['dynamic']} | {c['window_ms'][0]}–{c['window_ms'][1]} "
-                f"| {c['takeover']} | {'yes' if c['aligned'] else 'no'} | "
-                f"{'—' if c.get('latency_ms') is None else c['latency_ms']} | {said} |"
-            )
-    return "\n".join(rows) + "\n"
+    return md_table("Clips", ["run", "scenario", "dynamic", "window ms", "takeover", "aligned", "latency ms",
+                              "model in window"], rows)
 
 
 def write_av_report(paths: list[Path], out: Path, title: str, max_clips: int = 12) -> tuple[Path, Path]:
     runs = [load_av_scores(p) for p in paths]
     out.mkdir(parents=True, exist_ok=True)
     md, html = out / "report.md", out / "report.html"
-    md.write_text(f"# {title}\n\n" + render_av_markdown(runs) + "\n" + clip_lines(runs), encoding="utf-8")
+    md.write_text(f"# {md_cell(title)}\n\n" + render_av_markdown(runs) + "\n" + clip_lines(runs), encoding="utf-8")
     html.write_text(render_av_html(runs, title, max_clips), encoding="utf-8")
     return md, html
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from floorbench.escape import md_table
 from floorbench.suites.av.rules import EXPECTED_TAKEOVER, Category
 
 ROWS = ["overall", *(c.value for c in Category)]
@@ -34,14 +35,7 @@ def _lat(row: dict[str, Any] | None) -> str:
 
 
 def _table(title: str, headers: list[str], rows: list[list[str]]) -> str:
-    lines = [
-        f"### {title}",
-        "",
-        "| " + " | ".join(headers) + " |",
-        "|" + "|".join("---" for _ in headers) + "|",
-    ]
-    lines += ["| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
+    return md_table(title, headers, rows)  # every cell escaped: names and reasons come from files
 
 
 def tor_rows(runs: Sequence[dict[str, Any]]) -> list[list[str]]:

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from floorbench.escape import md_cell
 from floorbench.report.html import CSS
 from floorbench.report.svg import esc
 from floorbench.scoring.inputs import InputError
@@ -93,7 +94,7 @@ def write_turns_report(paths: list[Path], out: Path, title: str) -> tuple[Path, 
     runs = [load_turns_scores(p) for p in paths]
     out.mkdir(parents=True, exist_ok=True)
     md, html = out / "report.md", out / "report.html"
-    md.write_text(f"# {title}\n\n" + render_turns_markdown(runs), encoding="utf-8")
+    md.write_text(f"# {md_cell(title)}\n\n" + render_turns_markdown(runs), encoding="utf-8")
     html.write_text(render_turns_html(runs, title), encoding="utf-8")
     return md, html
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from floorbench.escape import md_table
 from floorbench.suites.turns.rules import TurnEvent
 
 TRACK_TITLES = {"eot": "end of turn (takes)", "yield": "yield (ends of model speech)"}
@@ -69,9 +70,7 @@ def type_rows(s: dict[str, Any]) -> list[list[str]]:
 
 
 def _table(title: str, headers: list[str], rows: list[list[str]]) -> str:
-    lines = [f"### {title}", "", "| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
+    return md_table(title, headers, rows)  # every cell escaped: names and reasons come from files
 
 
 def render_turns_markdown(runs: Sequence[dict[str, Any]]) -> str:
