@@ -48,14 +48,18 @@ def test_the_child_gets_the_allow_list_and_what_its_config_names() -> None:
         "LIVEKIT_API_SECRET": "lk-secret", "LIVEKIT_API_KEY": "lk-key", "LIVEKIT_URL": "ws://x",
         "OPENAI_API_KEY": "sk-open", "GOOGLE_API_KEY": "g-key", "MY_SERVER_KEY": "srv-key",
         "FLOORBENCH_JUDGE_BASE_URL": "http://j/v1?key=jq", "AWS_SECRET_ACCESS_KEY": "aws", "EXTRA_VAR": "e",
+        "HUGGING_FACE_HUB_TOKEN": "hf-2", "HF_API_KEY": "hf-3", "FLOORBENCH_SOME_TOKEN": "fb-1",
+        "TORCH_HOME": "/t", "GOOGLE_APPLICATION_CREDENTIALS": "/creds.json", "XDG_SECRET_THING": "x",
     }
     config = {"adapter": "cascade", "llm": {"api_key_env": "MY_SERVER_KEY"}, "pass_env": ["EXTRA_VAR"]}
     assert child_environment(config, environ) == {
         "PATH": "/usr/bin", "HOME": "/home/u", "LANG": "C.UTF-8", "LC_ALL": "C", "VIRTUAL_ENV": "/v",
-        "PYTHONPATH": "/p", "HF_HOME": "/hf", "HF_TOKEN": "hf-1", "https_proxy": "http://proxy:3128",
-        "NO_PROXY": "localhost", "FLOORBENCH_MODEL_LOG": "DEBUG", "XDG_CACHE_HOME": "/c",
+        "PYTHONPATH": "/p", "HF_HOME": "/hf", "https_proxy": "http://proxy:3128",
+        "NO_PROXY": "localhost", "FLOORBENCH_MODEL_LOG": "DEBUG", "XDG_CACHE_HOME": "/c", "TORCH_HOME": "/t",
         "MY_SERVER_KEY": "srv-key", "EXTRA_VAR": "e",
-    }
+    }  # no HF_TOKEN & co: a prefix lets caches through, never a key
+    named = child_environment({"adapter": "x", "pass_env": ["HF_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS"]}, environ)
+    assert named["HF_TOKEN"] == "hf-1" and named["GOOGLE_APPLICATION_CREDENTIALS"] == "/creds.json"
     openai = child_environment({"adapter": "pipecat-service", "api_key_env": "OPENAI_API_KEY"}, environ)
     assert openai["OPENAI_API_KEY"] == "sk-open" and "GOOGLE_API_KEY" not in openai
     assert "LIVEKIT_API_SECRET" not in openai and "LIVEKIT_API_KEY" not in openai
@@ -70,10 +74,12 @@ async def test_the_real_child_process_never_sees_the_livekit_secret(
     seen = tmp_path / "env.json"
     code = (
         "import json, os, sys; sys.stdin.readline()\n"
-        f"open({str(seen)!r}, 'w').write(json.dumps(dict(os.environ)))\n"
+        f"open({str(seen)!r}, 'w').write(json.dumps({{'env': dict(os.environ), 'cwd': os.getcwd()}}))\n"
         "sys.exit(3)\n"
     )
     monkeypatch.setattr(ModelProcess, "argv", (sys.executable, "-c", code))
+    monkeypatch.setenv("HF_TOKEN", "hf-planted-token")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     monkeypatch.setenv("LIVEKIT_API_SECRET", "lk-planted-secret")
     monkeypatch.setenv("LIVEKIT_API_KEY", "lk-planted-key")
     monkeypatch.setenv("MY_SERVER_KEY", "srv-planted-key")
@@ -82,11 +88,72 @@ async def test_the_real_child_process_never_sees_the_livekit_secret(
         config={"adapter": "websocket", "api_key_env": "MY_SERVER_KEY"}, in_sample_rate=16000,
         out_sample_rate=24000, out_queue_ms=120, parent_pid=os.getpid(), max_lifetime_s=30.0,
     )
+    scenario_dir = tmp_path / "run" / "s1"
+    scenario_dir.mkdir(parents=True)
     with pytest.raises(ScenarioFailed):
-        await ModelProcess(spec, tmp_path / "model.log").start(20.0)
-    env = json.loads(seen.read_text())
-    assert "LIVEKIT_API_SECRET" not in env and "LIVEKIT_API_KEY" not in env
+        await ModelProcess(spec, scenario_dir / "model.log").start(20.0)
+    got = json.loads(seen.read_text())
+    env = got["env"]
+    assert "LIVEKIT_API_SECRET" not in env and "LIVEKIT_API_KEY" not in env and "HF_TOKEN" not in env
     assert env["MY_SERVER_KEY"] == "srv-planted-key" and env["PATH"] == os.environ["PATH"]
+    assert env["HF_HOME"] == str(tmp_path / "hf")
+    assert Path(got["cwd"]) == scenario_dir  # a fixed folder, not the one the run started from
+
+
+async def test_the_model_process_imports_nothing_from_the_folder_it_is_run_from(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A stray loguru.py where the user runs floorbench is never executed by the model process."""
+    from floorbench.pipelines.model_messages import ModelSpec
+    from floorbench.pipelines.scenario_run import ModelProcess, ScenarioFailed
+
+    here = tmp_path / "where-the-user-is"
+    here.mkdir()
+    planted = tmp_path / "stray-ran"
+    (here / "loguru.py").write_text(f"open({str(planted)!r}, 'w').write('ran')\nraise SystemExit(9)\n")
+    monkeypatch.chdir(here)
+    folder = tmp_path / "run" / "s1"
+    folder.mkdir(parents=True)
+    spec = ModelSpec(
+        url="ws://127.0.0.1:9", token="t", room="r", identity="model", model="silent", config={},
+        in_sample_rate=16000, out_sample_rate=24000, out_queue_ms=120, parent_pid=os.getpid(), max_lifetime_s=30.0,
+    )
+    proc = ModelProcess(spec, folder / "model.log")
+    assert "-P" in proc.argv
+    try:
+        await proc.start(60.0)
+    except ScenarioFailed:
+        pass  # nothing listens on port 9: the child fails to join; it must not have run the stray module first
+    finally:
+        await proc.stop()
+    assert not planted.exists(), (folder / "model.log").read_text()[-2000:]
+
+
+def test_relative_paths_in_a_model_config_still_name_the_same_files(tmp_path: Path) -> None:
+    from floorbench.child_env import absolute_paths
+
+    (tmp_path / "voices").mkdir()
+    (tmp_path / "voices" / "joe.onnx").write_text("")
+    (tmp_path / "whisper").mkdir()
+    (tmp_path / "cascade").mkdir()
+    config = {"adapter": "cascade", "tts": {"voice": "voices/joe.onnx"}, "asr": {"model": "./whisper"},
+              "voice": "alloy", "url": "ws://h/voices/joe.onnx", "list": ["voices/joe.onnx", "missing/x.onnx"],
+              "api_key_env": "voices/joe.onnx"}
+    assert absolute_paths(config, tmp_path) == {
+        "adapter": "cascade", "tts": {"voice": str(tmp_path / "voices" / "joe.onnx")},
+        "asr": {"model": str(tmp_path / "whisper")}, "voice": "alloy", "url": "ws://h/voices/joe.onnx",
+        "list": [str(tmp_path / "voices" / "joe.onnx"), "missing/x.onnx"], "api_key_env": "voices/joe.onnx",
+    }
+
+
+def test_server_binaries_get_no_keys_and_nothing_that_reconfigures_them() -> None:
+    from floorbench.child_env import minimal_environment
+
+    environ = {"PATH": "/usr/bin", "HOME": "/h", "LANG": "C.UTF-8", "LC_ALL": "C", "TMPDIR": "/tmp",
+               "LIVEKIT_KEYS": "k: s", "NODE_IP": "10.0.0.5", "UDP_PORT": "7882", "LIVEKIT_CONFIG": "port: 1",
+               "OPENAI_API_KEY": "sk", "HF_TOKEN": "hf", "REDIS_PASSWORD": "r"}
+    assert minimal_environment(environ) == {"PATH": "/usr/bin", "HOME": "/h", "LANG": "C.UTF-8", "LC_ALL": "C",
+                                            "TMPDIR": "/tmp"}
 
 
 def test_the_llm_judge_records_and_reports_its_url_redacted() -> None:

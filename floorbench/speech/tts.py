@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl
 
 import numpy as np
 
+from floorbench.child_env import minimal_environment
 from floorbench.errors import FloorbenchError
 from floorbench.redact import is_env_name
 
@@ -183,7 +184,7 @@ def _flite_voices() -> tuple[str, ...]:
     if not exe:
         return ()
     try:
-        out = subprocess.run([exe, "-lv"], capture_output=True, text=True, timeout=10).stdout
+        out = subprocess.run([exe, "-lv"], capture_output=True, text=True, timeout=10, env=minimal_environment()).stdout
     except (OSError, subprocess.SubprocessError):
         return ()
     listed = set(out.split(":", 1)[-1].split())
@@ -285,7 +286,8 @@ def _read_wav(path: Path, spec: VoiceSpec) -> tuple[np.ndarray, int]:
 
 def _run(cmd: list[str], spec: VoiceSpec, fix: str) -> None:
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S,
+                              env=minimal_environment())  # a synthesiser needs none of the shell's keys
     except FileNotFoundError:
         raise TTSError(f"voice {spec.id!r}: {cmd[0]} is not installed; {fix}") from None
     except subprocess.TimeoutExpired:

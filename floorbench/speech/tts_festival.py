@@ -19,6 +19,8 @@ import threading
 import time
 from pathlib import Path
 
+from floorbench.child_env import minimal_environment
+
 TIMEOUT_S = 60.0
 
 
@@ -36,7 +38,7 @@ class FestivalSession:
         self.pid_owner = os.getpid()
         self.proc = subprocess.Popen(
             [stdbuf, "-oL", "-eL", festival, "--pipe"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=minimal_environment(),
         )
         self._buf = b""
         self._n = 0

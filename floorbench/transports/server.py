@@ -25,6 +25,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from floorbench.child_env import minimal_environment
 from floorbench.errors import FloorbenchError
 from floorbench.redact import redact_url
 from floorbench.transports.private_dir import private_dir
@@ -221,6 +222,8 @@ class LiveKitServer:
                 stdout=logf,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
+                env=minimal_environment(),  # no shell keys; no LIVEKIT_KEYS/NODE_IP/UDP_PORT overriding the config
+                cwd=self._dir,
                 start_new_session=True,
                 # not left running by a killed run; the parent *thread* must live
                 # as long as the server, so start it from the main thread
@@ -316,8 +319,8 @@ class RedisServer:
             self.proc = subprocess.Popen(
                 [binary, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no",
                  "--protected-mode", "yes"],
-                stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True, preexec_fn=_die_with_parent,
+                stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=minimal_environment(),
+                cwd=log.parent, start_new_session=True, preexec_fn=_die_with_parent,
             )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from floorbench.child_env import MINIMAL_NAMES, python_argv, python_environment
 from floorbench.pipelines.room.model_messages import (
     ModelChainError,
     ModelConnected,
@@ -30,6 +31,7 @@ from floorbench.pipelines.room.model_messages import (
     read_event,
 )
 from floorbench.records import FailureKind
+from floorbench.redact import is_secret_name
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +45,11 @@ class ScenarioFailed(Exception):
         self.reason = reason
 
 
-CHILD_ENV_NAMES = frozenset({
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM",
-    "TMPDIR", "TEMP", "TMP", "VIRTUAL_ENV", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH",
+CHILD_ENV_NAMES = MINIMAL_NAMES | frozenset({
+    "VIRTUAL_ENV", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH",
     "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
     "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "CUDA_VISIBLE_DEVICES",
-    "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION",
+    "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION",
 })
 """variables every model child gets, besides the prefixes below and those its config names"""
 CHILD_ENV_PREFIXES = ("LC_", "PYTHON", "FLOORBENCH_", "HF_", "HUGGINGFACE_", "XDG_", "CUDA_", "TORCH", "ORT_")
@@ -62,13 +63,19 @@ def child_environment(config: dict[str, Any], environ: dict[str, str] | None = N
     LiveKit key or secret (nor the judge's key, nor anything else a shell
     holds); it does need its interpreter, caches and proxies, and the keys its
     config names with ``*_env`` (``api_key_env: OPENAI_API_KEY``, or a list:
-    ``pass_env: [MY_VAR]``), at any depth. The judge's settings (FLOORBENCH_JUDGE_*) stay behind.
+    ``pass_env: [MY_VAR]``), at any depth. The judge's settings (FLOORBENCH_JUDGE_*) stay behind,
+    and so does every secret-like name (``HF_TOKEN``, ``GOOGLE_APPLICATION_CREDENTIALS``) the
+    config does not name: a prefix lets caches and settings through, never a key.
     """
     environ = dict(os.environ) if environ is None else environ
     named = set(_env_names(config))
 
     def passes(k: str) -> bool:
-        if k in named or k in CHILD_ENV_NAMES or k.lower() in CHILD_ENV_PROXY:
+        if k in named or k.lower() in CHILD_ENV_PROXY:
+            return True
+        if is_secret_name(k):
+            return False
+        if k in CHILD_ENV_NAMES:
             return True
         return k.startswith(CHILD_ENV_PREFIXES) and not k.startswith("FLOORBENCH_JUDGE")
 
@@ -93,8 +100,8 @@ def _env_names(config: Any) -> list[str]:
 class ModelProcess:
     """The pipeline model's child process (floorbench.pipelines.room.model_participant)."""
 
-    argv: tuple[str, ...] = (sys.executable, "-m", "floorbench.pipelines.room.model_participant")
-    """the child's command line; the spec goes to its stdin"""
+    argv: tuple[str, ...] = python_argv("floorbench.pipelines.room.model_participant")
+    """the child's command line (``-P``: nothing is imported from its folder); the spec goes to its stdin"""
 
     def __init__(self, spec: ModelSpec, log_path: Path) -> None:
         self.spec = spec
@@ -112,7 +119,7 @@ class ModelProcess:
 
     async def start(self, timeout_s: float) -> None:
         """Start the child and wait for its answer; if it is not ready, it is stopped before this raises."""
-        env = child_environment(self.spec.config)
+        env = python_environment(child_environment(self.spec.config))
         logf = self.log_path.open("ab")
         self.proc = await asyncio.create_subprocess_exec(
             *self.argv,
@@ -120,6 +127,7 @@ class ModelProcess:
             stdout=asyncio.subprocess.PIPE,
             stderr=logf,
             env=env,
+            cwd=self.log_path.parent,  # the scenario's folder, never the one the user ran from
             start_new_session=True,
         )
         logf.close()

@@ -26,6 +26,7 @@ import numpy as np
 
 from floorbench import __version__
 from floorbench.audio.vad import VAD_RATE
+from floorbench.child_env import absolute_paths
 from floorbench.clock import SessionClock
 from floorbench.pipelines.room.left_room import why_model_left
 from floorbench.pipelines.room.model_messages import (
@@ -397,7 +398,7 @@ class ScenarioRun:
             room=self.room,
             identity=self.model_identity,
             model=self.model.name or self.model.ctx.name,
-            config=self.model.config,
+            config=absolute_paths(self.model.config, Path.cwd()),  # the child runs in the scenario's folder
             suite_root=self.suite.root.resolve(),
             scenario_file=self.suite.files[self.scenario.scenario_id].resolve(),
             in_sample_rate=s.model_in_rate,
