@@ -39,14 +39,14 @@ def read_model_config(path: Path | None) -> dict[str, Any]:
 
 
 def server(
-    port: Annotated[int, typer.Option(help="HTTP/WebSocket port on 127.0.0.1")] = 7880,
+    port: Annotated[int, typer.Option(help="HTTP/WebSocket port on 127.0.0.1 ($FLOORBENCH_LIVEKIT_BIND: another address)")] = 7880,
     udp_port: Annotated[int, typer.Option(help="UDP port for WebRTC media")] = 7882,
     install: Annotated[bool, typer.Option(help="only install the pinned LiveKit server binary")] = False,
     nodes: Annotated[
         int, typer.Option(help="LiveKit nodes sharing one local Redis (node i on --port + 2i, UDP + 1); 1..8")
     ] = 1,
 ) -> None:
-    """Start a LiveKit server bound to 127.0.0.1 until Ctrl-C (prints URL and key; the secret stays in the environment you set)."""
+    """Start a LiveKit server bound to 127.0.0.1 (or $FLOORBENCH_LIVEKIT_BIND) until Ctrl-C (prints URL and key; the secret stays in the environment you set)."""
     import os
     import signal
     import time

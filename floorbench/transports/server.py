@@ -1,10 +1,12 @@
-"""A managed LiveKit server bound to 127.0.0.1 only, and the connection settings for any server.
+"""A managed LiveKit server bound to 127.0.0.1 only (or the one address $FLOORBENCH_LIVEKIT_BIND names),
+and the connection settings for any server.
 
 floorbench starts its own pinned LiveKit server for a run unless the user points
 it at an existing one (``--livekit-url`` or ``LIVEKIT_URL`` with
 ``LIVEKIT_API_KEY``/``LIVEKIT_API_SECRET``). The generated config keeps every
-socket on loopback: `--dev` would advertise the first non-loopback address and
-listen for ICE-TCP on all interfaces.
+socket on loopback (`server_config`): `--dev` would advertise the first
+non-loopback address and listen for ICE-TCP on all interfaces, and the media
+port alone would listen on every interface address.
 
 Every failure is a `ServerError` with one line naming the cause and the fix.
 """
@@ -121,36 +123,72 @@ def install_binary(dest_dir: Path | None = None) -> Path:
     return dest
 
 
-def port_is_free(port: int, kind: int = socket.SOCK_STREAM) -> bool:
+BIND_ENV = "FLOORBENCH_LIVEKIT_BIND"
+"""the address the managed LiveKit server listens on and offers for media; default 127.0.0.1 (docs/transport.md)"""
+LOOPBACK = "127.0.0.1"
+
+
+def bind_address(value: str | None = None) -> str:
+    """`value`, else $FLOORBENCH_LIVEKIT_BIND, else 127.0.0.1: one IPv4 address of this machine (not 0.0.0.0)."""
+    import ipaddress
+
+    text = (value or os.environ.get(BIND_ENV) or LOOPBACK).strip()
+    try:
+        addr = ipaddress.ip_address(text)
+    except ValueError:
+        addr = None
+    if not isinstance(addr, ipaddress.IPv4Address) or addr.is_unspecified or addr.is_multicast:
+        raise ServerError(
+            f"{BIND_ENV}={redact_url(text)!r}: give one IPv4 address of this machine that the other boxes reach "
+            "(e.g. 10.0.0.5), not 0.0.0.0 or a name; unset it to stay on 127.0.0.1"
+        )
+    return str(addr)
+
+
+def port_is_free(port: int, kind: int = socket.SOCK_STREAM, host: str = LOOPBACK) -> bool:
     with socket.socket(socket.AF_INET, kind) as s:
         try:
-            s.bind(("127.0.0.1", port))
+            s.bind((host, port))
         except OSError:
             return False
         return True
 
 
-def free_port(kind: int = socket.SOCK_STREAM) -> int:
+def free_port(kind: int = socket.SOCK_STREAM, host: str = LOOPBACK) -> int:
     with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         return s.getsockname()[1]
 
 
-def server_config(port: int, udp_port: int, api_key: str, api_secret: str, redis: str | None = None) -> str:
-    """The generated YAML config: loopback only, no TURN, ICE-TCP off; with `redis` (host:port), one node of several."""
+def server_config(port: int, udp_port: int, api_key: str, api_secret: str, redis: str | None = None,
+                  bind: str = LOOPBACK) -> str:
+    """The generated YAML config: every socket on `bind` (loopback unless told), no TURN, ICE-TCP off;
+    with `redis` (host:port), one node of several.
+
+    ``bind_addresses`` holds the HTTP/WebSocket port; the media port (``rtc.udp_port``,
+    one UDP mux) would otherwise get a socket on *every* interface address, so
+    ``rtc.ips.includes`` keeps only `bind` (livekit-server's mediatransportutil
+    ``CreateUDPMuxesFromPorts`` filters its interface addresses with it; loopback itself is
+    included only with ``enable_loopback_candidate``); ``node_ip`` and ``use_external_ip:
+    false`` make it offer that address and no STUN-discovered one.
+    """
     shared = f"redis:\n  address: {redis}\n" if redis else ""
+    loopback = "true" if bind.startswith("127.") else "false"
     return shared + f"""\
 port: {port}
 bind_addresses:
-  - 127.0.0.1
+  - {bind}
 keys:
   {api_key}: {api_secret}
 rtc:
   udp_port: {udp_port}
   tcp_port: 0
-  node_ip: 127.0.0.1
+  node_ip: {bind}
   use_external_ip: false
-  enable_loopback_candidate: true
+  enable_loopback_candidate: {loopback}
+  ips:
+    includes:
+      - {bind}/32
 turn:
   enabled: false
 logging:
@@ -183,6 +221,8 @@ class LiveKitServer:
     """empty: a random secret for this server"""
     redis: str | None = None
     """host:port of the Redis that the nodes of a multi-node server share; None: a single node"""
+    bind: str | None = None
+    """the one address it listens on and offers; None: `bind_address()` ($FLOORBENCH_LIVEKIT_BIND or 127.0.0.1)"""
     proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
     _dir: Path | None = field(default=None, init=False, repr=False)
     """this server's private folder (transports/private_dir.py): its config, and its log unless `log_path`"""
@@ -194,25 +234,26 @@ class LiveKitServer:
     def connection(self) -> LiveKitConnection:
         if self.port is None:
             raise ServerError("LiveKit server not started")
-        return LiveKitConnection(f"ws://127.0.0.1:{self.port}", self.api_key, self.api_secret)
+        return LiveKitConnection(f"ws://{self.bind or LOOPBACK}:{self.port}", self.api_key, self.api_secret)
 
     def start(self, timeout_s: float = 20.0) -> LiveKitConnection:
         binary = self.binary or find_binary()
+        self.bind = host = bind_address(self.bind)
         if self.port is None:
-            self.port = free_port()
-        elif not port_is_free(self.port):
+            self.port = free_port(host=host)
+        elif not port_is_free(self.port, host=host):
             raise ServerError(
-                f"port {self.port} on 127.0.0.1 is in use; stop what holds it or choose another --port"
+                f"port {self.port} on {host} is in use; stop what holds it or choose another --port"
             )
         if self.udp_port is None:
-            self.udp_port = free_port(socket.SOCK_DGRAM)
-        elif not port_is_free(self.udp_port, socket.SOCK_DGRAM):
-            raise ServerError(f"UDP port {self.udp_port} on 127.0.0.1 is in use; choose another --udp-port")
+            self.udp_port = free_port(socket.SOCK_DGRAM, host=host)
+        elif not port_is_free(self.udp_port, socket.SOCK_DGRAM, host=host):
+            raise ServerError(f"UDP port {self.udp_port} on {host} is in use; choose another --udp-port")
         self._dir = private_dir("livekit")
         cfg = self._dir / "livekit.yaml"
         fd = os.open(cfg, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(server_config(self.port, self.udp_port, self.api_key, self.api_secret, self.redis))
+            f.write(server_config(self.port, self.udp_port, self.api_key, self.api_secret, self.redis, host))
         log = self.log_path or self._dir / "livekit.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         self.log_path = log
@@ -235,7 +276,7 @@ class LiveKitServer:
 
     def wait_healthy(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
-        url = f"http://127.0.0.1:{self.port}/"
+        url = f"http://{self.bind or LOOPBACK}:{self.port}/"
         while time.monotonic() < deadline:
             self.check_alive()
             try:
@@ -247,7 +288,7 @@ class LiveKitServer:
             time.sleep(0.1)
         self.stop()
         raise ServerError(
-            f"LiveKit server on 127.0.0.1:{self.port} not healthy after {timeout_s:.0f} s; see {self.log_path}"
+            f"LiveKit server on {self.bind or LOOPBACK}:{self.port} not healthy after {timeout_s:.0f} s; see {self.log_path}"
         )
 
     def alive(self) -> bool:
