@@ -90,8 +90,8 @@ def test_worker_refuses_another_suite_hash_with_one_line_reason(tmp_path: Path) 
 
 def test_refusal_recorded_becomes_worker_refused_when_nobody_takes_the_job(tmp_path: Path) -> None:
     for _ in range(3):  # offered three times, refused three times: said once
-        dispatch.refuse(tmp_path, "t1", "box-b:12", "suite 'tiny' at /x has manifest hash 1, the run's is 2")
-    refused = dispatch.refusals(tmp_path, "t1")
+        dispatch.refuse(tmp_path, "1" * 16, "box-b:12", "suite 'tiny' at /x has manifest hash 1, the run's is 2")
+    refused = dispatch.refusals(tmp_path, "1" * 16)
     assert refused == ["box-b:12: suite 'tiny' at /x has manifest hash 1, the run's is 2"]
     unclaimed = dispatch.ClaimState(published=False, claimed=False, beat_age_s=None)
     assert judge(unclaimed, 29.0, None, refused, "fb", TIMES) is None  # another worker may still take it
@@ -118,7 +118,7 @@ def test_claim_beats_and_the_first_claim_wins(tmp_path: Path) -> None:
     spec = _spec(tmp_path)
     assert dispatch.look(tmp_path, spec.scenario_id, spec.token).claimed is False
     where = dispatch.claim(tmp_path, spec, "box-a:1")
-    assert where == tmp_path / ".dispatch" / spec.token
+    assert where is not None and where == tmp_path / ".dispatch" / spec.token
     assert dispatch.claim(tmp_path, spec, "box-b:2") is None  # offered twice: the second plays nothing
     old = time.time() - 50
     os.utime(where / "claim.json", (old, old))

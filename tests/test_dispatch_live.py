@@ -35,7 +35,7 @@ def _worker(conn: LiveKitConnection, log: Path) -> subprocess.Popen[bytes]:
     with log.open("wb") as f:
         return subprocess.Popen(
             [sys.executable, "-m", "floorbench.cli", "worker", "--suite", str(ROOT / "tests/fixtures/suites/tiny"),
-             "--livekit-url", conn.url, "--max-jobs", "1"],
+             "--out-root", str(log.parent), "--model", "silent", "--livekit-url", conn.url, "--max-jobs", "1"],
             cwd=ROOT, env=env, stdout=f, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
         )
 

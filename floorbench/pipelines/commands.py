@@ -205,8 +205,9 @@ def _model_and_config(
     model: str | None, config: Path | None, identity: str | None, dispatch: str | None
 ) -> tuple[str, dict[str, Any]]:
     """The model's name (``--model``, else the config's ``adapter``/``model``) and its config."""
-    cfg = read_model_config(config)
-    name = model or cfg.pop("adapter", None) or cfg.pop("model", None)
+    from floorbench.pipelines.dispatch import model_and_config
+
+    name, cfg = model_and_config(model, read_model_config(config))  # as `floorbench worker --config` reads it
     if not name:
         fail("no model: pass --model NAME or a --config with 'adapter: NAME'")
     if identity:

@@ -20,25 +20,40 @@ def fail(msg: str) -> NoReturn:
 
 def worker(
     suite: Annotated[list[Path], typer.Option(help="suite folder this worker holds (repeat for more suites)")],
+    out_root: Annotated[
+        Path, typer.Option(help="the only folder it writes in: every job's run folder must lie inside it")
+    ],
+    model: Annotated[str | None, typer.Option(help="the model it runs, as given to `run --model`")] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="the model config it runs, as given to `run --config` (jobs must match it)")
+    ] = None,
+    config_hash: Annotated[
+        str | None, typer.Option(help="instead of --model/--config: the model config hash `run --workers dispatch` prints")
+    ] = None,
     livekit_url: Annotated[
         str | None, typer.Option(help="the LiveKit server (any node); key/secret from LIVEKIT_API_KEY/SECRET")
     ] = None,
     agent: Annotated[str, typer.Option(help="agent name to register; `run --workers dispatch:AGENT` names it")] = "floorbench",
     max_jobs: Annotated[int, typer.Option(help="scenarios at once on this worker (its reported load limit, 1..64)")] = 1,
 ) -> None:
-    """Take scenario jobs dispatched by `run --workers dispatch` until Ctrl-C; results go to the run's shared folder."""
+    """Take scenario jobs dispatched by `run --workers dispatch` until Ctrl-C; results go to the run's shared folder.
+
+    The worker runs only what its command line allows: run folders inside --out-root, the --suite copies
+    (by manifest hash) and the --model/--config (or --config-hash); it refuses any other job.
+    """
     from floorbench.errors import FloorbenchError, OptionError, check_range
-    from floorbench.pipelines.dispatch.worker import MAX_JOBS, WorkerSettings, describe, serve
+    from floorbench.pipelines.dispatch.worker import MAX_JOBS, Pins, WorkerSettings, describe, serve
     from floorbench.scenarios.files import resolve_suite
     from floorbench.scenarios.validate import ScenarioError
     from floorbench.transports.server import LiveKitConnection, ServerError
 
     try:
         check_range("--max-jobs", max_jobs, 1, MAX_JOBS)
+        pins = Pins.from_command_line(out_root, model, config, config_hash)
         conn = LiveKitConnection.from_env(livekit_url)
         if conn is None:
             fail("worker needs a LiveKit server: pass --livekit-url (or LIVEKIT_URL) with LIVEKIT_API_KEY/SECRET")
-        settings = WorkerSettings([resolve_suite(s) for s in suite], conn, agent, max_jobs)
+        settings = WorkerSettings([resolve_suite(s) for s in suite], conn, agent, max_jobs, pins=pins)
         typer.echo(json.dumps(describe(settings)), err=True)
         asyncio.run(serve(settings))
     except (OptionError, ServerError, ScenarioError, FloorbenchError, ValueError) as e:

@@ -20,6 +20,13 @@ else travels through the run folder, which every worker must be able to write
 - a refusing worker (another copy of the suite) appends its one-line reason
   to ``OUT/.dispatch/<token>/refusals.jsonl`` and rejects the job, so LiveKit
   may offer it to another worker.
+
+A worker trusts the metadata for nothing it was not started with: the token
+is `TOKEN_RE` (so ``OUT/.dispatch/<token>`` stays inside the run folder), the
+run folder must lie under the worker's ``--out-root``, the suite under one of
+its ``--suite`` copies (by manifest hash) and the model and its config must
+hash to its own (`model_config_hash`); a job that asks for anything else is
+refused (worker.py `Pins`).
 """
 
 from __future__ import annotations
@@ -27,8 +34,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
+import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import time
@@ -90,8 +99,32 @@ class JobSpec(BaseModel):
         return spec
 
 
+TOKEN_RE = re.compile(r"[0-9a-f]{16}")
+"""an attempt token, as `new_token` makes them: nothing else ever names a folder"""
+
+
 def new_token() -> str:
     return secrets.token_hex(8)
+
+
+def is_token(token: object) -> bool:
+    return isinstance(token, str) and TOKEN_RE.fullmatch(token) is not None
+
+
+def model_config_hash(model: str, config: dict[str, Any]) -> str:
+    """SHA-256 of the model's name and config (canonical JSON): what a worker is pinned to with
+    ``--config`` or ``--config-hash``, and what the runner prints when it dispatches."""
+    text = json.dumps({"model": model, "config": config}, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def model_and_config(model: str | None, config: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+    """The model's name (`model`, else the config's ``adapter``/``model``, popped) and its config, as
+    `run` reads them: a worker reading the same --model/--config gets the same hash."""
+    cfg = dict(config)
+    name = model or cfg.pop("adapter", None) or cfg.pop("model", None)
+    return (str(name) if name else None), cfg
 
 
 def settings_record(s: ScenarioSettings) -> dict[str, Any]:
@@ -116,6 +149,9 @@ def settings_from(record: dict[str, Any]) -> ScenarioSettings:
 
 
 def staging(out: Path, token: str) -> Path:
+    """OUT/.dispatch/<token>; a token that is no `TOKEN_RE` (``../x``) is refused, never joined to a path."""
+    if not is_token(token):
+        raise DispatchError("the job's attempt token is not 16 hexadecimal digits; refused")
     return out / STAGING / token
 
 
@@ -189,6 +225,14 @@ def beat(out: Path, token: str) -> None:
 def refuse(out: Path, token: str, worker: str, reason: str) -> None:
     """Record a refusal (one JSON line) where the runner will find it if nobody takes the job."""
     where = staging(out, token)
+    where.mkdir(parents=True, exist_ok=True)
+    with (where / "refusals.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"worker": worker, "reason": reason, "wall": time.time()}) + "\n")
+
+
+def refuse_unkeyed(out: Path, worker: str, reason: str) -> None:
+    """A refusal of a job whose token cannot name a folder: one line in OUT/.dispatch/refusals.jsonl."""
+    where = out / STAGING
     where.mkdir(parents=True, exist_ok=True)
     with (where / "refusals.jsonl").open("a", encoding="utf-8") as f:
         f.write(json.dumps({"worker": worker, "reason": reason, "wall": time.time()}) + "\n")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,6 +100,10 @@ class Dispatcher:
                 "settings": dispatch.settings_record(settings), "out": str(out.resolve()), "run_id": run_id}
         if settings.timeout_s and times is None:  # the worker ends the scenario by then; a margin for its records
             times = DispatchTimes(deadline_s=settings.timeout_s + 120)
+        digest = dispatch.model_config_hash(model, config)
+        print(f"dispatch to agent {agent!r}: model config hash {digest}; workers run only the jobs of their own "
+              f"--model/--config (or --config-hash {digest}), with --out-root holding {out.resolve()}",
+              file=sys.stderr, flush=True)
         return cls(conn, agent, base, out, times)
 
     def job(self, scenario_id: str, attempt: int) -> JobSpec:

@@ -13,20 +13,32 @@ one the runner waits for (pipelines/dispatch.py).
 Jobs run in threads of the worker process (LiveKit Agents' thread executor):
 a scenario's model already runs in a child process of its own, and a job
 process per scenario would cost each room another interpreter.
+
+Anyone who can create an agent dispatch on the LiveKit project can write a
+job's metadata, so the worker is started with everything it may do (`Pins`):
+its output root (``--out-root``: every run folder must lie inside it), its
+suites (``--suite``, pinned by manifest hash) and its model (``--model`` /
+``--config``, or ``--config-hash``). A job that names another folder, suite,
+model or config, or a token that is no `dispatch.TOKEN_RE`, is refused: the
+reason is logged and, where the run folder is one the worker may write,
+recorded there. The worker plays its own copy of the config, never the job's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
+import re
 import socket
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from floorbench.escape import printable
 from floorbench.pipelines.dispatch import protocol as dispatch
 from floorbench.pipelines.dispatch.protocol import DispatchError, JobSpec
 from floorbench.pipelines.run import resume
@@ -74,6 +86,121 @@ class Shelf:
         return None
 
 
+@dataclass(frozen=True)
+class Pins:
+    """What this worker was started to do; a job asking for anything else is refused (module docstring)."""
+
+    out_root: Path
+    """every run folder must resolve inside this folder"""
+    model: str | None = None
+    """the model's name, with `config` the worker's own copy (``--model``/``--config``); None: only `config_hash`"""
+    config: dict[str, Any] | None = None
+    config_hash: str = ""
+    """`dispatch.model_config_hash` of the model and config every job must carry"""
+
+    @classmethod
+    def of(cls, out_root: Path, model: str | None, config: dict[str, Any] | None, config_hash: str | None) -> Pins:
+        """From the command line: ``--model``/``--config`` (the hash computed) or ``--config-hash`` alone."""
+        if model is not None:
+            digest = dispatch.model_config_hash(model, config or {})
+            if config_hash and config_hash.lower() != digest:
+                raise DispatchError(f"--config-hash {config_hash[:12]}… is not the hash of --model/--config ({digest[:12]}…); "
+                                    "give one of them")
+            return cls(out_root.resolve(), model, dict(config or {}), digest)
+        if not config_hash or not re.fullmatch(r"[0-9a-fA-F]{64}", config_hash):
+            raise DispatchError("worker needs the model it may run: --model NAME and/or --config FILE (as given to "
+                                "`run`), or --config-hash SHA256 (printed by `run --workers dispatch`)")
+        return cls(out_root.resolve(), None, None, config_hash.lower())
+
+    @classmethod
+    def from_command_line(cls, out_root: Path, model: str | None, config: Path | None,
+                          config_hash: str | None) -> Pins:
+        """``--out-root``, ``--model``, ``--config`` and ``--config-hash`` read as `run` reads its
+        --model/--config (`dispatch.model_and_config`), so the same options give the same hash."""
+        from floorbench.scenarios.files import resolve_model_config
+        from floorbench.scenarios.validate import read_yaml
+
+        if not out_root.is_dir():
+            raise DispatchError(f"--out-root {out_root} is not a folder; create it (the shared run folders go inside)")
+        cfg: dict[str, Any] = {}
+        if config is not None:
+            data = read_yaml(resolve_model_config(config))
+            if data is not None and not isinstance(data, dict):
+                raise DispatchError(f"{config}: a model config must be a YAML mapping of settings")
+            cfg = dict(data or {})
+        name, cfg = dispatch.model_and_config(model, cfg)
+        if name is None and config is not None:
+            raise DispatchError("no model: pass --model NAME or a --config with 'adapter: NAME' (as to `run`)")
+        return cls.of(out_root, name, cfg, config_hash)
+
+    def run_folder(self, out: str) -> Path | None:
+        """The job's run folder if it is an existing, writable folder inside `out_root`, else None."""
+        try:
+            folder = Path(out)
+            if not folder.is_absolute():
+                return None
+            real = folder.resolve(strict=True)
+            root = self.out_root.resolve(strict=True)
+        except (OSError, ValueError, RuntimeError):
+            return None
+        inside = real == root or root in real.parents
+        return real if inside and real.is_dir() and os.access(real, os.W_OK) else None
+
+    def why_not(self, spec: JobSpec) -> str | None:
+        """None when the job asks for nothing but what this worker was started with; else the one-line reason."""
+        if not dispatch.is_token(spec.token):
+            return "the job's attempt token is not 16 hexadecimal digits (not a floorbench runner's job)"
+        if self.run_folder(spec.out) is None:
+            return (f"run folder {printable(spec.out)[:200]} is not a writable folder inside this worker's --out-root "
+                    f"{self.out_root}; mount the shared run folder under it, at the same path on every box")
+        digest = dispatch.model_config_hash(spec.model, spec.config)
+        if digest != self.config_hash:
+            return (f"the job's model and config hash to {digest[:12]}, this worker runs {self.config_hash[:12]}"
+                    + (f" ({self.model})" if self.model else "") + "; start it with the run's --model/--config "
+                    "or --config-hash")
+        return None
+
+    def model_and_config(self, spec: JobSpec) -> tuple[str, dict[str, Any]]:
+        """What the worker plays: its own copy when it has one (the job's only matched its hash)."""
+        if self.model is not None and self.config is not None:
+            return self.model, dict(self.config)
+        return spec.model, dict(spec.config)
+
+
+def vet(metadata: str, shelf: Shelf, pins: Pins) -> tuple[JobSpec | None, str | None]:
+    """(the job, None) when this worker may run it; (the job or None, the one-line reason) when not."""
+    try:
+        spec = JobSpec.parse(metadata)
+    except DispatchError as e:
+        return None, str(e)
+    why = pins.why_not(spec) or shelf.why_not(spec)
+    return spec, why
+
+
+def record_refusal(metadata: str, spec: JobSpec | None, pins: Pins, worker: str, reason: str) -> None:
+    """Log the refusal and, where the run folder is inside the out root, write it there (the runner reads
+    OUT/.dispatch/<token>/refusals.jsonl; a job with no usable token goes to OUT/.dispatch/refusals.jsonl)."""
+    where = f"{spec.scenario_id} attempt {spec.attempt}" if spec is not None else "job"
+    log.warning("%s refused: %s", printable(where), reason)
+    out = spec.out if spec is not None else _raw_out(metadata)
+    folder = pins.run_folder(out) if out else None
+    if folder is None:
+        return  # a folder outside the root is never written, not even with a refusal
+    with contextlib.suppress(OSError, DispatchError):
+        if spec is not None and dispatch.is_token(spec.token):
+            dispatch.refuse(folder, spec.token, worker, reason)
+        else:
+            dispatch.refuse_unkeyed(folder, worker, reason)
+
+
+def _raw_out(metadata: str) -> str | None:
+    try:
+        out = json.loads(metadata).get("out")
+    except (ValueError, AttributeError):
+        return None
+    return out if isinstance(out, str) else None
+
+
 @dataclass
 class WorkerSettings:
     suites: list[Path]
@@ -81,11 +208,18 @@ class WorkerSettings:
     agent: str = dispatch.DEFAULT_AGENT
     max_jobs: int = 1
     name: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+    pins: Pins | None = None
+    """what the worker may do; `serve` refuses to start without"""
 
 
-async def run_job(spec: JobSpec, shelf: Shelf, conn: LiveKitConnection, worker: str) -> bool:
-    """Claim, play and publish one attempt; True when its result landed in the run folder."""
-    out = Path(spec.out)
+async def run_job(spec: JobSpec, shelf: Shelf, conn: LiveKitConnection, worker: str, pins: Pins) -> bool:
+    """Claim, play and publish one attempt (vetted by `vet`); True when its result landed in the run folder."""
+    why = pins.why_not(spec) or shelf.why_not(spec)  # again: the entry point is handed the metadata anew
+    folder = pins.run_folder(spec.out)
+    if why is not None or folder is None:
+        raise DispatchError(f"job refused: {why or 'run folder outside --out-root'}")
+    out = folder
+    model_name, config = pins.model_and_config(spec)
     suite, _ = shelf.suites[spec.suite]
     scenario = next(s for s in suite.scenarios if s.scenario_id == spec.scenario_id)
     where = dispatch.claim(out, spec, worker)
@@ -95,12 +229,12 @@ async def run_job(spec: JobSpec, shelf: Shelf, conn: LiveKitConnection, worker: 
     beating = asyncio.create_task(_beat(out, spec.token), name="heartbeat")
     try:
         try:
-            model = create_model(ModelContext(name=spec.model, config=spec.config, scenario=scenario,
+            model = create_model(ModelContext(name=model_name, config=config, scenario=scenario,
                                               suite=suite.suite, suite_root=suite.root))
         except Exception as e:  # the runner built this model; a box without its extras or keys cannot
             reason = redact_text(f"worker {worker}: cannot create model {spec.model!r}: {str(e).splitlines()[0][:200]}")
             room = room_name(spec.room_run_id(), spec.scenario_id)
-            meta = dispatch.stand_in_meta(scenario, spec.suite, room, {"name": spec.model}, spec.attempt,
+            meta = dispatch.stand_in_meta(scenario, spec.suite, room, {"name": model_name}, spec.attempt,
                                           FailureKind.bad_input, reason)
             write_json_atomic(where / spec.scenario_id / "meta.json", meta)
         else:
@@ -130,6 +264,9 @@ async def serve(settings: WorkerSettings) -> None:
     """Register with the LiveKit server and take jobs until cancelled (Ctrl-C, SIGTERM)."""
     from livekit.agents import AgentServer, JobContext, JobExecutorType, JobRequest
 
+    if settings.pins is None:
+        raise DispatchError("a worker needs --out-root and its model (--model/--config or --config-hash)")
+    pins = settings.pins
     shelf = Shelf.load(settings.suites)
     conn = settings.connection
     server = AgentServer(
@@ -140,25 +277,21 @@ async def serve(settings: WorkerSettings) -> None:
     )
 
     async def on_request(req: JobRequest) -> None:
-        try:
-            spec = JobSpec.parse(req.job.metadata)
-        except DispatchError as e:
-            log.warning("job %s refused: %s", req.id, e)
-            await req.reject(terminate=False)
-            return
-        why = shelf.why_not(spec)
+        spec, why = vet(req.job.metadata, shelf, pins)
         if why is not None:  # recorded: if no worker takes the job, the runner fails it with this reason
-            log.warning("%s attempt %d refused: %s", spec.scenario_id, spec.attempt, why)
-            with contextlib.suppress(OSError):
-                dispatch.refuse(Path(spec.out), spec.token, settings.name, why)
-        if why is not None or len(server.active_jobs) >= settings.max_jobs:  # busy: not a refusal, a full box
+            record_refusal(req.job.metadata, spec, pins, settings.name, why)
+        if spec is None or why is not None or len(server.active_jobs) >= settings.max_jobs:  # busy: a full box
             await req.reject(terminate=False)  # LiveKit may offer it to another worker
             return
         await req.accept(identity=f"floorbench-worker-{spec.token}")
 
     async def entry(ctx: JobContext) -> None:
         try:
-            await run_job(JobSpec.parse(ctx.job.metadata), shelf, conn, settings.name)
+            spec, why = vet(ctx.job.metadata, shelf, pins)
+            if spec is None or why is not None:
+                record_refusal(ctx.job.metadata, spec, pins, settings.name, why or "unreadable job")
+                return
+            await run_job(spec, shelf, conn, settings.name, pins)
         finally:
             ctx.shutdown("scenario done")
 
@@ -174,5 +307,8 @@ async def serve(settings: WorkerSettings) -> None:
 
 def describe(settings: WorkerSettings) -> dict[str, Any]:
     """What the worker prints when it starts."""
+    pins = settings.pins
     return {"agent": settings.agent, "max_jobs": settings.max_jobs, "worker": settings.name,
-            "suites": [str(p) for p in settings.suites]}
+            "suites": [str(p) for p in settings.suites],
+            "out_root": str(pins.out_root) if pins else None, "model": pins.model if pins else None,
+            "config_hash": pins.config_hash if pins else None}
