@@ -116,7 +116,7 @@ def test_the_turns_report_escapes_every_field(tmp_path: Path) -> None:
 
 
 def test_the_run_lines_show_ids_and_reasons_escaped() -> None:
-    from floorbench.pipelines.run_progress import describe_outcome
+    from floorbench.pipelines.run.progress import describe_outcome
     from floorbench.records import ClockAnchor, FailureKind, Outcome, RunMeta
 
     meta = RunMeta(floorbench_version="0", scenario_id=NASTY, pair_id="p", condition="explicit", suite="s",

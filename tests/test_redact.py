@@ -186,11 +186,11 @@ def test_a_config_error_still_shows_a_harmless_value() -> None:
 def test_the_judge_the_generator_and_a_voice_refuse_a_key_in_place_of_a_name_without_echoing_it(
     tmp_path: Path,
 ) -> None:
-    from floorbench.scenarios.llm import load_config
     from floorbench.scenarios.validate import ScenarioError
     from floorbench.scoring.judges import JudgeError
     from floorbench.scoring.judges.llm import LLMJudge
     from floorbench.speech.tts import TTSError, pipecat_voice_config
+    from floorbench.suites.mpe.llm import load_config
 
     with pytest.raises(JudgeError) as err:
         LLMJudge(model="m", api_key_env="sk-judge-pasted-77")

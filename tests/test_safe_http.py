@@ -115,7 +115,7 @@ def test_the_llm_judge_sends_no_key_to_the_origin_it_is_redirected_to(
 def test_the_llm_scenario_generator_sends_no_key_to_the_origin_it_is_redirected_to(
     pair: tuple[str, Seen, str, Seen], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from floorbench.scenarios.llm import LLMConfig, chat
+    from floorbench.suites.mpe.llm import LLMConfig, chat
 
     a, seen_a, _, seen_b = pair
     monkeypatch.setenv("FB_TEST_GEN_KEY", KEY)

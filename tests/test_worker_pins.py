@@ -19,9 +19,10 @@ import yaml
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.pipelines import dispatch, resume
-from floorbench.pipelines.dispatch import DispatchError, JobSpec
-from floorbench.pipelines.worker import Pins, Shelf, record_refusal, vet
+from floorbench.pipelines.dispatch import protocol as dispatch
+from floorbench.pipelines.dispatch.protocol import DispatchError, JobSpec
+from floorbench.pipelines.dispatch.worker import Pins, Shelf, record_refusal, vet
+from floorbench.pipelines.run import resume
 from floorbench.scenarios.validate import load_suite
 
 TINY = Path(__file__).resolve().parent / "fixtures" / "suites" / "tiny"

@@ -205,7 +205,7 @@ def _model_and_config(
     model: str | None, config: Path | None, identity: str | None, dispatch: str | None
 ) -> tuple[str, dict[str, Any]]:
     """The model's name (``--model``, else the config's ``adapter``/``model``) and its config."""
-    from floorbench.pipelines.dispatch import model_and_config
+    from floorbench.pipelines.dispatch.protocol import model_and_config
 
     name, cfg = model_and_config(model, read_model_config(config))  # as `floorbench worker --config` reads it
     if not name:

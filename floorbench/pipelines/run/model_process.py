@@ -15,7 +15,6 @@ import contextlib
 import logging
 import os
 import signal
-import sys
 from pathlib import Path
 from typing import Any
 
