@@ -166,9 +166,10 @@ def plan(suite: LoadedSuite, rate: int, voice_map: dict[str, str] | None = None)
     pre_voice = voice_map.get(pre.voice, pre.voice)
     clips: dict[str, Clip] = {}
     where: dict[tuple, str] = {}
-    c = make_clip(pre.text, pre_voice, rate, backends)
-    clips[c.key] = c
-    where[("preamble",)] = c.key
+    if pre.text.strip():  # a suite with no preamble text has none to render
+        c = make_clip(pre.text, pre_voice, rate, backends)
+        clips[c.key] = c
+        where[("preamble",)] = c.key
     for s in suite.scenarios:
         for t in s.turns:
             v = s.speakers[t.speaker].voice
@@ -290,7 +291,8 @@ def _write_back(
     s_suite = suite.suite.model_copy(deep=True)
     s_suite.sample_rate = rate
     s_suite.preamble.voice = voice_map.get(s_suite.preamble.voice, s_suite.preamble.voice)
-    s_suite.preamble.audio = by_key[where[("preamble",)]].rel
+    if ("preamble",) in where:
+        s_suite.preamble.audio = by_key[where[("preamble",)]].rel
     for s in suite.scenarios:
         new = s.model_copy(deep=True)
         for sp in new.speakers.values():

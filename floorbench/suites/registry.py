@@ -84,14 +84,15 @@ class SuitePlugin:
       parsed scenario file by the suite's rules; one-line ``ScenarioError`` naming the file
       and the fix (`floorbench.scenarios.validate.load_scenario_file` calls it);
     - ``suite_info(loaded_suite, root, check_audio) -> SuiteInfo`` — `floorbench suite info`;
-    - ``generate(out, request) -> str`` — `floorbench generate --suite NAME`; returns the
-      line to print; `request` is a `floorbench.scenarios.generate_request.GenerateRequest`;
+    - ``generate(request) -> str`` — `floorbench generate --suite NAME`; returns the line to
+      print; `request` is a `GenerateRequest` (below);
     - ``live_schedule(request) -> LivePlan`` — the schedule the playback plays and the
       room's time limit (`floorbench.pipelines.room.schedule`);
     - ``oracle(scenario, suite, settings) -> OraclePlan`` — what the ``oracle`` reference
       agent says and when it stops (`floorbench.processors.reference`);
-    - ``recognises(target) -> bool`` and ``score(target, request, progress) -> ScoreOutcome``
-      — `floorbench score` on a run or recordings folder of this suite;
+    - ``recognises(target) -> bool`` and ``score(target, request) -> ScoreOutcome`` —
+      `floorbench score` on a run or recordings folder of this suite (`request` is a
+      `floorbench.scoring.outcome.ScoreRequest`, its progress callback inside);
     - ``reports(path) -> bool`` and ``report(paths, out, title, max_timelines)`` —
       `floorbench report` when every run given is of this suite;
     - ``commands(app) -> None`` — adds the suite's own commands (its importers) to
@@ -161,6 +162,7 @@ def load_path(path: str, what: str) -> Any:
 _registered: dict[str, SuitePlugin] = {}
 _loaded: dict[str, SuitePlugin] = {}
 _entry_points_read = False
+_from_entry_points: set[str] = set()
 
 F = TypeVar("F", bound=Callable[[], SuitePlugin])
 
@@ -182,6 +184,16 @@ def unregister_suite(name: str) -> None:
     _loaded.pop(name, None)
 
 
+def reload_entry_points() -> None:
+    """Read the ``floorbench.suites`` entry points again (a distribution installed while running)."""
+    global _entry_points_read
+    for name in [n for n, r in _registered.items() if n in _from_entry_points]:
+        _registered.pop(name, None)
+        _loaded.pop(name, None)
+    _from_entry_points.clear()
+    _entry_points_read = False
+
+
 def _read_entry_points() -> None:
     global _entry_points_read
     if _entry_points_read:
@@ -192,6 +204,7 @@ def _read_entry_points() -> None:
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name not in _registered:
             _registered[ep.name] = _checked(ep.load(), f"entry point {ep.name!r} ({ep.value})")
+            _from_entry_points.add(ep.name)
 
 
 def _checked(obj: Any, what: str) -> SuitePlugin:

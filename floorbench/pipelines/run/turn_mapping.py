@@ -185,8 +185,8 @@ def dialogue_turns(
                 start_ms=on_model_clock_ms(s.sample, lag, latency, t0_ns),
                 end_ms=on_model_clock_ms(e.sample, lag, latency, t0_ns),
                 text=t.text,
-                gold=t.gold,
-                gold_aliases=list(t.gold_aliases),
+                gold=getattr(t, "gold", None),  # a suite's turns need only id, speaker, label, text, audio
+                gold_aliases=list(getattr(t, "gold_aliases", ())),
             )
         )
     return out
