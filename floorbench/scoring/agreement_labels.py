@@ -5,16 +5,18 @@ with a person?", not "with another judge". A labels file answers it: JSON
 Lines, one human verdict per line, for either task:
 
 - answer:    ``{"id", "family", "question", "gold", "aliases", "reply", "label": "correct"|"wrong"}``
-- intrusion: ``{"id", "family", "turn", "reply", "label": "backchannel"|"intrusion"}``
+- intrusion: ``{"id", "family", "turn", "reply", "label": "silent"|"backchannel"|"intrusion"}``
+  (``silent``: the window was kept silent, reply ``""``; it passes without a judge, as in
+  scoring, where a window with no speech never reaches one)
 
-(``kind``, ``source`` and ``said`` are kept for the report and otherwise
-ignored.) The packaged calibration set (``floorbench/data/calibration/``,
-named ``calibration`` on the command line) holds both, written by hand to the
-labelling rules in docs/scoring.md. Each judge named is run on every item
-(through the verdict cache), and the report gives, per task: raw agreement,
-Cohen's kappa, the confusion table (human|judge), agreement per family, and
-every disagreement with the judge's reason. An LLM judge is reported beside
-the offline one, which costs nothing to run.
+(``kind``, ``source``, ``said`` and ``relabelled`` are kept for the report and otherwise
+ignored.) The packaged calibration sets (``floorbench/data/calibration/``; names in
+`PACKAGED`) hold both, written by hand to the labelling rules in docs/scoring.md. Each
+judge named is run on every item (through the verdict cache), and the report gives, per
+task: raw agreement, Cohen's kappa, the confusion matrix (human × judge; answers labelled
+wrong broken down by their ``kind``), agreement per family, and every disagreement with
+the judge's reason, grouped by the rule that decided it (the verdict's ``rule``), largest
+group first. An LLM judge is reported beside the offline one, which costs nothing to run.
 """
 
 from __future__ import annotations
@@ -33,9 +35,20 @@ from floorbench.scoring.judges import VERDICTS, JudgeInput, Task, judge_cached, 
 
 CALIBRATION = Path(__file__).resolve().parent.parent / "data" / "calibration"
 """the packaged, hand-labelled calibration set (answers.jsonl, intrusions.jsonl)"""
-PACKAGED = {"calibration": CALIBRATION, "calibration-holdout": CALIBRATION / "holdout"}
+PACKAGED = {
+    "calibration": CALIBRATION,
+    "calibration-holdout": CALIBRATION / "holdout",
+    "calibration-blind": CALIBRATION / "blind" / "tuning",
+    "calibration-blind-holdout": CALIBRATION / "blind" / "holdout",
+}
 """names `--labels` takes for the packaged sets: the development set the offline judge was
-improved on, and a hold-out set written (and committed) before the judge was run on it"""
+improved on, a hold-out set written (and committed) before the judge was run on it, and the
+two halves of a set labelled blind (by people who never saw the judge): the tuning half, and
+a frozen hold-out half measured once (blind/README.md)"""
+SILENT = "silent"
+"""an intrusion item's label when the window was kept silent (reply ""): it passes"""
+NO_SPEECH_RULE = "window.no-speech"
+WINDOW_LABELS = (SILENT, "backchannel", "intrusion")
 
 
 @dataclass(frozen=True)
@@ -51,7 +64,7 @@ class LabelledItem:
 
 
 def label_files(spec: str | Path) -> list[Path]:
-    """The JSONL files `--labels` names: 'calibration', 'calibration-holdout', a folder of *.jsonl,
+    """The JSONL files `--labels` names: a packaged set's name (`PACKAGED`), a folder of *.jsonl,
     or one file."""
     if str(spec) in PACKAGED:
         return sorted(PACKAGED[str(spec)].glob("*.jsonl"))
@@ -62,8 +75,8 @@ def label_files(spec: str | Path) -> list[Path]:
             raise InputError(f"{path}: no *.jsonl labels files in this folder; see docs/scoring.md, Calibration")
         return files
     if not path.is_file():
-        raise InputError(f"{path}: no such labels file; give a JSONL file, a folder of them, 'calibration' "
-                         "or 'calibration-holdout'")
+        raise InputError(f"{path}: no such labels file; give a JSONL file, a folder of them, or a packaged "
+                         f"set: {', '.join(PACKAGED)}")
     return [path]
 
 
@@ -72,12 +85,15 @@ def _item(row: dict[str, Any], where: str) -> LabelledItem:
     task = Task.answer if "gold" in row else Task.intrusion if "turn" in row else None
     if task is None:
         raise InputError(f"{where}: neither 'gold' (answer item) nor 'turn' (intrusion item); add one")
-    allowed = [v.value for v in VERDICTS[task]]
+    allowed = [v.value for v in VERDICTS[task]] if task is Task.answer else list(WINDOW_LABELS)
     label, reply = row.get("label"), row.get("reply")
     if label not in allowed:
         raise InputError(f"{where}: label {label!r} is not one of {', '.join(allowed)}")
     if not isinstance(reply, str):
         raise InputError(f"{where}: 'reply' must be the reply's text")
+    if task is Task.intrusion and (label == SILENT) != (not reply.strip()):
+        raise InputError(f"{where}: a window labelled {label!r} with reply {reply!r}: 'silent' goes with an "
+                         "empty reply, and only with one")
     if task is Task.answer:
         aliases = row.get("aliases") or []
         if not isinstance(row["gold"], str) or not all(isinstance(a, str) for a in aliases):
@@ -85,7 +101,7 @@ def _item(row: dict[str, Any], where: str) -> LabelledItem:
         inp = JudgeInput(task, reply, gold=row["gold"], aliases=tuple(aliases), context=str(row.get("question", "")))
     else:
         inp = JudgeInput(task, reply, context=str(row["turn"]))
-    return LabelledItem(str(row.get("id", where)), task, str(row.get("family", "")), label, inp,
+    return LabelledItem(str(row.get("id", where)), task, str(row.get("family", "")), str(label), inp,
                         str(row.get("kind", "")))
 
 
@@ -112,27 +128,77 @@ def load_labels(spec: str | Path) -> list[LabelledItem]:
     return items
 
 
-def _task_report(items: list[LabelledItem], verdicts: list[Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Judged:
+    """One verdict on one labelled item, as the report reads it."""
+
+    verdict: str
+    reason: str
+    rule: str
+
+
+def _judged(items: list[LabelledItem], judge: Any, cache: JsonlCache) -> list[Judged]:
+    """A verdict per item: a silent window passes without a judge (as in scoring, where a window
+    with no speech never reaches one); everything else goes to the judge, through the cache."""
+    asked = [n for n, i in enumerate(items) if not (i.task is Task.intrusion and not i.judge_input.transcript.strip())]
+    out = [Judged(SILENT, "no speech in the window: kept silent, passes without a judge", NO_SPEECH_RULE)
+           for _ in items]
+    if asked:
+        for n, v in zip(asked, judge_cached(judge, [items[n].judge_input for n in asked], cache), strict=True):
+            out[n] = Judged(v.verdict.value, v.reason, v.rule or "(no rule id)")
+    return out
+
+
+def _labels(task: Task, human: list[str], judged: list[str]) -> list[str]:
+    """The confusion matrix's labels in a fixed order, any other verdict (unparsable) last."""
+    base = [v.value for v in VERDICTS[Task.answer]] if task is Task.answer else list(WINDOW_LABELS)
+    return base + sorted((set(human) | set(judged)) - set(base))
+
+
+def _matrix(labels: list[str], pairs: list[tuple[str, str]]) -> dict[str, dict[str, int]]:
+    count = Counter(pairs)
+    return {h: {j: count[(h, j)] for j in labels} for h in labels if any(count[(h, j)] for j in labels)}
+
+
+def _by_rule(disagreements: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The disagreements grouped by the rule that decided them, largest group first."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for d in disagreements:
+        groups[d["rule"]].append(d)
+    ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return [{"rule": rule, "n": len(ds), "ids": [d["id"] for d in ds]} for rule, ds in ranked]
+
+
+def _task_report(task: Task, items: list[LabelledItem], verdicts: list[Judged]) -> dict[str, Any]:
     human = [i.label for i in items]
-    judged = [v.verdict.value for v in verdicts]
+    judged = [v.verdict for v in verdicts]
     kappa = cohen_kappa(human, judged)
     fam: dict[str, list[bool]] = defaultdict(list)
     for it, j in zip(items, judged, strict=True):
         fam[it.family].append(it.label == j)
-    return {
+    labels = _labels(task, human, judged)
+    disagreements = [
+        {"id": it.id, "family": it.family, "kind": it.kind, "reply": it.judge_input.transcript,
+         "gold": it.judge_input.gold, "context": it.judge_input.context, "human": it.label,
+         "judge": v.verdict, "reason": v.reason, "rule": v.rule}
+        for it, v in zip(items, verdicts, strict=True)
+        if it.label != v.verdict
+    ]
+    report: dict[str, Any] = {
         "n": len(items),
         "agreement": round(sum(h == j for h, j in zip(human, judged, strict=True)) / len(items), 4),
         "kappa": round(kappa, 4) if kappa is not None else None,
         "confusion": {f"{h}|{j}": c for (h, j), c in sorted(Counter(zip(human, judged, strict=True)).items())},
+        "matrix": {"labels": labels, "rows": _matrix(labels, list(zip(human, judged, strict=True)))},
         "families": {f: {"n": len(ok), "agreement": round(sum(ok) / len(ok), 4)} for f, ok in sorted(fam.items())},
-        "disagreements": [
-            {"id": it.id, "family": it.family, "kind": it.kind, "reply": it.judge_input.transcript,
-             "gold": it.judge_input.gold, "context": it.judge_input.context, "human": it.label,
-             "judge": v.verdict.value, "reason": v.reason}
-            for it, v in zip(items, verdicts, strict=True)
-            if it.label != v.verdict.value
-        ],
+        "disagreements": disagreements,
+        "disagreements_by_rule": _by_rule(disagreements),
     }
+    if task is Task.answer:
+        wrong = Counter((it.kind or "(no kind)", j) for it, j in zip(items, judged, strict=True)
+                        if it.label == "wrong")
+        report["wrong_by_kind"] = {k: {j: wrong[(k, j)] for j in labels} for k in sorted({k for k, _ in wrong})}
+    return report
 
 
 def calibrate(
@@ -151,16 +217,23 @@ def calibrate(
         for task in Task:
             chosen = [i for i in items if i.task is task]
             if chosen:
-                verdicts = judge_cached(judge, [i.judge_input for i in chosen], cache)
-                tasks[task.value] = _task_report(chosen, verdicts)
+                tasks[task.value] = _task_report(task, chosen, _judged(chosen, judge, cache))
         result["judges"][spec] = {"judge": judge_id(judge), "tasks": tasks}
     path = out / "judge_agreement.json"
     write_json_atomic(path, result)
     return result, path
 
 
+def _matrix_lines(labels: list[str], rows: dict[str, dict[str, int]], indent: str) -> list[str]:
+    width = max(len(x) for x in (*labels, *rows, "human \\ judge")) + 2
+    head = indent + "human \\ judge".ljust(width) + "".join(x.rjust(width) for x in labels)
+    return [head] + [indent + h.ljust(width) + "".join(str(row.get(j, 0)).rjust(width) for j in labels)
+                     for h, row in rows.items()]
+
+
 def report_lines(result: dict[str, Any], disagreements_of: str | None = None) -> list[str]:
-    """The text report: per task, every judge side by side, then families, then disagreements."""
+    """The text report: per task, every judge side by side (agreement, kappa, confusion matrix),
+    then families, then the disagreements grouped by the rule that decided them."""
     judges = list(result["judges"])
     lines: list[str] = []
     for task in Task:
@@ -172,6 +245,11 @@ def report_lines(result: dict[str, Any], disagreements_of: str | None = None) ->
         for j, r in rows:
             lines.append(f"  {result['judges'][j]['judge']}: agreement={r['agreement']:.4f} kappa={r['kappa']} "
                          f"confusion(human|judge)={r['confusion']}")
+            labels = r["matrix"]["labels"]
+            lines.extend(_matrix_lines(labels, r["matrix"]["rows"], "    "))
+            if r.get("wrong_by_kind"):
+                lines.append("    wrong, by kind:")
+                lines.extend(_matrix_lines(labels, r["wrong_by_kind"], "      "))
         families = sorted({f for _, r in rows for f in r["families"]})
         lines.append("  per family: " + "; ".join(
             f"{f} " + "/".join(f"{r['families'][f]['agreement']:.2f}" for _, r in rows if f in r["families"])
@@ -179,7 +257,13 @@ def report_lines(result: dict[str, Any], disagreements_of: str | None = None) ->
         for j, r in rows:
             if disagreements_of is not None and j != disagreements_of:
                 continue
-            lines.append(f"  disagreements of {j} ({len(r['disagreements'])}):")
-            lines.extend(f"    {d['id']} [{d['family']}/{d['kind']}] human={d['human']} judge={d['judge']} "
-                         f"gold={d['gold']!r} reply={d['reply']!r} — {d['reason']}" for d in r["disagreements"])
+            lines.append(f"  disagreements of {j} ({len(r['disagreements'])}): by the rule that decided them, "
+                         "largest group first")
+            by_id = {d["id"]: d for d in r["disagreements"]}
+            for group in r["disagreements_by_rule"]:
+                lines.append(f"    {group['rule']} ({group['n']}):")
+                lines.extend(f"      {d['id']} [{d['family']}/{d['kind']}] human={d['human']} judge={d['judge']} "
+                             + (f"gold={d['gold']!r}" if task is Task.answer else f"turn={d['context']!r}")
+                             + f" reply={d['reply']!r} — {d['reason']}"
+                             for d in (by_id[i] for i in group["ids"]))
     return lines

@@ -114,7 +114,8 @@ def judge_agreement_cmd(
     a: str = typer.Option("offline", "--a", help="first judge (two-judge mode)"),
     b: str | None = typer.Option(None, "--b", help="second judge, e.g. llm:gpt-4o-mini (two-judge mode)"),
     labels: str | None = typer.Option(
-        None, help="human labels: 'calibration' or 'calibration-holdout' (packaged), a JSONL file or a folder"
+        None, help="human labels: 'calibration', 'calibration-holdout', 'calibration-blind' or "
+        "'calibration-blind-holdout' (packaged), a JSONL file or a folder"
     ),
     judge: str = typer.Option("offline", help="with --labels: the judge to measure; an LLM judge is "
                               "reported beside the offline one"),

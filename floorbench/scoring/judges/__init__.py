@@ -70,6 +70,9 @@ class JudgeVerdict:
     """'<name>@<prompt_version>'"""
     cached: bool = False
     extra: dict[str, object] = field(default_factory=dict)
+    rule: str = ""
+    """the id of the rule that decided it (the offline judge's rules, e.g. 'window.assent-after-statement';
+    an LLM judge's reply form): what `judge-agreement --labels` groups disagreements by"""
 
 
 class JudgeError(FloorbenchError, RuntimeError):
@@ -116,7 +119,8 @@ def judge_cached(judge: Judge, inputs: Sequence[JudgeInput], cache: JsonlCache |
     for n, k in enumerate(keys):
         hit = cache.get(k) if cache is not None else None
         if hit is not None:
-            out[n] = JudgeVerdict(Verdict(hit["verdict"]), str(hit["reason"]), jid, cached=True)
+            out[n] = JudgeVerdict(Verdict(hit["verdict"]), str(hit["reason"]), jid, cached=True,
+                                  rule=str(hit.get("rule", "")))
         else:
             todo.append(n)
     if not todo:
@@ -127,7 +131,7 @@ def judge_cached(judge: Judge, inputs: Sequence[JudgeInput], cache: JsonlCache |
         v.judge = jid
         out[n] = v
         if cache is not None:
-            cache.put(keys[n], {"verdict": v.verdict.value, "reason": v.reason, "judge": jid})
+            cache.put(keys[n], {"verdict": v.verdict.value, "reason": v.reason, "judge": jid, "rule": v.rule})
 
     try:
         fresh = judge.judge([inputs[n] for n in todo], on_verdict=arrived)

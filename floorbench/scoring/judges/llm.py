@@ -67,8 +67,8 @@ def parse_reply(task: Task, text: str) -> JudgeVerdict:
     else:
         word = _LONE_WORD.match(body)
         if word and word.group(1).lower() in allowed:
-            return JudgeVerdict(Verdict(word.group(1).lower()), "verdict word without JSON")
-    return JudgeVerdict(Verdict.unparsable, f"unreadable reply: {text[:120]!r}")
+            return JudgeVerdict(Verdict(word.group(1).lower()), "verdict word without JSON", rule="llm.word")
+    return JudgeVerdict(Verdict.unparsable, f"unreadable reply: {text[:120]!r}", rule="llm.unreadable")
 
 
 def _json_verdict(body: str, allowed: set[str]) -> JudgeVerdict | None:
@@ -82,7 +82,7 @@ def _json_verdict(body: str, allowed: set[str]) -> JudgeVerdict | None:
     verdict = obj.get("verdict")
     if not isinstance(verdict, str) or verdict.strip().lower() not in allowed:
         return None
-    return JudgeVerdict(Verdict(verdict.strip().lower()), str(obj.get("reason", ""))[:300])
+    return JudgeVerdict(Verdict(verdict.strip().lower()), str(obj.get("reason", ""))[:300], rule="llm.json")
 
 
 class LLMJudge:
