@@ -105,11 +105,16 @@ def test_offline_intrusion_lexicon(offline: OfflineJudge, transcript: str, expec
     ["Yes.", "No.", "Yeah.", "Nope.", "Yep!", "Nah.", "Absolutely.", "Exactly.", "Of course.", "True.",
      "False.", "Right.", "Wrong.", "Sure.", "Okay, yes.", "No, thanks."],
 )
-def test_offline_intrusion_a_bare_yes_or_no_is_an_answer_either_way(offline: OfflineJudge, transcript: str) -> None:
-    """Symmetric: "Yes." and "No." both answer the question asked in the window (the
-    lexicon once held "yes", "absolutely", "exactly", "of course", "true" but not "no")."""
+def test_offline_intrusion_a_bare_yes_or_no_after_a_yes_no_question_is_an_answer_either_way(
+    offline: OfflineJudge, transcript: str
+) -> None:
+    """Symmetric: after a yes/no question, "Yes." and "No." both answer it (the lexicon once held
+    "yes", "absolutely", "exactly", "of course", "true" but not "no"); after a statement only the
+    "no" side stays an answer (tests/test_offline_judge_rules.py)."""
     v = offline.judge([JudgeInput(Task.intrusion, transcript, context="Do they take cards, do you know?")])[0]
-    assert v.verdict is Verdict.intrusion and v.reason.startswith("answers yes/no"), (transcript, v.reason)
+    assert v.verdict is Verdict.intrusion, (transcript, v.reason)
+    assert v.rule in ("window.assent-answers-question", "window.answer-word"), (transcript, v.reason)
+    assert v.reason.startswith(v.rule + ": ")
 
 
 class CountingJudge:

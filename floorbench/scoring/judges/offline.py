@@ -1,29 +1,30 @@
 """The offline default judge: rules, quantities, commitment, MiniLM, a backchannel lexicon.
 
 Answer (`answer_rules.py`, with `quantities.py` and `commitment.py`): the gold is read
-as yes/no, a code, a quantity or a name/place; the reply must say it (in any form:
-digits or words, "one thirty", "half six", "180 minutes" for 3 hours, "red kite seven"
-for redkite7, a compatible unit) and commit to it (not negated, hedged, listed beside
-another option, conceded, contradicted or corrected away). A name or place whose words
-are only partly there goes to the packaged MiniLM: cosine ≥ 0.75, or ≥ 0.60 when at
-least half of its words are present. The rule set's version, recorded with every verdict
-and part of the cache key, is "v2-" plus a hash of the rule modules, so edited rules
-never reuse old cached verdicts. Measured against people on the packaged calibration
-set (docs/scoring.md, "Calibration"). Limits: a reversed relation ("the tickets are 65
-more" when the hotel is) and a judgement about the number ("nine is too few") pass;
-paraphrases with no shared word ("the tip" for the recycling centre) fail.
+as yes/no, a code, a quantity, a name/place, or several parts ("Friday at 4"); the reply
+must say it (in any form: digits or words, "one thirty", "half six", "180 minutes" for 3
+hours, "red kite seven" for redkite7, a compatible unit; a place-like gold by another head
+noun, "the noodle spot" for the noodle place), every part of it, and commit to it (not
+negated, hedged, withdrawn, listed beside another option, conceded, contradicted, reversed
+or corrected away; in "X, but Y" the answer is Y). A name or place whose words are only
+partly there goes to the packaged MiniLM: cosine ≥ 0.75, or ≥ 0.60 when at least half of
+its words are present. The rule set's version, recorded with every verdict and part of the
+cache key, is "v2-" plus a hash of the rule modules, so edited rules never reuse old cached
+verdicts. Every verdict names the rule that decided it (`rule`, and the start of `reason`).
+Measured against people on the packaged calibration sets (docs/scoring.md, "Calibration").
+Limits: paraphrases with no shared word ("the tip" for the recycling centre) fail.
 
-Intrusion: a transcript is a backchannel when it holds no number, no yes/no
-answer word and every word is covered by phrases of a fixed lexicon ("got it",
-"thanks", "mm-hm", "oh no", "sorry, go ahead") or is a hum ("mm", "M-M-H-M-M"),
-at most three phrases and eight words; anything else (a number, an answer word,
-content words, long repetition) is an intrusion. Duration never enters. The rule
-is symmetric: a word that answers yes or no, or assents, takes a side on what was
-said ("yes", "yeah", "no", "nope", "absolutely", "exactly", "of course", "true",
-"right", "wrong", "sure"), so "Yes." fails exactly as "No." does and "Right." as
-"Wrong.", and so do "yeah, yeah" and "right, right"; acknowledgements and reactions
-that take no side ("got it", "okay", "mm-hm", "thanks", "oh dear") pass.
-Limits: a backchannel the lexicon lacks counts as an intrusion.
+Intrusion: a transcript is a backchannel when it holds no number, no "no"-answer and every
+word is covered by phrases of a fixed lexicon ("got it", "thanks", "mm-hm", "oh no",
+"sorry, go ahead") or is a hum ("mm", "M-M-H-M-M") or laughter, at most three phrases and
+eight words, and it asks nothing back; anything else (a number, a "no", content words, long
+repetition, "sorry?") is an intrusion. Duration never enters. A reply of bare
+acknowledgement or assent tokens ("yeah", "okay", "sure", "mm-hm", "of course") goes by the
+human turn it follows (`turn_acts.py`): after a statement or a wh-question it acknowledges
+(a backchannel); after a yes/no question it answers, after a request, offer or proposal put
+to someone it accepts (an intrusion). With no turn to go by, a yes word is read as an
+answer and an acknowledgement as a backchannel. Limits: a backchannel the lexicon lacks
+counts as an intrusion.
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from pathlib import Path
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, OnVerdict, Task, Verdict
 from floorbench.scoring.judges.answer_rules import answer_rules
 from floorbench.scoring.judges.normalize import NO, YES, is_number, normalize_tokens
+from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
 
 SEMANTIC_ALONE = 0.75
 SEMANTIC_WITH_WORDS = 0.60
@@ -44,32 +46,59 @@ MAX_BACKCHANNEL_PHRASES = 3
 MAX_BACKCHANNEL_WORDS = 8
 
 BACKCHANNEL_LEXICON = (
-    "mm hm", "mhm", "mm", "mmm", "hmm", "hm", "uh huh", "um", "uh", "okay", "ok", "oh", "ah", "aha",
-    "oh okay", "alright", "all right", "got it",
-    "i got it", "gotcha", "i see", "thanks", "thank you", "thank you so much", "thanks a lot",
-    "cool", "nice", "great", "good", "sounds good", "noted", "understood", "i understand",
-    "no problem", "youre welcome", "wow", "interesting", "makes sense", "fair enough",
-    "will do", "no worries", "ha", "haha", "lovely", "brilliant", "aw", "aww", "aw thanks", "oh no", "oh dear",
-    "oh really", "really", "that a shame", "what a shame", "good luck", "sorry go ahead", "go ahead", "go on",
-    "carry on", "bless you", "mm hmm", "uh huh", "oh wow", "oh nice",
+    "mm", "mmm", "hmm", "hm", "um", "uh", "oh", "ah", "aha", "i see", "oh i see", "ah i see",
+    "thanks", "thank you", "thank you so much", "thanks a lot", "cheers",
+    "nice", "great", "good", "no problem", "youre welcome", "wow", "interesting", "makes sense", "fair enough",
+    "no worries", "ha", "haha", "lovely", "brilliant", "aw", "aww", "aw thanks", "oh no", "oh dear", "no way",
+    "oh really", "really", "that a shame", "what a shame", "such a shame", "shame", "that a pity",
+    "what a pity", "pity", "good luck", "sorry go ahead", "go ahead", "go on",
+    "carry on", "bless you", "oh wow", "oh nice", "sorry about that", "sorry", "im sorry", "so sorry",
+    "im so sorry", "im sorry about that", "sorry to hear that", "im sorry to hear that", "oh dear sorry", "congratulations", "congrats", "well done", "phew", "oh well", "oops", "whoops", "yikes",
+    "ouch", "ugh", "oh my", "oh my god", "oh gosh", "gosh", "goodness", "oh goodness", "oh man", "aw man", "oh boy",
+    "whoa", "ooh", "uh oh", "yay", "hooray", "lol", "thanks so much", "thank you very much", "thanks a bunch",
+    "many thanks", "ta", "after you", "you first", "you go", "go for it", "no go ahead", "no go on", "no you go",
+    "no after you", "no no go ahead", "seriously", "oh seriously",
 )
-"""acknowledgements that take no side; none of them answers yes or no"""
-ANSWER_PHRASES = (
-    *sorted(YES | NO), "absolutely", "exactly", "of course", "true", "false", "right", "wrong",
-    "sure", "sure thing", "definitely", "certainly", "totally", "i think so", "i dont think so",
+"""reactions, thanks, fillers and yielding: they take no side and answer nothing, whatever the turn"""
+ACKNOWLEDGEMENTS = (
+    "okay", "ok", "okey", "kay", "oh okay", "ah okay", "alright", "all right", "got it", "i got it", "gotcha",
+    "got you", "noted", "understood", "cool", "sounds good", "will do", "mm hm", "mhm", "mm hmm", "uh huh",
+    "okay then", "ok then", "alright then", "right then", "okey dokey", "okie dokie", "okey doke", "righto",
+    "right o", "roger", "copy that", "fine",
 )
-"""words that answer yes or no, or assent: an answer, so an intrusion in a silence window
-(the offline judge's lexicon once held "yes" and "absolutely" but not "no": now neither side)"""
+"""acknowledgements: a backchannel after a statement or a wh-question, but after a yes/no question
+they answer it and after a request, offer or proposal they accept it (`turn_acts`); with no turn
+to go by, a backchannel (the decision before the turn was read)"""
+ASSENTS = (
+    *sorted(YES), "right", "sure", "sure thing", "true", "exactly", "of course", "definitely", "absolutely",
+    "certainly", "totally", "precisely", "agreed", "yes please", "right right",
+)
+"""assent: like an acknowledgement, it goes by the turn it follows; with no turn to go by, an
+answer (an intrusion, the decision before the turn was read)"""
+ANSWER_PHRASES = (*sorted(NO), "false", "wrong", "not really", "i think so", "i dont think so", "i guess so")
+"""a "no" answers or contradicts, and "I think so" takes a side: an intrusion after any turn
+("oh no", "no way", "no problem" are longer phrases of the lexicon, found first)"""
+REACTION_QUESTIONS = frozenset(("really", "oh really", "seriously", "oh seriously", "oh yeah", "yeah", "no way",
+                                "oh no", "oh wow", "wow"))
+"""lexicon phrases that stay reactions with a question mark ("oh really?"); any other covered reply
+ending in one asks something back ("sorry?", "okay?"): a counter-question, an intrusion"""
 _PHRASES = sorted(
     [(tuple(p.split()), "backchannel") for p in BACKCHANNEL_LEXICON]
+    + [(tuple(p.split()), "ack") for p in ACKNOWLEDGEMENTS]
+    + [(tuple(p.split()), "assent") for p in ASSENTS]
     + [(tuple(p.split()), "answer") for p in ANSWER_PHRASES],
     key=lambda pk: len(pk[0]),
     reverse=True,
 )
 
 
-_HUM = re.compile(r"(?:[mh]+|u+h+|a+h+|o+h+|huh)")
-"""a hum, however the recogniser spells it: "mm", "hmm", "mhm", "uh", "ah", "M-M-H-M-M" (joined)"""
+_HUM = re.compile(r"(?:[mh]+|u+h+|u+m+|a+h+|o+h+|huh|e+r+m*|e+h+)")
+"""a hum, however the recogniser spells it: "mm", "hmm", "mhm", "uh", "umm", "ah", "er", "erm",
+"M-M-H-M-M" (joined)"""
+_ASSENT_HUM = re.compile(r"m+h+m+|u+h+h+u+h+")
+"""a hum that says yes ("mhm", "mmhmm" from "M-M-H-M-M"), not a filler ("mm", "hmm", "uh")"""
+_LAUGH = re.compile(r"(?:ha)+h?|(?:he){2,}h?|heh|(?:hi){2,}|(?:ho){2,}")
+"""laughter, however long: "ha", "hahaha", "hehe", "heh"."""
 
 
 def _intrusion_tokens(transcript: str) -> list[str]:
@@ -101,31 +130,49 @@ def _words_ahead(tokens: Sequence[str], i: int, n: int) -> list[int]:
     return out
 
 
-def _cover(tokens: Sequence[str]) -> tuple[int, list[str], list[str]]:
-    """(lexicon phrases found, words no phrase covers, answer phrases found), longest phrase first;
-    a run of hums within one comma-separated part is one phrase."""
-    phrases, i, uncovered, answers = 0, 0, [], []
-    while i < len(tokens):
+_Reading = tuple[int, int, tuple[tuple[str, str], ...]]
+"""a reading of a reply's tokens: (words left uncovered, phrases used, (text, kind) of each item)"""
+
+
+def _cover(tokens: Sequence[str]) -> tuple[int, list[str], list[tuple[str, str]]]:
+    """(lexicon phrases found, words no phrase covers, (phrase, kind) of each acknowledgement,
+    assent or answer found): the reading that leaves the fewest words uncovered, then uses the
+    fewest phrases ("oh, sorry about that" is "oh" + "sorry about that", not "oh sorry" + two
+    words); a run of hums within one comma-separated part is one phrase."""
+    n = len(tokens)
+    best: list[_Reading] = [(0, 0, ())] * (n + 1)
+    """best[i]: the best reading of tokens[i:]: (words uncovered, phrases, items)"""
+
+    def take(j: int, item: tuple[str, str]) -> _Reading:
+        rest = best[j]
+        uncovered = item[1] == "uncovered"
+        return rest[0] + uncovered, rest[1] + (not uncovered), (item, *rest[2])
+
+    for i in range(n - 1, -1, -1):
         if tokens[i] == "|":
-            i += 1
+            best[i] = best[i + 1]
             continue
+        options = [take(i + 1, (tokens[i], "uncovered"))]
         for p, kind in _PHRASES:
             ahead = _words_ahead(tokens, i, len(p))
             if tuple(tokens[k] for k in ahead) == p:
-                phrases += 1
-                i = ahead[-1] + 1
-                if kind == "answer":
-                    answers.append(" ".join(p))
-                break
-        else:
-            if _HUM.fullmatch(tokens[i]):
-                phrases += 1
-                while i < len(tokens) and _HUM.fullmatch(tokens[i]):
-                    i += 1
-                continue
-            uncovered.append(tokens[i])
-            i += 1
-    return phrases, uncovered, answers
+                options.append(take(ahead[-1] + 1, (" ".join(p), kind)))
+        if _HUM.fullmatch(tokens[i]):
+            j = i
+            while j < n and _HUM.fullmatch(tokens[j]):
+                j += 1
+            run = "".join(tokens[i:j])
+            options.append(take(j, (run, "ack" if _ASSENT_HUM.fullmatch(run) else "backchannel")))
+        if _LAUGH.fullmatch(tokens[i]):
+            j = i
+            while j < n and _LAUGH.fullmatch(tokens[j]):
+                j += 1
+            options.append(take(j, (" ".join(tokens[i:j]), "backchannel")))
+        best[i] = min(options, key=lambda r: (r[0], r[1]))
+    final = best[0]
+    items = final[2]
+    uncovered = [w for w, kind in items if kind == "uncovered"]
+    return final[1], uncovered, [(w, kind) for w, kind in items if kind not in ("uncovered", "backchannel")]
 
 
 def _sentences(text: str) -> list[str]:
@@ -133,7 +180,8 @@ def _sentences(text: str) -> list[str]:
     return [text, *parts] if len(parts) > 1 else [text]
 
 
-RULE_MODULES = ("offline.py", "normalize.py", "answer_rules.py", "quantities.py", "commitment.py")
+RULE_MODULES = ("offline.py", "normalize.py", "answer_rules.py", "quantities.py", "commitment.py", "turn_acts.py")
+"""the modules whose text is the rule set (its version hashes them)"""
 
 
 def _rules_version() -> str:
@@ -185,7 +233,7 @@ class OfflineJudge:
         semantic: list[tuple[int, str, list[str], str]] = []
         for n, inp in enumerate(inputs):
             if inp.task is Task.intrusion:
-                out[n] = self.intrusion(inp.transcript)
+                out[n] = self.intrusion(inp.transcript, inp.context)
                 continue
             verdict, pending = self.answer_rules(inp)
             if verdict is not None:
@@ -203,36 +251,67 @@ class OfflineJudge:
                     best[n] = (cos, ref, need)
             for n, (cos, ref, need) in best.items():
                 if cos >= need:
-                    out[n] = JudgeVerdict(
-                        Verdict.correct, f"meaning matches '{ref}' (MiniLM cosine {cos:.2f} >= {need:.2f})"
-                    )
+                    out[n] = _verdict(Verdict.correct, "answer.meaning-match",
+                                      f"meaning matches '{ref}' (MiniLM cosine {cos:.2f} >= {need:.2f})")
                 else:
-                    out[n] = JudgeVerdict(
-                        Verdict.wrong,
-                        f"gold '{ref}' not found: words missing and MiniLM cosine {cos:.2f} < {need:.2f}",
-                    )
+                    out[n] = _verdict(Verdict.wrong, "answer.meaning-miss",
+                                      f"gold '{ref}' not found: words missing and MiniLM cosine {cos:.2f} < {need:.2f}")
         return [v for v in out if v is not None]
 
     def answer_rules(self, inp: JudgeInput) -> tuple[JudgeVerdict | None, list[tuple[str, str]]]:
         """A verdict from rules alone, or the references left for the meaning check."""
         return answer_rules(inp)
 
-    def intrusion(self, transcript: str) -> JudgeVerdict:
+    def intrusion(self, transcript: str, turn: str = "") -> JudgeVerdict:
+        """Backchannel or intrusion; `turn`: what the human said in the window (what a bare
+        acknowledgement or assent token answers or accepts, if anything)."""
         tokens = normalize_tokens(transcript)
         if not tokens:
-            return JudgeVerdict(Verdict.unparsable, "empty transcript")
+            return _verdict(Verdict.unparsable, "window.empty", "empty transcript")
         numbers = [t for t in tokens if is_number(t)]
         if numbers:
-            return JudgeVerdict(Verdict.intrusion, f"says a number ({numbers[0]}): content, not a backchannel")
-        phrases, uncovered, answers = _cover(_intrusion_tokens(transcript))
+            return _verdict(Verdict.intrusion, "window.number", f"says a number ({numbers[0]}): content, not a "
+                            "backchannel")
+        phrases, uncovered, sided = _cover(_intrusion_tokens(transcript))
+        answers = [p for p, kind in sided if kind == "answer"]
         if answers:
-            return JudgeVerdict(
-                Verdict.intrusion, f"answers yes/no ('{answers[0]}'): an answer takes the floor, not a backchannel"
-            )
+            return _verdict(Verdict.intrusion, "window.answer-word", f"'{answers[0]}' answers, contradicts or "
+                            "takes a side on what was said: it takes the floor")
         if uncovered:
-            return JudgeVerdict(Verdict.intrusion, f"content words: {' '.join(uncovered[:8])}")
+            return _verdict(Verdict.intrusion, "window.content", f"content words: {' '.join(uncovered[:8])}")
+        last = normalize_tokens(re.split(r"[,.!;]+", transcript.strip().rstrip("?!. "))[-1])
+        if transcript.strip().endswith("?") and " ".join(last) not in REACTION_QUESTIONS:
+            return _verdict(Verdict.intrusion, "window.counter-question",
+                            f"asks something back ('{transcript.strip()}'): a question takes the floor")
         if phrases > MAX_BACKCHANNEL_PHRASES or len(tokens) > MAX_BACKCHANNEL_WORDS:
-            return JudgeVerdict(
-                Verdict.intrusion, f"floor-holding repetition: {phrases} backchannel phrases, {len(tokens)} words"
-            )
-        return JudgeVerdict(Verdict.backchannel, f"brief backchannel: '{' '.join(tokens)}'")
+            return _verdict(Verdict.intrusion, "window.floor-holding",
+                            f"floor-holding repetition: {phrases} backchannel phrases, {len(tokens)} words")
+        if sided:
+            return _assent(sided, turn)
+        return _verdict(Verdict.backchannel, "window.backchannel", f"brief backchannel: '{' '.join(tokens)}'")
+
+
+def _verdict(verdict: Verdict, rule: str, why: str) -> JudgeVerdict:
+    return JudgeVerdict(verdict, f"{rule}: {why}", rule=rule)
+
+
+def _assent(sided: list[tuple[str, str]], turn: str) -> JudgeVerdict:
+    """A reply of only acknowledgement / assent tokens (and reactions): it means what the turn makes
+    it mean. After a yes/no question it answers, after a request, offer or proposal it accepts
+    (an intrusion); after a statement or a wh-question it acknowledges (a backchannel)."""
+    said = sided[0][0]
+    act = turn_act(turn)
+    if act is None:
+        if any(kind == "assent" for _, kind in sided):
+            said = next(p for p, kind in sided if kind == "assent")
+            return _verdict(Verdict.intrusion, "window.assent-no-turn",
+                            f"'{said}' assents, and with no turn to go by it is read as an answer")
+        return _verdict(Verdict.backchannel, "window.ack-no-turn", f"'{said}' acknowledges (no turn to go by)")
+    if act is TurnAct.yes_no_question:
+        return _verdict(Verdict.intrusion, "window.assent-answers-question",
+                        f"'{said}' after a yes/no question answers it: it takes the floor")
+    if act is TurnAct.request:
+        return _verdict(Verdict.intrusion, "window.assent-accepts-request",
+                        f"'{said}' after a request, offer or proposal accepts it: it takes the floor")
+    return _verdict(Verdict.backchannel, f"window.assent-after-{act.value}",
+                    f"'{said}' after a {act.value.replace('-', ' ')} acknowledges it: a backchannel")

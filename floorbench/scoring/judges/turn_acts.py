@@ -1,0 +1,175 @@
+"""What the human turn before a silence-window reply asks for, as the offline intrusion judge reads it.
+
+A bare acknowledgement or assent token ("yeah", "okay", "sure", "mm-hm") means what the turn
+it follows makes it mean (docs/scoring.md, "Labelling rules"): after a **statement** it
+acknowledges (a backchannel); after a **yes/no question** it answers, and after a
+**request, offer or proposal** put to someone it accepts (both take the floor: an
+intrusion); after a **wh-question** it answers nothing (a backchannel). `turn_act(turn)`
+reads which of the four the turn is, from its last sentence that says something (a
+trailing "Right." / "okay." / "Yes." said to oneself is skipped):
+
+- yes/no question: a question mark without a wh-word opening ("Dana, is the oven still
+  on?", "You're coming tomorrow?"), a tag question ("..., right?", "..., isn't it?"), or an
+  auxiliary-inverted opening even without the mark ("Did I leave the oven on.");
+- request / offer / proposal: "can you", "could you", "would you", "will you", "would you
+  like", "do you want", "want me to", "if you like", "let's", "shall we", "should we",
+  "how about", "what about", "why don't we", "we could", "please", or an imperative put to
+  someone by name or as "someone" ("Wen, hold this pole", "Hey Siri, set a timer", "Pass
+  the salt, Carmen", "Someone grab the door", "Sam, don't forget the tickets");
+- wh-question: a wh-word opening ("Greta, what do you think?", "Who ate all the crisps.");
+- statement: anything else, including self-talk with no addressee ("Hang on, hang on.",
+  "Give me a second to find it.", "Note to self: book the room.").
+
+Limits: English only; a question inside a longer turn that ends on a statement is read as
+the statement; an imperative without a name or "please" ("Pass the salt.") is a statement.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from floorbench.scoring.judges.normalize import normalize_tokens
+
+
+class TurnAct(StrEnum):
+    statement = "statement"
+    yes_no_question = "yes-no-question"
+    request = "request"
+    """a request, offer or proposal put to someone"""
+    wh_question = "wh-question"
+
+
+WH = frozenset("what where when who whom whose which why how".split())
+AUXILIARIES = frozenset(
+    "did do does can could shall should will would is are was were have has had may might must am "
+    "isnt arent wasnt werent dont doesnt didnt cant couldnt wont wouldnt shouldnt havent hasnt".split()
+)
+SUBJECTS = frozenset(
+    "i you we they he she it that this there these those the a an my your our his her their its "
+    "anyone anybody someone somebody everyone everybody anything something any some".split()
+)
+"""what follows an inverted auxiliary in a question ("is it", "did you", "can someone")"""
+TAGS = (
+    ("right",), ("yeah",), ("okay",), ("ok",), ("no",), ("yes",), ("eh",), ("correct",), ("agreed",),
+    ("alright",), ("all", "right"), ("you", "know"),
+)
+"""a one- or two-word tag after a comma turns a statement into a yes/no question ("..., right?");
+an inverted auxiliary and a pronoun ("..., isn't it?", "..., won't you?") is one too"""
+TAG_PRONOUNS = frozenset("i you we they he she it there that".split())
+REQUEST_MARKERS = (
+    ("can", "you"), ("could", "you"), ("would", "you"), ("will", "you"), ("can", "someone"),
+    ("could", "someone"), ("would", "anyone"), ("do", "you", "want"), ("do", "you", "mind"),
+    ("would", "you", "like"), ("want", "me", "to"), ("if", "you", "like"), ("if", "you", "want"),
+    ("lets",), ("let", "us"), ("shall", "we"), ("shall", "i"), ("should", "we"), ("how", "about"),
+    ("what", "about"), ("why", "dont", "we"), ("why", "dont", "you"), ("why", "not"), ("we", "could"),
+    ("maybe", "we"), ("please",),
+)
+"""phrases that put a request, offer or proposal to someone, wherever they stand in the sentence"""
+IMPERATIVES = frozenset(
+    "set play add call hold pass grab bring take get put give check tell turn open close shut wake remind "
+    "book order send text pick keep make find come go sit stand stop start help move carry fetch buy pay "
+    "lock unlock leave read write show switch pause skip cancel clean wash cook save try ask answer drop "
+    "meet sign fill feed charge plug print hand lend mind watch hurry let chuck pop stick sort fix hide "
+    "count reserve load pack unpack walk run drive park ring email message phone mute unmute dim raise "
+    "lower repeat search navigate translate spell cut pour serve taste share split tidy empty throw toss catch "
+    "wipe sweep fold post return collect warm heat boil chop stir tie zip pull push lift follow grab fetch "
+    "water bin label stack wrap print scan top pack change swap".split()
+)
+"""verbs that open an imperative put to someone by name ("Wen, hold this pole steady")"""
+DEVICES = frozenset("alexa siri google cortana bixby".split())
+"""assistants a turn can command ("Alexa, volume up"): whatever is put to one that is not a
+wh-question is a request"""
+ADDRESSEES = frozenset("someone somebody anyone anybody everyone everybody".split())
+"""who an imperative can open on instead of a name ("Someone grab the door")"""
+NOT_NAMES = frozenset(
+    "okay ok right so well oh um uh hmm mm sorry wait yes yeah no alright look listen now then fine "
+    "great good hang honestly anyway actually ugh brr see note and but hey hi hello please thanks "
+    "kitchen sadly also still just first next".split()
+)
+"""capitalised sentence openers that are not someone's name ("Okay, ...", "Honestly, ...")"""
+FILLER_SENTENCE = frozenset(
+    "okay ok right yes yeah yep sure alright all got it hmm mm um uh oh ah well so anyway fine good "
+    "great cool no nope thanks thank you cheers".split()
+)
+"""a trailing sentence of only these words ("Right.", "Yes.", "okay.") says nothing new: the
+sentence before it is the one the reply follows"""
+OPENERS = frozenset("so and but or um uh oh ah well okay ok right hmm mm now then".split())
+"""discourse words before a sentence's first real word ("So, where ...", "or was it ...")"""
+_VOCATIVE = re.compile(r"^\s*(?:(hey|hi|hello|oi|okay|ok|so|right|well|oh)\s+)?([A-Za-z][a-z]+)\s*,\s*", re.I)
+_END_VOCATIVE = re.compile(r",\s*([A-Z][a-z]+)\s*[.!?]*\s*$")
+_SPLIT = re.compile(r"(?<=[.!?])\s+|\.{2,}|…|:\s")
+
+
+def _addressee(sentence: str) -> tuple[str, str]:
+    """(the sentence without the name it is put to, that name or ""): "Wen, hold this" -> "hold this"."""
+    m = _VOCATIVE.match(sentence)
+    if m and m.group(2).lower() not in NOT_NAMES and (m.group(2)[0].isupper() or m.group(1)):
+        return sentence[m.end():], m.group(2).lower()
+    m = _END_VOCATIVE.search(sentence)
+    if m and m.group(1).lower() not in NOT_NAMES:
+        return sentence[: m.start()], m.group(1).lower()
+    return sentence, ""
+
+
+def _has(tokens: list[str], phrase: tuple[str, ...]) -> bool:
+    n = len(phrase)
+    return any(tuple(tokens[i : i + n]) == phrase for i in range(len(tokens) - n + 1))
+
+
+def _tagged(sentence: str) -> bool:
+    """'..., right?', '..., isn't it?', '..., won't you?': a statement with a question tag."""
+    m = re.search(r",\s*([^,]+?)\s*\?\s*$", sentence)
+    if not m:
+        return False
+    tag = tuple(normalize_tokens(m.group(1)))
+    return tag in TAGS or (len(tag) == 2 and tag[0] in AUXILIARIES and tag[1] in TAG_PRONOUNS)
+
+
+def sentence_act(sentence: str) -> TurnAct:
+    """The act of one sentence (its final punctuation included)."""
+    question = sentence.rstrip().endswith("?")
+    rest, named = _addressee(sentence)
+    words = rest.split()
+    tokens = normalize_tokens(rest)
+    while tokens and tokens[0] in OPENERS:
+        tokens, words = tokens[1:], words[1:]
+    first = tokens[0] if tokens else ""
+    markers = [p for p in REQUEST_MARKERS if _has(tokens, p)]
+    if re.search(r"\blet'?s\b|\blet us\b", rest.lower().replace("’", "'")):
+        markers.append(("lets",))  # "let's" (the tokens read it as "let")
+    if markers and (first not in WH or any(m[0] == first for m in markers)):
+        return TurnAct.request  # "what about ...", "why don't we ..." propose; "which do you want" asks
+    if question and _tagged(sentence):
+        return TurnAct.yes_no_question
+    if first in WH:
+        return TurnAct.wh_question
+    if named in DEVICES:
+        return TurnAct.request  # a command to another device ("Alexa, volume up")
+    if first in AUXILIARIES and len(tokens) > 1:
+        second_is_name = len(words) > 1 and words[1][:1].isupper()
+        if tokens[1] in SUBJECTS or second_is_name:
+            return TurnAct.yes_no_question
+    if question:
+        return TurnAct.yes_no_question
+    if named and first in IMPERATIVES:
+        return TurnAct.request
+    if first in ADDRESSEES and len(tokens) > 1 and tokens[1] in IMPERATIVES:
+        return TurnAct.request  # "Someone grab the door", "You take the left side"
+    if named and first == "dont" and len(tokens) > 1 and (tokens[1] in IMPERATIVES or tokens[1] == "forget"):
+        return TurnAct.request  # "Sam, don't forget the tickets" (not "don't worry")
+    return TurnAct.statement
+
+
+def sentences(turn: str) -> list[str]:
+    """The turn's sentences, each with its final mark ("...", "…" and ": " end one too)."""
+    return [p.strip() for p in _SPLIT.split(turn) if p and p.strip()]
+
+
+def turn_act(turn: str) -> TurnAct | None:
+    """What the turn asks for, read from its last sentence that says something; None without a turn."""
+    said = [s for s in sentences(turn) if normalize_tokens(s)]
+    if not said:
+        return None
+    substantive = [s for s in said if not set(normalize_tokens(s)) <= FILLER_SENTENCE]
+    return sentence_act((substantive or said)[-1])
