@@ -1,6 +1,6 @@
 """The offline judge's answer rules: read the gold's kind, find it in the reply, check commitment.
 
-A gold answer is one of four kinds, and each is found its own way:
+A gold answer is one of five kinds, and each is found its own way:
 - **yes/no** ("yes", "no"): the reply's first polarity word; a short "he did" is a
   yes; "not sure", "don't know", "hard to say" commit to nothing;
 - **code** ("redkite7", "AB12"): the reply's words and numbers written together
@@ -8,25 +8,41 @@ A gold answer is one of four kinds, and each is found its own way:
 - **quantity** ("130 euros", "7:35", "an hour and a half", "11 guests"): a
   mention with the same value in any form and a compatible unit
   (`quantities.same_quantity`); for a time, the same half of the day when the
-  reply says one;
+  reply says one; a duration said as a bare number leaves out its unit, a part
+  of the answer (money, distances and counts have a bare-number form);
 - **entity** (a name, a place, a choice): every content word of the gold said
   close together (plural-stemmed, British = American spelling, fuzzy ≥ 0.85
-  for 5+ letters, and by sound for capitalised names: "Kenzie" = "Kenji").
+  for 5+ letters, and by sound for capitalised names: "Kenzie" = "Kenji"), or
+  a paraphrase of a place-like gold: its distinctive words with another head
+  noun of the same kind, or none ("the noodle spot on Main" for the noodle
+  place, "noodles" for the noodle bar), when no other option of the question
+  fits those words too;
+- **several parts** ("Friday at 4", "the salad and the soup", "the old town,
+  3 miles"): every part must be said, each found as above; a reply that drops
+  one (the time, one of two items) is wrong, whatever the sentence model thinks.
 A mention found must be committed to (`commitment`): not negated, hedged,
-listed beside another option, inside a concession, contradicted, or taken
-back by a self-correction. A gold found only uncommitted makes the reply
-wrong; a gold not found at all leaves the aliases, then the meaning check
-(MiniLM) for names and places whose words are only partly there.
+withdrawn, listed beside another option, conceded ("the bakery is near, but the
+market is nearest" commits to the market), contradicted, or taken back by a
+self-correction; when the question asks about one person, a clause about
+somebody else is an aside ("Jonas picked the noodle bar, but Ingrid wanted the
+sushi counter"). A gold found only uncommitted makes the reply wrong; a gold not
+found at all leaves the aliases, then the meaning check (MiniLM) for names and
+places whose words are only partly there.
+
+Every outcome carries the id of the rule that decided it (``answer.<rule>``): the
+verdict's `rule` and the start of its `reason`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, Verdict
-from floorbench.scoring.judges.commitment import code_spans as _code_spans
 from floorbench.scoring.judges.commitment import (
+    STOP,
+    Span,
     concessions,
     content,
     contradicted,
@@ -36,8 +52,13 @@ from floorbench.scoring.judges.commitment import (
     inside,
     listed,
     negated,
+    paraphrase_spans,
     question_options,
+    second_guess,
+    withdrawn,
+    word_matches,
 )
+from floorbench.scoring.judges.commitment import code_spans as _code_spans
 from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, polarity
 from floorbench.scoring.judges.quantities import (
     Mention,
@@ -50,27 +71,124 @@ from floorbench.scoring.judges.quantities import (
 
 NO_COMMITMENT = ("not sure", "dont know", "do not know", "no idea", "hard to say", "cant say", "cannot say")
 AUXILIARY = frozenset(("did", "does", "do", "is", "was", "can", "will", "has", "have", "are"))
-Outcome = tuple[str, str]
-"""('correct' | 'wrong' | 'absent' | 'partial', why)"""
+Outcome = tuple[str, str, str]
+"""('correct' | 'wrong' | 'absent' | 'partial' | 'incomplete' | 'refused', rule id, why); only
+'correct' and 'wrong' decide, the others leave the next alias (and, for 'absent' and 'partial'
+names and places, the meaning check)"""
 _CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+", re.I)
+NOT_NAMES = STOP | frozenset(
+    "hmm hm mm oh ah um uh no yes yeah yep nope okay sure well right so probably maybe definitely actually "
+    "sorry wait honestly just only not that it she he they we i good great the".split()
+)
+"""capitalised reply words that are no one's name (sentence openers, fillers)"""
+PART_SEPARATORS = frozenset((",", "and", "plus"))
+"""what joins the parts of a gold with several ("the salad and the soup", "the old town, 3 miles")"""
+PART_PREPOSITIONS = frozenset(("at", "on", "by", "for", "from", "until", "till", "around", "before", "after", "in"))
+"""what puts a time or amount after a name ("Friday at 4"): two parts, both asked for"""
 
 
 def _names(text: str) -> frozenset[str]:
     return frozenset(w.lower() for w in re.findall(r"\b[A-Z][a-z]+", text))
 
 
+SUBJECT_VERBS = frozenset(
+    "wanted want wants picked pick picks chose choose chooses went goes said says is was s has had will would "
+    "did does liked likes prefers preferred ordered orders asked volunteered took takes got gets fancied "
+    "fancies thinks thought reckons".split()
+)
+"""what follows a name that opens a sentence ("Jonas picked …", "Oliver's setting …")"""
+
+
+def _people(text: str, gold_words: Sequence[str] = ()) -> frozenset[str]:
+    """Capitalised words that are someone's name: not fillers nor the gold's own words; a word that
+    opens a sentence (capitalised anyway) only when a verb follows it ("Jonas picked ...")."""
+    out: set[str] = set()
+    for m in re.finditer(r"\b[A-Z][a-z]+", text):
+        word = m.group(0).lower()
+        if word in NOT_NAMES or any(word_matches(g, word) for g in gold_words):
+            continue
+        opens = not text[: m.start()].strip() or re.search(r"[.!?:]\s*$", text[: m.start()])
+        after = lex(text[m.end():])[:1]
+        if opens and not (after and after[0] in SUBJECT_VERBS):
+            continue
+        out.add(word)
+    return frozenset(out)
+
+
+def _asked_people(question: str) -> frozenset[str]:
+    """The people a question asks about ("what did Jonas pick?"): capitalised words that are not
+    its first word, the name it is put to ("Aria, ...", "..., Aria?", "hey Aria") or a filler."""
+    out: set[str] = set()
+    for m in re.finditer(r"\b[A-Z][a-z]+", question):
+        before, after = question[: m.start()], question[m.end():]
+        if not before.strip() or re.search(r"(?:^|[.!?:]\s*)\s*$", before) or after.lstrip().startswith(","):
+            continue
+        if re.search(r"(?:,|\bhey|\bhi|\bokay|\bok)\s*$", before.lower()) and not after.strip(" ?.!"):
+            continue
+        if re.search(r"\b(?:hey|hi)\s*$", before.lower()):
+            continue
+        if m.group(0).lower() not in NOT_NAMES:
+            out.add(m.group(0).lower())
+    return frozenset(out)
+
+
+@dataclass
+class Reply:
+    """One reply with what the rules read off it and off the question."""
+
+    inp: JudgeInput
+    tokens: list[str]
+    names: frozenset[str]
+    question: list[str]
+    options: list[list[str]]
+    asides: list[Span] = field(default_factory=list)
+    """clauses about somebody other than the person the question asks about"""
+
+    @classmethod
+    def of(cls, inp: JudgeInput) -> Reply:
+        tokens = lex(inp.transcript)
+        question = lex(inp.context)
+        reply = cls(inp, tokens, _names(inp.transcript), question, question_options(question))
+        gold_words = [w for r in (inp.gold or "", *inp.aliases) for w in content(lex(r))]
+        reply.asides = _asides(tokens, _people(inp.transcript, gold_words), _asked_people(inp.context))
+        return reply
+
+
+def _clauses(tokens: list[str]) -> list[Span]:
+    """Sentences, split again at contrast markers ("…, but …", "…, though …")."""
+    out, a = [], 0
+    for i, t in enumerate([*tokens, "."]):
+        if t == "." or t in ("but", "though", "although", "whereas", "however"):
+            if i > a:
+                out.append((a, i))
+            a = i + (t == ".")
+    return out
+
+
+def _asides(tokens: list[str], people: frozenset[str], asked: frozenset[str]) -> list[Span]:
+    """When the question asks about someone, the clauses that are about somebody else instead."""
+    if not asked:
+        return []
+    out = []
+    for a, b in _clauses(tokens):
+        said = {t for t in tokens[a:b] if t in people}
+        if said and not said & asked:
+            out.append((a, b))
+    return out
+
+
 def _yes_no(want: str, transcript: str) -> Outcome:
     flat = " ".join(normalize_tokens(transcript))
     if any(p in flat for p in NO_COMMITMENT):
-        return "wrong", f"does not commit to {want}"
+        return "wrong", "answer.yes-no-uncommitted", f"does not commit to {want}"
     said = normalize_tokens(transcript)
     got = polarity(said)
     first = normalize_tokens(re.split(r"[,.;!?]", transcript)[0])
     if got is None and len(first) <= 3 and set(first) & AUXILIARY:
         got = "yes"
     if got == want:
-        return "correct", f"answers {want}"
-    return "wrong", f"expected {want}, heard {got or 'no yes/no'}"
+        return "correct", "answer.yes-no", f"answers {want}"
+    return "wrong", "answer.yes-no", f"expected {want}, heard {got or 'no yes/no'}"
 
 
 def _digit_text(tokens: list[str]) -> Callable[[int], tuple[str, int] | None]:
@@ -85,71 +203,256 @@ def _digit_text(tokens: list[str]) -> Callable[[int], tuple[str, int] | None]:
     return read
 
 
-def _commit_reason(tokens: list[str], span: tuple[int, int], start: int, conc: list[tuple[int, int]],
-                   later: list[int] | None = None) -> str | None:
-    """Why a mention does not commit (None when it does); `later`: starts of other answers."""
+def _commit_reason(tokens: list[str], span: Span, start: int, conc: list[Span],
+                   later: list[Span] | None = None) -> tuple[str, str] | None:
+    """(rule, why) a mention does not commit, or None when it does; `later`: other answers."""
     if span[0] < start:
-        return "taken back by a self-correction"
+        return "answer.correction", "taken back by a self-correction"
     if inside(span, conc):
-        return "only in a concession"
+        return "answer.concession", "only in a conceded clause (the contrast commits to the other side)"
     if negated(tokens, span):
-        return "negated"
-    if hedged(tokens, span, [k for k in (later or []) if k >= span[1]]):
-        return "hedged between alternatives"
+        return "answer.negated", "negated"
+    others = later or []
+    if hedged(tokens, span, [a for a, _ in others if a >= span[1]]) or second_guess(tokens, span, others):
+        return "answer.hedged", "hedged between alternatives"
+    if withdrawn(tokens, span):
+        return "answer.withdrawn", "taken back by a later 'not sure'"
     return None
 
 
-def _code(code: str, tokens: list[str]) -> Outcome:
+def _code(code: str, reply: Reply) -> Outcome:
+    tokens = reply.tokens
     spans = _code_spans(code, tokens, _digit_text(tokens))
     if not spans:
-        return "absent", f"code {code} not spelled"
+        return "absent", "answer.code-absent", f"code {code} not spelled"
     start = correction_start(tokens, lambda rest: bool(content(rest)))
-    conc = concessions(tokens)
+    conc = concessions(tokens, lambda a, b: any(a <= s[0] < b for s in spans) or bool(mentions(tokens[a:b])))
     why = [_commit_reason(tokens, s, start, conc) for s in spans]
     if any(w is None for w in why):
-        return "correct", f"spells {code}"
-    return "wrong", f"code {code} said but {why[0]}"
+        return "correct", "answer.code", f"spells {code}"
+    rule, reason = next(w for w in why if w is not None)
+    return "wrong", rule, f"code {code} said but {reason}"
 
 
-def _quantity(q: Quantity, tokens: list[str]) -> Outcome:
+MORE = frozenset(("more", "extra", "dearer", "pricier", "costlier"))
+LESS = frozenset(("less", "cheaper", "fewer"))
+VERBS = frozenset("is are was were did does do cost costs costed come comes came".split())
+DONE = frozenset("done spent covered driven walked travelled traveled used gone paid cycled hiked".split())
+"""what a distance or an amount already behind us is, not one left ("we've done 85 kilometres")"""
+REMAINING = frozenset(("left", "further", "farther", "still", "remain", "remaining", "spare"))
+JUDGED = frozenset(("few", "many", "much", "little", "low", "high", "small", "big"))
+
+
+def _reversed(m: Mention, reply: Reply) -> str | None:
+    """Why a committed mention of the gold value still says something else: the relation turned
+    round ("the train tickets are 65 euros more" when the hotel is; "45 pounds over budget", "we've
+    done 85 kilometres" for what is left) or a judgement of the value ("nine is too few")."""
+    tokens, question = reply.tokens, reply.question
+    after = tokens[m.end : m.end + 4]
+    if after[:1] == ["too"] or (after[1:2] == ["too"] and after[:1] in (["is"], ["are"], ["s"], ["was"])):
+        k = after.index("too")
+        if after[k + 1 : k + 2] and after[k + 1] in JUDGED:
+            return "judges the value ('too …') rather than giving it"
+    if after[:2] == ["not", "enough"] or after[1:3] == ["not", "enough"]:
+        return "judges the value ('not enough') rather than giving it"
+    if "more" in question and "than" in question[question.index("more"):]:
+        i = question.index("more")
+        j = question.index("than", i)
+        more_item = [w for w in content(question[i + 1 : j]) if w not in VERBS]
+        end = next((k for k in range(j + 1, len(question)) if question[k] in (",", ".")), len(question))
+        less_item = [w for w in content(question[j + 1 : end]) if w not in VERBS]
+        a = max((k + 1 for k in range(m.start) if tokens[k] == "."), default=0)
+        before = tokens[a : m.start]
+        b = next((k for k in range(m.end, len(tokens)) if tokens[k] == "."), len(tokens))
+        sentence = tokens[a:b]
+        subject_more = any(word_matches(w, t) for w in more_item for t in before)
+        subject_less = any(word_matches(w, t) for w in less_item for t in before)
+        if subject_less and not subject_more and MORE & set(sentence):
+            return f"says {' '.join(less_item)} is the dearer one (reversed)"
+        if subject_more and not subject_less and LESS & set(sentence):
+            return f"says {' '.join(more_item)} is the cheaper one (reversed)"
+    if REMAINING & set(question) or question[-3:-1] == ["to", "go"]:
+        if DONE & set(tokens[max(0, m.start - 2) : m.start]) or tokens[m.end : m.end + 1] in (
+                ["done"], ["spent"], ["over"], ["behind"], ["covered"], ["already"], ["short"], ["overdrawn"]):
+            return "gives what is already done or spent (or over), not what is left"
+    return None
+
+
+def _quantity(q: Quantity, reply: Reply) -> Outcome:
+    """The gold quantity said and committed to. A duration said as a bare number ("a hundred" for
+    100 minutes) leaves out a part of the answer: its unit (money, distances and counts have a
+    bare-number form; a duration has none)."""
+    tokens = reply.tokens
     found = mentions(tokens)
     hits: list[Mention] = [m for m in found if same_quantity(q, m)]
     if not hits:
+        unitless = [m for m in found if q.kind == "duration" and m.duration is None
+                    and m.unit is None and {q.value, q.value / 60} & m.numbers]
+        if unitless:
+            return ("incomplete", "answer.incomplete",
+                    f"says '{' '.join(tokens[unitless[0].start:unitless[0].end])}' without a unit: a duration "
+                    "needs one (hours or minutes)")
         said = ", ".join(" ".join(tokens[m.start:m.end]) for m in found[:4]) or "none"
-        return "absent", f"quantity not said (heard: {said})"
+        return "absent", "answer.quantity-absent", f"quantity not said (heard: {said})"
     start = correction_start(tokens, lambda rest: bool(mentions(list(rest))))
-    conc = concessions(tokens)
-    others = [m.start for m in found if not same_quantity(q, m)]
+    conc = concessions(tokens, lambda a, b: any(a <= m.start < b for m in found))
+    others = [(m.start, m.end) for m in found if not same_quantity(q, m)]
     why = [_commit_reason(tokens, (m.start, m.end), start, conc, others) for m in hits]
-    if any(w is None for w in why):
-        return "correct", f"says '{' '.join(tokens[hits[0].start:hits[0].end])}'"
-    return "wrong", f"says the gold quantity but {why[0]}"
+    committed = [m for m, w in zip(hits, why, strict=True) if w is None]
+    if committed:
+        turned = [r for m in committed if (r := _reversed(m, reply)) is not None]
+        if len(turned) == len(committed):
+            return "wrong", "answer.reversed", f"says the gold value but {turned[0]}"
+        return "correct", "answer.quantity", f"says '{' '.join(tokens[committed[0].start:committed[0].end])}'"
+    rule, reason = next(w for w in why if w is not None)
+    return "wrong", rule, f"says the gold quantity but {reason}"
 
 
-def _entity(ref: str, tokens: list[str], inp: JudgeInput) -> Outcome:
+def _find_entity(words: list[str], reply: Reply, gold_words: list[str]) -> tuple[list[Span], str, str]:
+    """(spans, how, note): where the reply says the gold ('said'), paraphrases it ('paraphrase'), or
+    paraphrases it in words another option of the question fits too ('ambiguous')."""
+    spans = entity_spans(words, reply.tokens, reply.names)
+    if spans:
+        return spans, "said", ""
+    found = paraphrase_spans(words, reply.tokens, reply.names)
+    if not found:
+        return [], "", ""
+    mods = content(words)[:-1]
+    for option in reply.options:
+        ow = content(option)
+        if ow == gold_words or ow == content(words):
+            continue
+        if all(any(word_matches(o, m) for o in ow) for m in mods):
+            return [], "ambiguous", f"'{' '.join(mods)}' fits '{' '.join(option)}' too"
+    return [s for s, _ in found], "paraphrase", found[0][1]
+
+
+def _candidates(reply: Reply, gold_words: list[str]) -> list[Span]:
+    """Other answers the reply gives: the question's other options, and other people's names."""
+    out: list[Span] = []
+    for option in reply.options:
+        if content(option) != gold_words:
+            out.extend(entity_spans(option, reply.tokens))
+    if len(gold_words) == 1 and gold_words[0] in reply.names:
+        people = _names(reply.inp.transcript) - NOT_NAMES - _names(reply.inp.context)
+        out.extend((i, i + 1) for i, t in enumerate(reply.tokens)
+                   if t in people and not word_matches(gold_words[0], t, name=True))
+    return sorted(out)
+
+
+def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of_list: bool = False) -> Outcome:
+    """A name, place or choice said and committed to; `part_of_list`: one item of a gold with
+    several ("the soup and the flatbread"), which is said in a list."""
+    tokens = reply.tokens
     gold = lex(ref)
-    spans = entity_spans(gold, tokens, _names(inp.transcript))
+    words = content(gold)
+    gold_words = gold_words or words
+    spans, how, note = _find_entity(gold, reply, words)
+    if how == "ambiguous":
+        return "refused", "answer.paraphrase-ambiguous", f"'{ref}' paraphrased, but {note}"
     if not spans:
-        words = content(gold)
-        present = [w for w in words if entity_spans([w], tokens, _names(inp.transcript))]
-        return ("partial" if 2 * len(present) >= len(words) else "absent"), f"'{ref}' words missing"
+        present = [w for w in words if entity_spans([w], tokens, reply.names)]
+        return ("partial" if 2 * len(present) >= len(words) else "absent"), "answer.entity-absent", \
+            f"'{ref}' words missing"
+    spans = [s for s in spans if not inside(s, reply.asides)]
+    if not spans:
+        return "wrong", "answer.other-person", f"'{ref}' said only about somebody the question does not ask about"
+    others = [c for c in _candidates(reply, gold_words) if not inside(c, reply.asides)]
+
+    def has_answer(a: int, b: int) -> bool:
+        return any(a <= s[0] < b for s in spans) or any(a <= c[0] < b for c in others)
+
     start = correction_start(tokens, lambda rest: bool(content(rest)))
-    conc = concessions(tokens)
-    why = [_commit_reason(tokens, s, start, conc) or ("listed with another answer" if listed(tokens, s) else None)
+    conc = concessions(tokens, has_answer)
+    why = [_commit_reason(tokens, s, start, conc, others)
+           or (("answer.listed", "listed with another answer") if listed(tokens, s) and not part_of_list else None)
            for s in spans]
     committed = [s for s, w in zip(spans, why, strict=True) if w is None]
     if not committed:
-        return "wrong", f"'{ref}' said but {why[0]}"
-    if any(contradicted(tokens, s) for s in committed):
-        return "wrong", f"'{ref}' said, then a concession says another fits better"
-    gold_words = content(gold)
-    for option in question_options(lex(inp.context)):
+        rule, reason = next(w for w in why if w is not None)
+        return "wrong", rule, f"'{ref}' said but {reason}"
+    if any(contradicted(tokens, s, reply.question if reply.inp.context else (), words) for s in committed):
+        return "wrong", "answer.contradicted", f"'{ref}' said, then a contrast says another fits better"
+    for option in reply.options:
         if content(option) == gold_words:
             continue
         for s in entity_spans(option, tokens):
-            if s[0] >= start and not inside(s, conc) and not negated(tokens, s):
-                return "wrong", f"'{ref}' said beside another option ('{' '.join(option)}')"
-    return "correct", f"'{ref}' said and committed to"
+            if s[0] >= start and not inside(s, conc) and not inside(s, reply.asides) and not negated(tokens, s):
+                return "wrong", "answer.other-option", f"'{ref}' said beside another option ('{' '.join(option)}')"
+    if how == "paraphrase":
+        return "correct", "answer.paraphrase", f"'{ref}' paraphrased ({note}) and committed to"
+    return "correct", "answer.entity", f"'{ref}' said and committed to"
+
+
+@dataclass
+class Part:
+    """One part of a gold with several: a name/place/item (`words`) or a quantity (`quantity`)."""
+
+    text: str
+    words: list[str] = field(default_factory=list)
+    quantity: Quantity | None = None
+
+
+def _parts(ref: str) -> list[Part]:
+    """The parts a gold asks for, when it has more than one: items joined by "and" / "," / "plus"
+    ("the salad and the soup", "the old town, 3 miles"), and a name with a time or amount after a
+    preposition ("Friday at 4"). A quantity said with its own "and" ("an hour and a half") is one part."""
+    toks = [t for t in lex(ref) if t != "."]
+    found = mentions(toks)
+    inside_mention = {i for m in found for i in range(m.start, m.end)}
+    segments: list[list[int]] = [[]]
+    for i, t in enumerate(toks):
+        if t in PART_SEPARATORS and i not in inside_mention:
+            segments.append([])
+        else:
+            segments[-1].append(i)
+    parts: list[Part] = []
+    for seg in segments:
+        ms = [m for m in found if m.start in seg]
+        words = [i for i in seg if i not in inside_mention]
+        if not ms:
+            if content([toks[i] for i in words]):
+                parts.append(Part(" ".join(toks[i] for i in seg), words=[toks[i] for i in seg]))
+            continue
+        m = ms[0]
+        name = [i for i in words if i < m.start]
+        if content([toks[i] for i in name]) and toks[m.start - 1] in PART_PREPOSITIONS:
+            parts.append(Part(" ".join(toks[i] for i in name[:-1]), words=[toks[i] for i in name[:-1]]))
+        q = _part_quantity(toks, m)
+        if q is not None:
+            parts.append(Part(" ".join(toks[m.start:m.end]), quantity=q))
+    return parts if len(parts) > 1 else []
+
+
+def _part_quantity(toks: list[str], m: Mention) -> Quantity | None:
+    """A part's quantity; a bare hour after "at" is a time ("Friday at 4" is 4 o'clock)."""
+    q = gold_quantity(" ".join(toks[m.start:m.end]))
+    if q is not None and q.kind == "number" and q.unit is None and m.start > 0 and toks[m.start - 1] == "at" \
+            and m.clock:
+        return Quantity("clock", float(min(m.clock)), half=m.half)
+    return q
+
+
+def _compound(ref: str, parts: list[Part], reply: Reply) -> Outcome:
+    """Every part of a gold with several must be said and committed to; one left out is wrong."""
+    said: list[str] = []
+    missing: list[str] = []
+    for part in parts:
+        if part.quantity is not None:
+            outcome = _quantity(part.quantity, reply)
+        else:
+            outcome = _entity(part.text, reply, part_of_list=True)
+            if outcome[1] == "answer.other-option":  # the gold's other parts are no rival options
+                outcome = ("correct", "answer.entity", outcome[2])
+        if outcome[0] == "wrong":
+            return "wrong", outcome[1], f"'{ref}': the part '{part.text}' {outcome[2].split(' said but ')[-1]}"
+        (said if outcome[0] == "correct" else missing).append(part.text)
+    if not missing:
+        return "correct", "answer.all-parts", f"'{ref}': every part said and committed to ({'; '.join(said)})"
+    if said:
+        return ("incomplete", "answer.incomplete",
+                f"'{ref}' has {len(parts)} parts; the reply says {', '.join(said)} but not {', '.join(missing)}")
+    return "absent", "answer.parts-absent", f"'{ref}': none of its parts said"
 
 
 def _gold_quantity(refs: list[str]) -> Quantity | None:
@@ -173,44 +476,64 @@ def _starts_with_quantity(ref: str) -> bool:
     return bool(words and found and found[0].start <= words[0] < found[0].end)
 
 
-def judge_refs(inp: JudgeInput) -> tuple[Outcome, list[tuple[str, str]], list[str]]:
-    """(decisive outcome or ('', ''), references left for the meaning check with their threshold
-    name, reasons for the refs that were absent)."""
-    tokens = lex(inp.transcript)
+RANK = ("incomplete", "refused", "partial", "absent")
+"""which undecided outcome's reason explains a wrong verdict best"""
+
+
+def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """(decisive (kind, rule, why) or ('', '', ''), references left for the meaning check with their
+    threshold name, the undecided outcomes of the other refs). A gold that leaves out one of its parts,
+    or whose paraphrase fits another option too, goes to no meaning check: the sentence model cannot
+    tell "Friday" from "Friday at 4", nor one noodle place from another."""
+    reply = Reply.of(inp)
     refs = [r for r in (inp.gold or "", *inp.aliases) if r.strip()]
     pending: list[tuple[str, str]] = []
-    reasons: list[str] = []
+    undecided: list[tuple[str, str, str]] = []
+    blocked = False
     q = _gold_quantity(refs) if refs else None
     for n, ref in enumerate(refs):
         words = content_tokens(normalize_tokens(ref))
         if words and set(words) <= (YES | NO):
-            return _yes_no("yes" if set(words) & YES else "no", inp.transcript), [], []
+            kind, rule, why = _yes_no("yes" if set(words) & YES else "no", inp.transcript)
+            return (kind, rule, why), [], []
         entity = False
+        parts = [] if _CODE.fullmatch(ref.strip()) or (q is not None and n == 0) else _parts(ref)
         if _CODE.fullmatch(ref.strip()):
-            outcome = _code(ref.strip(), tokens)
+            outcome = _code(ref.strip(), reply)
+        elif parts:
+            outcome = _compound(ref, parts, reply)
         elif q is not None and (n == 0 or gold_quantity(ref) is not None):
             if n > 0:
                 continue
-            outcome = _quantity(q, tokens)
+            outcome = _quantity(q, reply)
         elif (rq := gold_quantity(ref)) is not None and _starts_with_quantity(ref):
-            outcome = _quantity(rq, tokens)
+            outcome = _quantity(rq, reply)
         else:
-            outcome, entity = _entity(ref, tokens, inp), True
-        if outcome[0] in ("correct", "wrong"):
-            return (outcome[0], f"'{ref}': {outcome[1]}"), [], []
-        reasons.append(f"'{ref}': {outcome[1]}")
-        if entity and content(lex(ref)):
-            pending.append((ref, outcome[0] if outcome[0] == "partial" else "none"))
-    return ("", ""), pending, reasons
+            outcome, entity = _entity(ref, reply), True
+        kind, rule, why = outcome
+        if kind in ("correct", "wrong"):
+            return (kind, rule, f"'{ref}': {why}"), [], []
+        undecided.append((kind, rule, f"'{ref}': {why}"))
+        blocked = blocked or (n == 0 and kind in ("incomplete", "refused"))
+        if entity and kind in ("partial", "absent") and content(lex(ref)):
+            pending.append((ref, kind if kind == "partial" else "none"))
+    return ("", "", ""), ([] if blocked else pending), undecided
+
+
+def _verdict(kind: str, rule: str, why: str) -> JudgeVerdict:
+    return JudgeVerdict(Verdict.correct if kind == "correct" else Verdict.wrong, f"{rule}: {why}", rule=rule)
 
 
 def answer_rules(inp: JudgeInput) -> tuple[JudgeVerdict | None, list[tuple[str, str]]]:
     """A verdict from rules alone, or the references left for the meaning check."""
     if not any(t not in (",", ".") for t in lex(inp.transcript)):
-        return JudgeVerdict(Verdict.wrong, "empty transcript"), []
-    (kind, why), pending, reasons = judge_refs(inp)
+        return _verdict("wrong", "answer.empty", "empty transcript"), []
+    (kind, rule, why), pending, undecided = judge_refs(inp)
     if kind:
-        return JudgeVerdict(Verdict.correct if kind == "correct" else Verdict.wrong, why), []
+        return _verdict(kind, rule, why), []
     if pending:
         return None, pending
-    return JudgeVerdict(Verdict.wrong, "; ".join(reasons) or "no gold answer given"), []
+    if not undecided:
+        return _verdict("wrong", "answer.no-gold", "no gold answer given"), []
+    best = min(undecided, key=lambda u: RANK.index(u[0]) if u[0] in RANK else len(RANK))
+    return _verdict("wrong", best[1], "; ".join(w for _, _, w in undecided)), []

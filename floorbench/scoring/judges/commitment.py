@@ -10,13 +10,26 @@ rules"):
 
 - only the part after the last self-correction ("no, sorry", "wait",
   "actually") that still holds an answer counts;
-- a mention inside a concession ("though …", "but …") does not commit;
+- a contrast commits to one side: in "X, but Y" (and "X. However, Y") the
+  clause after *but* is the answer when it holds one, and X is conceded
+  ("the bakery is near, but the market is nearest"); a "but" clause with no
+  answer in it is a caveat that concedes nothing ("3:25, but don't quote me");
+  in "although / though X, Y" X is conceded; in "Y, though X" (also "whereas")
+  the clause from *though* on is conceded;
+- a mention in a conceded clause does not commit;
 - a mention right after "not" is negated;
-- a mention joined to another answer by "or" / "either" / "between" is a hedge;
+- a mention joined to another answer by "or" / "either" / "between", or followed
+  by another candidate after "maybe", "might be", "or was it", is a hedge ("or Y
+  if …" answers another scope and is not); an answer followed by a later "not
+  sure" / "no idea" is withdrawn;
 - for names and places, one joined to another by "and" / "both" / "then", or
   said beside another option of the question, is a list, not a choice;
-- a mention followed by a concession that names something "closer",
-  "cheaper", … contradicts itself.
+- a mention followed by a contrast clause that names something else as better on
+  the dimension the question asks about ("which is closest?" … "though the castle
+  is closer") contradicts itself; on another dimension it does not ("the noodle
+  bar, though the pub is closer" for what someone picked), while for a choice the
+  clause that says another suits them better does ("though the risotto is more
+  her thing").
 """
 
 from __future__ import annotations
@@ -33,12 +46,36 @@ STOP = frozenset(
     "guess probably maybe go going went picked pick wanted want chose choice said , .".split()
 )
 CORRECTION = frozenset(("sorry", "actually", "wait", "mean"))
-CONCESSION = frozenset(("though", "although", "but", "however", "whereas"))
-NEGATION = frozenset(("not", "isnt", "wasnt", "arent", "werent", "never"))
+CONTRAST = frozenset(("but", "however"))
+"""'X, but Y': the clause after the marker is the one committed to (when it holds an answer)"""
+CONCESSIVE = frozenset(("though", "although", "whereas"))
+"""'Y, though X' / 'although X, Y': the clause the marker opens is conceded"""
+CONCESSION = CONTRAST | CONCESSIVE
+WITHDRAWAL = (("not", "sure"), ("dont", "know"), ("do", "not", "know"), ("no", "idea"), ("not", "certain"),
+              ("cant", "remember"), ("might", "be", "wrong"), ("could", "be", "wrong"), ("might", "have", "missed"),
+              ("may", "have", "missed"), ("might", "be", "off"), ("not", "100"))
+"""said after the answer, these take it back ("7:45. Oh wait, actually, I'm not sure.")"""
+HEDGE_MARKERS = frozenset(("or", "maybe", "perhaps", "possibly", "might", "could"))
+"""within three words before a later candidate, these make it a second guess ("maybe six",
+"or was it Amara", "but it might be Peter")"""
+DIMENSIONS = {
+    "distance": frozenset("close closer closest near nearer nearest far farther farthest further furthest".split()),
+    "price": frozenset("cheap cheaper cheapest expensive pricier priciest dearer dearest costly".split()),
+    "time": frozenset("quick quicker quickest fast faster fastest slow slower slowest short shorter shortest "
+                      "long longer longest early earlier earliest late later latest soon sooner".split()),
+    "size": frozenset("big bigger biggest small smaller smallest large larger largest".split()),
+}
+"""what a question can ask a choice by ("which is closest?"), and a comparison can be about"""
+PREFERENCE = frozenset("more better best prefer prefers preferred rather favourite favorite nicer nicest".split())
+"""a comparison of how much someone likes it ("the risotto is more her thing")"""
+NEGATION = frozenset(("not", "isnt", "wasnt", "arent", "werent", "never", "didnt", "doesnt", "dont", "wont",
+                      "cant", "couldnt", "wouldnt", "shouldnt", "havent", "hasnt", "hadnt", "nor"))
 COMPARATIVE = frozenset(
     "closer nearer cheaper quicker faster shorter further farther longer better cheapest closest nearest "
     "quickest more less bigger smaller earlier later".split()
 )
+APPROXIMATE = frozenset(("so", "thereabouts", "about", "around", "something"))
+"""'X or so', 'X or thereabouts': an approximation, not a second answer"""
 FUZZY = 0.85
 _SPELLING = ((r"tre$", "ter"), (r"our$", "or"), (r"ise$", "ize"))
 
@@ -55,11 +92,19 @@ def stem(word: str) -> str:
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
 
+_FIRST_SOUND = ((r"^ph", "f"), (r"^[cq]", "k"), (r"^z", "s"), (r"^wr", "r"), (r"^kn", "n"))
+"""first letters that sound alike ("Kerry" for the curry, "the Sue" for the zoo): Soundex keeps
+the first letter as written, so they are made one before coding"""
+
+
 def soundex(word: str) -> str:
-    """American Soundex: names a recogniser misspells keep their code ("Kenzie"/"Kenji" = K520)."""
+    """American Soundex: names a recogniser misspells keep their code ("Kenzie"/"Kenji" = K520),
+    with the first letter as it sounds ("Curry" = "Kerry" = K600)."""
     codes = {**dict.fromkeys("bfpv", "1"), **dict.fromkeys("cgjkqsxz", "2"), **dict.fromkeys("dt", "3"),
              "l": "4", **dict.fromkeys("mn", "5"), "r": "6"}
     w = re.sub(r"[^a-z]", "", word.lower())
+    for a, b in _FIRST_SOUND:
+        w = re.sub(a, b, w)
     if not w:
         return ""
     out, last = w[0].upper(), codes.get(w[0], "")
@@ -108,14 +153,84 @@ def entity_spans(gold: Sequence[str], tokens: Sequence[str], names: frozenset[st
     return spans
 
 
+HEAD_NOUNS = (
+    frozenset("place spot shop bar joint restaurant cafe caff diner pub bistro eatery counter stall stand store "
+              "centre center unit outlet hall venue site depot yard house parlour parlor truck kiosk booth market "
+              "canteen".split()),
+    frozenset("path trail loop route walk track way lane circuit".split()),
+)
+"""head nouns that name a kind of place (or of route) and little else: "the noodle spot" is the
+noodle place, "the recycling place" the recycling centre, "the storage place" the storage unit"""
+
+
+def head_group(word: str) -> frozenset[str] | None:
+    return next((g for g in HEAD_NOUNS if stem(word) in g or word in g), None)
+
+
+def paraphrase_spans(gold: Sequence[str], tokens: Sequence[str],
+                     names: frozenset[str] = frozenset()) -> list[tuple[tuple[int, int], str]]:
+    """Where the reply names a place-like gold by its distinctive words with another head noun
+    of the same kind ("the noodle spot on Main" for the noodle place) or with none ("noodles"
+    for the noodle bar, "Ingrid went for sushi" for the sushi counter), each with a note. The
+    gold must have a head noun of `HEAD_NOUNS` and at least one word before it, and every one
+    of those words must be said; whether that still picks out the gold among the dialogue's
+    options is the caller's check."""
+    words = content(gold)
+    if len(words) < 2 or head_group(words[-1]) is None:
+        return []
+    group = head_group(words[-1])
+    assert group is not None
+    mods, head = words[:-1], words[-1]
+    out: list[tuple[tuple[int, int], str]] = []
+    for a, b in entity_spans(mods, tokens, names):
+        near = [k for k in range(max(0, a - 3), min(len(tokens), b + 3)) if not a <= k < b
+                and tokens[k] not in (",", ".") and head_group(tokens[k]) is group]
+        if near:
+            k = near[0]
+            out.append(((min(a, k), max(b, k + 1)), f"'{tokens[k]}' for '{head}'"))
+        else:
+            out.append(((a, b), f"'{' '.join(tokens[a:b])}' without its head noun '{head}'"))
+    return out
+
+
 def _sentence_bounds(tokens: Sequence[str], i: int) -> tuple[int, int]:
     a = max((k for k in range(i) if tokens[k] == "."), default=-1) + 1
     b = next((k for k in range(i, len(tokens)) if tokens[k] == "."), len(tokens))
     return a, b
 
 
-def concessions(tokens: Sequence[str]) -> list[tuple[int, int]]:
-    """(start, end) of each concessive clause: from 'though'/'but' to the end of its sentence."""
+Span = tuple[int, int]
+HasAnswer = Callable[[int, int], bool]
+"""does tokens[a:b] hold an answer (the gold, or another candidate of its kind)?"""
+
+
+def concessions(tokens: Sequence[str], has_answer: HasAnswer | None = None) -> list[Span]:
+    """(start, end) of each conceded clause. 'X, but Y' concedes X when Y holds an answer
+    (`has_answer`; without it, the old reading: the 'but' clause is conceded) and nothing when
+    it does not; 'although X, Y' concedes X up to its comma; 'Y, though X' concedes from
+    'though' to the end of the sentence; a sentence that ends on 'though' is conceded whole."""
+    out: list[Span] = []
+    for i, t in enumerate(tokens):
+        a, b = _sentence_bounds(tokens, i)
+        if t in CONTRAST:
+            if has_answer is None:
+                out.append((i, b))
+            elif has_answer(i + 1, b):
+                start = max([k + 1 for k in range(a, i) if tokens[k] in CONCESSION] + [a])
+                out.append((start, i))
+        elif t in CONCESSIVE:
+            if i == a or (i == a + 1 and tokens[a] in ("and", "so", "well", "even")):  # "(even) though X, Y"
+                comma = next((k for k in range(i + 1, b) if tokens[k] == ","), b)
+                out.append((i, comma))
+            elif i + 1 == b:  # "The bakery is close, though."
+                out.append((a, i))
+            else:
+                out.append((i, b))
+    return out
+
+
+def contrast_clauses(tokens: Sequence[str]) -> list[Span]:
+    """(start, end) of every clause a contrast or concession marker opens, to the end of its sentence."""
     return [(i, _sentence_bounds(tokens, i)[1]) for i, t in enumerate(tokens) if t in CONCESSION]
 
 
@@ -159,14 +274,32 @@ def hedged(tokens: Sequence[str], span: tuple[int, int], later: Sequence[int] = 
     kind start after X, so "X each, or maybe Y" hedges too ("X or so" is an approximation)."""
     glue = frozenset((",", "the", "a", "an", "at", "about", "around"))
     k = span[1] + 1 if span[1] < len(tokens) and tokens[span[1]] == "," else span[1]
-    if k < len(tokens) and tokens[k] == "or" and tokens[k + 1 : k + 2] != ["so"]:
+    if (k < len(tokens) and tokens[k] == "or" and not set(tokens[k + 1 : k + 2]) & APPROXIMATE
+            and not _conditional(tokens, k)):
         return True
     _, end = _sentence_bounds(tokens, span[0])
     for other in later:
         between = tokens[span[1] : other]
-        if other < end and "or" in between and "so" not in between[between.index("or") + 1 : between.index("or") + 2]:
-            return True
+        if other < end and "or" in between:
+            k = span[1] + between.index("or")
+            if not set(tokens[k + 1 : k + 2]) & APPROXIMATE and not _conditional(tokens, k):
+                return True
     return _before(tokens, span[0], glue) in ("or", "either", "between")
+
+
+SCOPE = frozenset(("if", "with", "including", "counting", "without", "plus"))
+"""what makes an "or" alternative answer another scope ("or 52 with the booking fee")"""
+UNSURE = HEDGE_MARKERS - {"or"}
+"""an alternative said with these is a second guess even with a scope ("or maybe 250 with the tip")"""
+
+
+def _conditional(tokens: Sequence[str], k: int) -> bool:
+    """'…, or Y if …' / '…, or Y with …' (the 'or' at k): the alternative answers another scope
+    ("217 pounds, or 230 if you count the tolls"), a commitment to the first, not a hedge; a bare
+    "X or Y", and "or maybe Y with …", stay one."""
+    rest = list(tokens[k + 1 : k + 5])
+    scope = next((t for t in rest if t in SCOPE), None)
+    return scope is not None and not ({".", *UNSURE} & set(rest[: rest.index(scope)]))
 
 
 def listed(tokens: Sequence[str], span: tuple[int, int]) -> bool:
@@ -179,9 +312,62 @@ def listed(tokens: Sequence[str], span: tuple[int, int]) -> bool:
     return nxt == "and" or prev in ("and", "then")
 
 
-def contradicted(tokens: Sequence[str], span: tuple[int, int]) -> bool:
-    """'X, though Y is closer': a concession after the answer that says another fits better."""
-    return any(s >= span[1] and any(t in COMPARATIVE for t in tokens[s:e]) for s, e in concessions(tokens))
+def asked_dimensions(question: Sequence[str]) -> set[str]:
+    """The dimensions a question asks a choice by ("which is closest?" -> distance)."""
+    return {d for d, words in DIMENSIONS.items() if words & set(question)}
+
+
+def contradicted(tokens: Sequence[str], span: Span, question: Sequence[str] = (),
+                 gold: Sequence[str] = ()) -> bool:
+    """'X, though Y is closer': a contrast clause after the answer that names something else and
+    says it fits better on what was asked. With the question known: a comparison on the dimension
+    it asks by contradicts, one on another dimension does not, and for a question with no
+    dimension (a choice, a recollection) a comparison of liking does; with no question, any
+    comparison does (the reading before the question was used)."""
+    asked = asked_dimensions(question)
+    dimension_words = frozenset().union(*DIMENSIONS.values())
+    for s, e in contrast_clauses(tokens):
+        if s < span[1]:
+            continue
+        clause = list(tokens[s + 1 : e])
+        other = [t for t in content(clause) if t not in dimension_words and t not in PREFERENCE
+                 and not any(word_matches(g, t) for g in gold) and t not in ("thing", "too", "bit")]
+        if gold and not other:
+            continue
+        said = {d for d, words in DIMENSIONS.items() if words & set(clause)}
+        if not question:
+            hit = any(t in COMPARATIVE for t in clause)
+        elif asked:
+            hit = bool(asked & said)
+        else:
+            hit = not said and bool(PREFERENCE & set(clause))
+        if hit:
+            return True
+    return False
+
+
+def withdrawn(tokens: Sequence[str], span: Span) -> bool:
+    """'6 dollars each. Oh, actually, I'm not sure …': uncertainty said after the answer takes it back."""
+    later = list(tokens[span[1] :])
+    return any(tuple(later[i : i + len(p)]) == p for p in WITHDRAWAL for i in range(len(later)))
+
+
+def second_guess(tokens: Sequence[str], span: Span, later: Sequence[Span]) -> bool:
+    """Another candidate after the answer, with "or" / "maybe" / "might" / "could" in the three
+    words before it, at most one sentence on: a hedge. "Y if …" / "Y with …" right after it answers
+    another scope ("eleven, or twelve if Hiro changes his mind")."""
+    for a, b in later:
+        if a < span[1]:
+            continue
+        if sum(t == "." for t in tokens[span[1] : a]) > 1:
+            continue
+        before = tokens[max(span[1], a - 3) : a]
+        if not HEDGE_MARKERS & set(before):
+            continue
+        if SCOPE & set(tokens[b : b + 2]) and not UNSURE & set(before):
+            continue
+        return True
+    return False
 
 
 def inside(span: tuple[int, int], clauses: Sequence[tuple[int, int]]) -> bool:

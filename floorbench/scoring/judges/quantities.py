@@ -16,6 +16,7 @@ decimals ("seven point five").
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -52,6 +53,7 @@ _SYMBOL = {"$": "dollars", "€": "euros", "£": "pounds"}
 def lex(text: str) -> list[str]:
     """Lower-case tokens; numbers as digits where written so; ',' and '.' kept as clause marks."""
     t = text.lower().replace("’", "'").replace("‘", "'").replace("&", " and ")
+    t = "".join(c for c in unicodedata.normalize("NFKD", t) if not unicodedata.combining(c))  # café = cafe
     t = re.sub(r"([$€£])\s?(\d[\d,]*(?:\.\d+)?)", lambda m: f"{m.group(2)} {_SYMBOL[m.group(1)]}", t)
     t = re.sub(r"(\d),(\d{3})", r"\1\2", t)
     t = re.sub(r"(\d+)\.00\b", r"\1", t)
@@ -123,6 +125,8 @@ class Mention:
     unit: str | None = None
     digits: str = ""
     """the numbers said one after another, as written together ("four oh seven one" -> "4071")"""
+    approx: bool = False
+    """said with "about", "around", "roughly" …: a converted unit may be rounded more"""
 
 
 def _clock_text(s: str, m: Mention) -> None:
@@ -152,6 +156,8 @@ def _run(tokens: list[str], i: int) -> tuple[list[float], list[str], int] | None
         got = _cardinal(tokens, j)
         if got is None:
             break
+        if got[1] < len(tokens) and tokens[got[1]] == "dozen":  # "two dozen"
+            got = (got[0] * 12, got[1] + 1)
         values.append(got[0])
         texts.append(tokens[j] if re.fullmatch(r"\d+(\.\d+)?", tokens[j]) else str(int(got[0])))
         j = got[1]
@@ -180,12 +186,24 @@ def _number_mention(tokens: list[str], i: int) -> Mention | None:
     return m
 
 
+FRACTIONS: dict[tuple[str, ...], float] = {("and", "a", "quarter"): 0.25, ("and", "three", "quarter"): 0.75, ("and", "three", "quarters"): 0.75}
+"""'two and a quarter hours', 'two and three quarter hours'"""
+APPROXIMATORS = frozenset(("about", "around", "roughly", "approximately", "some", "circa", "approx"))
+CONVERTED_TOLERANCE = 0.01
+APPROX_CONVERTED_TOLERANCE = 0.04
+"""a quantity given in another unit of the same kind must convert to the gold within 1 %, or 4 %
+when said as approximate ("about 22 kilometres" for 14 miles, which is 22.5)"""
+
+
 def _units(tokens: list[str], m: Mention) -> None:
     """Extend a number mention over what follows it: a half, a unit, hours and minutes, am/pm."""
     j = m.end
     value = max(m.numbers) if len(m.numbers) == 1 else None
     if value is not None and tokens[j : j + 3] == ["and", "a", "half"]:
         value, j = value + 0.5, j + 3
+        m.numbers = {value}
+    elif value is not None and tuple(tokens[j : j + 3]) in FRACTIONS:
+        value, j = value + FRACTIONS[tuple(tokens[j : j + 3])], j + 3
         m.numbers = {value}
     k = j + 1 if j < len(tokens) and tokens[j] in SKIP_BEFORE_UNIT else j
     word = tokens[k] if k < len(tokens) else ""
@@ -266,6 +284,8 @@ def _spoken_clock(tokens: list[str], i: int) -> Mention | None:
 QUARTERS = {("a", "quarter", "of", "an", "hour"): 15, ("quarter", "of", "an", "hour"): 15,
             ("three", "quarters", "of", "an", "hour"): 45, ("half", "an", "hour"): 30}
 NAMED_TIMES = {"noon": (0, "pm"), "midday": (0, "pm"), "midnight": (0, "am")}
+NOTES = {"fiver": 5.0, "tenner": 10.0}
+"""colloquial banknotes ("a fiver each"): the amount in whatever currency the dialogue uses"""
 """named times of day: minutes on the 12-hour clock and the half of the day"""
 
 
@@ -275,6 +295,9 @@ def _an_hour(tokens: list[str], i: int) -> Mention | None:
     for words, minutes in QUARTERS.items():
         if tuple(tokens[i : i + len(words)]) == words:
             return Mention(i, i + len(words), duration=minutes)
+    if tokens[i] in NOTES or (tokens[i] == "a" and tokens[i + 1 : i + 2] and tokens[i + 1] in NOTES):
+        k = i + (tokens[i] == "a")
+        return Mention(i, k + 1, numbers={NOTES[tokens[k]]})
     if tokens[i] in NAMED_TIMES:
         at, half = NAMED_TIMES[tokens[i]]
         return Mention(i, i + 1, clock={at}, half=half)
@@ -292,12 +315,17 @@ def _an_hour(tokens: list[str], i: int) -> Mention | None:
 
 HOMOPHONES = {"for": "4", "to": "2", "too": "2", "ate": "8", "won": "1"}
 """words a recogniser writes for a number word; read as the number only right before a unit
-("for more miles", "to hours"), where the word itself would make no sense"""
+("for more miles", "to hours"), where the word itself would make no sense, and ("won", "ate",
+which are no prepositions) right after a tens word: "twenty won floor panels" is 21"""
+UNIT_HOMOPHONES = {"won": "one", "ate": "eight"}
 
 
 def _homophones(tokens: list[str]) -> list[str]:
     out = list(tokens)
     for i, t in enumerate(tokens):
+        if t in UNIT_HOMOPHONES and i > 0 and tokens[i - 1] in TENS:
+            out[i] = UNIT_HOMOPHONES[t]
+            continue
         if t in HOMOPHONES and i + 1 < len(tokens):
             k = i + 2 if tokens[i + 1] in SKIP_BEFORE_UNIT and i + 2 < len(tokens) else i + 1
             if tokens[k] in UNIT_OF or tokens[k] in HOUR_WORDS or tokens[k] in MINUTE_WORDS:
@@ -315,6 +343,7 @@ def mentions(tokens: list[str]) -> list[Mention]:
         if m is None:
             i += 1
             continue
+        m.approx = bool(APPROXIMATORS & set(tokens[max(0, m.start - 2) : m.start]))
         out.append(m)
         i = max(m.end, i + 1)
     return out
@@ -361,7 +390,8 @@ def same_quantity(gold: Quantity, m: Mention) -> bool:
         return gold.value in m.numbers
     if m.unit in METRES and gold.unit in METRES:
         want = gold.value * METRES[gold.unit]
-        return any(abs(v * METRES[m.unit] - want) <= 0.01 * want for v in m.numbers)
+        tolerance = APPROX_CONVERTED_TOLERANCE if m.approx else CONVERTED_TOLERANCE
+        return any(abs(v * METRES[m.unit] - want) <= tolerance * want for v in m.numbers)
     if m.unit == "cent" and gold.unit in ("usd", "eur", "gbp"):
         return any(abs(v / 100 - gold.value) < 1e-9 for v in m.numbers)
     return False
