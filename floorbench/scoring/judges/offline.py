@@ -130,6 +130,10 @@ def _words_ahead(tokens: Sequence[str], i: int, n: int) -> list[int]:
     return out
 
 
+_BY_FIRST_WORD: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+for _p, _kind in _PHRASES:
+    _BY_FIRST_WORD.setdefault(_p[0], []).append((_p, _kind))
+
 _Reading = tuple[int, int, tuple[tuple[str, str], ...]]
 """a reading of a reply's tokens: (words left uncovered, phrases used, (text, kind) of each item)"""
 
@@ -153,7 +157,7 @@ def _cover(tokens: Sequence[str]) -> tuple[int, list[str], list[tuple[str, str]]
             best[i] = best[i + 1]
             continue
         options = [take(i + 1, (tokens[i], "uncovered"))]
-        for p, kind in _PHRASES:
+        for p, kind in _BY_FIRST_WORD.get(tokens[i], ()):
             ahead = _words_ahead(tokens, i, len(p))
             if tuple(tokens[k] for k in ahead) == p:
                 options.append(take(ahead[-1] + 1, (" ".join(p), kind)))
