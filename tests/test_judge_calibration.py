@@ -25,13 +25,26 @@ from floorbench.scoring.judges import Task
 from floorbench.suites.mpe.tasks import FAMILIES
 
 FLOORS = {
-    # set: (answer, intrusion, every family); measured 0.988 / 1.000 / 0.92 (calibration) and
-    # 0.985 / 1.000 / 0.80 (hold-out: families of 4-11 items, one miss is 0.80-0.91)
-    "calibration": (0.97, 0.98, 0.90),
-    "calibration-holdout": (0.95, 0.97, 0.75),
+    # set: (answer, intrusion, every family); measured 0.994 / 0.894 / 0.88 (calibration),
+    # 1.000 / 0.922 / 0.88 (hold-out: families of 4-11 items) and 1.000 / 1.000 / 1.00 (the blind
+    # set's tuning half, issue 25). The two older sets' windows were labelled before the bare-token
+    # decision (a "yeah" after a statement acknowledges; an "okay" after a request accepts): their
+    # intrusion disagreements are exactly those items, checked below, and their floors are what the
+    # new decision measures on them.
+    "calibration": (0.99, 0.89, 0.87),
+    "calibration-holdout": (0.99, 0.92, 0.88),
+    "calibration-blind": (1.00, 1.00, 1.00),
 }
 """the offline judge's measured agreement with people, rounded down: a change that makes it
-agree less fails here (the v1 judge: 0.777 / 0.945 and 0.788 / 0.922)"""
+agree less fails here (the v1 judge: 0.777 / 0.945 and 0.788 / 0.922; v2 before issue 25: 0.988 /
+1.000, 0.985 / 1.000 and, on the blind tuning half, 0.935 / 0.892)"""
+KAPPA_FLOORS = {"calibration-blind": (1.00, 1.00)}
+"""Cohen's kappa (answers, windows) where it is measured against a third window label (silent)"""
+TURN_RULES = frozenset(("window.assent-after-statement", "window.assent-after-wh-question",
+                        "window.assent-answers-question", "window.assent-accepts-request"))
+"""the rules that read a bare acknowledgement / assent token by the turn it follows (issue 25)"""
+OLD_WINDOW_LABELS = ("calibration", "calibration-holdout")
+"""sets whose window labels predate that decision"""
 
 
 def test_the_calibration_set_covers_every_family_and_failure_kind() -> None:
@@ -63,13 +76,74 @@ def test_offline_judge_agreement_with_people_stays_above_its_floor(tmp_path: Pat
     answer_floor, intrusion_floor, family_floor = FLOORS[labels]
     assert answer["agreement"] >= answer_floor, answer["disagreements"]
     assert intrusion["agreement"] >= intrusion_floor, intrusion["disagreements"]
+    if labels in KAPPA_FLOORS:
+        assert (answer["kappa"], intrusion["kappa"]) >= KAPPA_FLOORS[labels]
     low = {f: r["agreement"] for t in (answer, intrusion) for f, r in t["families"].items()
            if r["agreement"] < family_floor}
     assert not low
-    # every disagreement is listed, and the confusion table adds up
-    wrong_way = sum(c for k, c in answer["confusion"].items() if k.split("|")[0] != k.split("|")[1])
-    assert wrong_way == len(answer["disagreements"]) and sum(answer["confusion"].values()) == answer["n"]
+    if labels in OLD_WINDOW_LABELS:
+        # every window disagreement is a bare token read by the turn it follows, which the older
+        # labels read as a side taken (yes) or as taking none (okay) whatever the turn
+        assert {d["rule"] for d in intrusion["disagreements"]} <= TURN_RULES, intrusion["disagreements"]
+    # every disagreement is listed, grouped by the rule that decided it, and the tables add up
+    for task in (answer, intrusion):
+        wrong_way = sum(c for k, c in task["confusion"].items() if k.split("|")[0] != k.split("|")[1])
+        assert wrong_way == len(task["disagreements"]) and sum(task["confusion"].values()) == task["n"]
+        assert sum(g["n"] for g in task["disagreements_by_rule"]) == len(task["disagreements"])
+        assert [g["n"] for g in task["disagreements_by_rule"]] == sorted(
+            (g["n"] for g in task["disagreements_by_rule"]), reverse=True)
+        assert sum(sum(row.values()) for row in task["matrix"]["rows"].values()) == task["n"]
+    assert sum(sum(row.values()) for row in answer["wrong_by_kind"].values()) == sum(
+        c for k, c in answer["confusion"].items() if k.startswith("wrong|"))
     assert "disagreements of offline" in res.output and "per family:" in res.output
+
+
+def test_the_blind_set_loads_with_its_third_window_label_and_relabelled_lines() -> None:
+    items = load_labels("calibration-blind")
+    windows = [i for i in items if i.task is Task.intrusion]
+    assert {i.label for i in windows} == {"silent", "backchannel", "intrusion"}
+    assert all((i.label == "silent") == (not i.judge_input.transcript) for i in windows)
+    assert {i.family for i in windows} == {"N1", "N2", "N3"}
+    lines = (CALIBRATION / "blind" / "tuning" / "intrusions.jsonl").read_text().splitlines()
+    assert sum('"relabelled": ' in line for line in lines) >= 1  # an extra field, accepted and ignored
+    answers = [i for i in items if i.task is Task.answer]
+    assert {i.label for i in answers} == {"correct", "wrong"} and len(answers) >= 200
+
+
+def test_a_silent_window_passes_and_counts_in_the_confusion_matrix(tmp_path: Path) -> None:
+    labels = tmp_path / "windows.jsonl"
+    rows = [
+        {"id": "w1", "family": "N2", "turn": "Ola, the ferry is at ten past six.", "reply": "", "label": "silent"},
+        {"id": "w2", "family": "N2", "turn": "Ola, the ferry is at ten past six.", "reply": "Yep.",
+         "label": "backchannel"},
+        {"id": "w3", "family": "N2", "turn": "Ola, will you bring the snacks?", "reply": "Yep.", "label": "intrusion"},
+        {"id": "w4", "family": "N2", "turn": "Ola, will you bring the snacks?", "reply": "Oh, sure.",
+         "label": "backchannel"},
+    ]
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = CliRunner().invoke(app, ["judge-agreement", "--labels", str(labels), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    task = json.loads((tmp_path / "out" / "judge_agreement.json").read_text())["judges"]["offline"]["tasks"][
+        "intrusion"]
+    assert task["matrix"]["labels"] == ["silent", "backchannel", "intrusion"]
+    assert task["matrix"]["rows"] == {"silent": {"silent": 1, "backchannel": 0, "intrusion": 0},
+                                      "backchannel": {"silent": 0, "backchannel": 1, "intrusion": 1},
+                                      "intrusion": {"silent": 0, "backchannel": 0, "intrusion": 1}}
+    assert task["agreement"] == 0.75
+    assert task["disagreements_by_rule"] == [{"rule": "window.assent-accepts-request", "n": 1, "ids": ["w4"]}]
+    assert "window.assent-accepts-request (1):" in res.output and "human \\ judge" in res.output
+    # 'silent' goes with an empty reply, and only with one
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "turn": "Ola, hi.", "reply": "Hm.", "label": "silent"}\n')
+    res = CliRunner().invoke(app, ["judge-agreement", "--labels", str(bad)])
+    assert res.exit_code == 2 and "'silent' goes with an empty reply" in res.output
+
+
+def test_packaged_label_names_include_both_blind_halves() -> None:
+    from floorbench.scoring.agreement_labels import PACKAGED
+
+    assert PACKAGED["calibration-blind"] == CALIBRATION / "blind" / "tuning"
+    assert PACKAGED["calibration-blind-holdout"] == CALIBRATION / "blind" / "holdout"  # frozen: not read here
 
 
 def test_labels_file_errors_are_one_line(tmp_path: Path) -> None:
