@@ -199,7 +199,7 @@ def test_parse_reply_never_reads_a_negation_or_prose_as_a_verdict(task: Task, re
 def test_parser_version_is_part_of_the_cache_key() -> None:
     """Verdicts cached by the old parser (which read "Not correct." as correct) are never reused."""
     j = LLMJudge(model="m", base_url="http://127.0.0.1:1/v1")
-    assert j.prompt_version.endswith("-p2") and j.prompt_version.startswith("v2-")
+    assert j.prompt_version.endswith("-p2") and j.prompt_version.startswith("v3-")
     # prompt v2 (calibration rules, the explicit yes/no rule for intrusion) never shares v1's cache
     assert LLMJudge(model="m", base_url="http://127.0.0.1:1/v1", prompt="v1").prompt_version.startswith("v1-")
 
@@ -248,7 +248,7 @@ def test_llm_judge_on_an_openai_compatible_endpoint(endpoint: str, monkeypatch: 
                                                     tmp_path: Path) -> None:
     monkeypatch.setenv("FB_TEST_KEY", "sk-test-secret")
     j = make_judge("llm:test-model", base_url=endpoint, api_key_env="FB_TEST_KEY", concurrency=2)
-    assert isinstance(j, LLMJudge) and j.prompt_version.startswith("v2-")
+    assert isinstance(j, LLMJudge) and j.prompt_version.startswith("v3-")
     inputs = [
         JudgeInput(Task.answer, "It's the taco place.", gold="the taco place", context="Which is cheapest?"),
         JudgeInput(Task.answer, "The burger joint.", gold="the taco place"),

@@ -1,7 +1,9 @@
 """LLM judge on any OpenAI-compatible chat-completions endpoint.
 
-Prompts are versioned files in ``floorbench/scoring/prompts/`` (``answer_v2.txt``,
-``intrusion_v2.txt``; v1 is kept for old caches); the judge's `prompt_version` is the version plus a hash
+Prompts are versioned files in ``floorbench/scoring/prompts/`` (``answer_v3.txt``,
+``intrusion_v3.txt``: the assent-by-turn rule, completeness, contrast and paraphrase of
+docs/scoring.md; v1 and v2 are kept for old caches); the judge's `prompt_version` is the
+version plus a hash
 of the prompt text, so an edited prompt never reuses old cached verdicts. The
 API key is read from an environment variable (its *name* is configured, the
 value is never stored or logged). A reply that is not the expected JSON or
@@ -32,7 +34,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 TEMPERATURE = 0
 
 
-def load_prompts(version: str = "v2") -> dict[Task, str]:
+def load_prompts(version: str = "v3") -> dict[Task, str]:
     return {t: (PROMPTS / f"{t.value}_{version}.txt").read_text(encoding="utf-8") for t in Task}
 
 
@@ -93,7 +95,7 @@ class LLMJudge:
         model: str,
         base_url: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
-        prompt: str = "v2",
+        prompt: str = "v3",
         concurrency: int = 4,
         timeout_s: float = 60.0,
         retries: int = 3,
