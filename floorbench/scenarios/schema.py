@@ -119,13 +119,36 @@ class Speaker(BaseModel):
     voice: str = Field(description="voice id, e.g. 'piper:joe' or 'flite:rms'")
 
 
-class Turn(BaseModel):
-    """One human turn; exactly one label."""
+class Clip(BaseModel):
+    """One piece of a scenario's human track, as every suite has it: its place and who speaks it.
+
+    Each suite's turn or clip record builds on this one (mpe's `Turn`, the turns
+    and av suites' clips), so the runner, the renderer and turns.json read the
+    same ``id`` and ``speaker`` in every suite.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    id: int = Field(description="1-based position of the turn in the scenario")
-    speaker: str = Field(description="speaker id, one of the scenario's speakers (A-D)")
+    id: int = Field(description="1-based position of the turn (clip) in the scenario")
+    speaker: str = Field(description="speaker id, one of the scenario's speakers (which ones, the suite says)")
+
+
+class UngradedClip(Clip):
+    """A clip of a suite that judges timing, not content: turns.json's per-turn gold is empty."""
+
+    @property
+    def gold(self) -> str | None:
+        """turns.json's per-turn gold: the suite has none."""
+        return None
+
+    @property
+    def gold_aliases(self) -> list[str]:
+        return []
+
+
+class Turn(Clip):
+    """One human turn of suite mpe; exactly one label; its speaker is one of the humans A-D."""
+
     label: Label
     text: str
     audio: str | None = Field(
@@ -178,6 +201,30 @@ class Scenario(BaseModel):
     def request(self) -> Turn:
         """The single `T` turn (validated scenarios have exactly one)."""
         return next(t for t in self.turns if t.label is Label.T)
+
+
+class OwnPairScenario(BaseModel):
+    """A scenario of a suite without explicit/implicit twins: each scenario is its own pair.
+
+    The common head of such suites' records (turns, av): version, suite, an id
+    that obeys `ID_RULE`, and `pair_id` the same id, as the runner and turns.json read it.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    suite: str
+    scenario_id: str = Field(description=f"also its file and run folder name: {ID_RULE}")
+
+    @field_validator("scenario_id")
+    @classmethod
+    def _id_rule(cls, value: str) -> str:
+        return check_id(value)
+
+    @property
+    def pair_id(self) -> str:
+        """The runner's and turns.json's pair id: the scenario is its own pair."""
+        return self.scenario_id
 
 
 class Preamble(BaseModel):

@@ -30,7 +30,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from floorbench.scenarios.schema import ID_RULE, SCHEMA_VERSION, Speaker, check_id, relative_pattern
+from floorbench.scenarios.schema import OwnPairScenario, Speaker, UngradedClip, relative_pattern
 from floorbench.suites.av.rules import Category, Dynamic, category_of
 
 SUITE_KIND = "av"
@@ -55,12 +55,9 @@ class AvWord(BaseModel):
     end_ms: int
 
 
-class AvClip(BaseModel):
+class AvClip(UngradedClip):
     """One clip of the user's track: audio and video of the same length, played together."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    id: int = Field(description="1-based position of the clip in the scenario")
     speaker: str = Field(default="U", description="always 'U': the user (the one seen on camera)")
     text: str = Field(default="", description="transcript of the clip's audio; '' for a wordless cue")
     audio: str = Field(
@@ -90,15 +87,6 @@ class AvClip(BaseModel):
         """The runner's per-clip label: every av clip is an 'av' clip (the event says what it means)."""
         return "av"
 
-    @property
-    def gold(self) -> str | None:
-        """turns.json's per-turn gold: the suite has none (it judges timing, not content)."""
-        return None
-
-    @property
-    def gold_aliases(self) -> list[str]:
-        return []
-
 
 class AvEvent(BaseModel):
     """The scored moment: which clip, which dynamic, and the window (relative to that clip's start)."""
@@ -123,14 +111,10 @@ class AvEvent(BaseModel):
         return category_of(self.dynamic)
 
 
-class AvScenario(BaseModel):
+class AvScenario(OwnPairScenario):
     """One av scenario: the user's clips (audio + video), a fixed system prompt, one event."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    schema_version: int = SCHEMA_VERSION
     suite: str = SUITE_KIND
-    scenario_id: str = Field(description=f"also its file and run folder name: {ID_RULE}")
     source: Literal["synthetic", "import"]
     system_prompt: str = Field(description="the fixed text given to the model as its instructions")
     fps: int = Field(
@@ -148,11 +132,6 @@ class AvScenario(BaseModel):
     event: AvEvent
     meta: dict[str, str | int] = Field(default_factory=dict, description="provenance; never read by scoring")
 
-    @field_validator("scenario_id")
-    @classmethod
-    def _id_rule(cls, value: str) -> str:
-        return check_id(value)
-
     @field_validator("idle_video")
     @classmethod
     def _idle_relative(cls, value: str | None) -> str | None:
@@ -161,11 +140,6 @@ class AvScenario(BaseModel):
     @property
     def id(self) -> str:
         """The contract's name for the scenario id."""
-        return self.scenario_id
-
-    @property
-    def pair_id(self) -> str:
-        """The runner's pair id: an av scenario is its own pair."""
         return self.scenario_id
 
     @property

@@ -17,21 +17,18 @@ suites alike. The suite's rules are checked in
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field
 
-from floorbench.scenarios.schema import ID_RULE, SCHEMA_VERSION, Speaker, check_id
+from floorbench.scenarios.schema import OwnPairScenario, Speaker, UngradedClip
 from floorbench.suites.turns.rules import TurnEvent
 
 SUITE_KIND = "turns"
 
 
-class TurnsClip(BaseModel):
-    """One clip on the user's track; its label says what its boundary means for the floor."""
+class TurnsClip(UngradedClip):
+    """One clip on the user's track, spoken by 'U' (the user) or 'B' (a background voice, for noise);
+    its label says what its boundary means for the floor."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    id: int = Field(description="1-based position of the clip in the scenario")
-    speaker: str = Field(description="'U' (the user) or 'B' (a background voice, for noise)")
     label: TurnEvent
     text: str
     audio: str | None = Field(default=None, description="rendered audio, relative to the suite folder")
@@ -44,38 +41,15 @@ class TurnsClip(BaseModel):
         default=None, description="eot/interrupt: what the oracle says when it takes the floor"
     )
 
-    @property
-    def gold(self) -> str | None:
-        """turns.json's per-turn gold: the suite has none (it judges timing, not content)."""
-        return None
 
-    @property
-    def gold_aliases(self) -> list[str]:
-        return []
-
-
-class TurnsScenario(BaseModel):
+class TurnsScenario(OwnPairScenario):
     """One dyadic conversation: one simulated user (and perhaps a background voice) and the model."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    schema_version: int = SCHEMA_VERSION
     suite: str = SUITE_KIND
-    scenario_id: str = Field(description=f"also its file and run folder name: {ID_RULE}")
     conversation_type: str = Field(description="casual, task-oriented, instructional, storytelling or argument")
     speakers: dict[str, Speaker]
     turns: list[TurnsClip]
     meta: dict[str, str | int] = Field(default_factory=dict, description="provenance; never read by scoring")
-
-    @field_validator("scenario_id")
-    @classmethod
-    def _id_rule(cls, value: str) -> str:
-        return check_id(value)
-
-    @property
-    def pair_id(self) -> str:
-        """The runner's and turns.json's pair id: a turns scenario is its own pair."""
-        return self.scenario_id
 
     @property
     def condition(self) -> str:
