@@ -11,15 +11,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from floorbench.errors import FloorbenchError
 from floorbench.scenarios.schema import Label, Scenario, Suite, inside
 from floorbench.suites.registry import SuiteNotFound, suite_of
 
 SUPPORTED_RATES = (16000, 24000, 48000)
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class ScenarioError(FloorbenchError, ValueError):
@@ -99,6 +102,15 @@ def pydantic_line(path: Path, scenario: str | None, data: object, err: Validatio
     else:
         msg = f"field '{field_name}': {msg}"
     return f"{where(path, scenario, turn_id)}: {msg}"
+
+
+def parse_record(model: type[M], path: Path, data: object) -> M:
+    """A suite's scenario record from one parsed file; the first pydantic error as a one-line ScenarioError."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        sid = data.get("scenario_id") if isinstance(data, dict) else None
+        raise ScenarioError(pydantic_line(path, str(sid) if sid else None, data, err)) from None
 
 
 def parse_scenario(path: Path, data: object | None = None) -> Scenario:

@@ -11,16 +11,14 @@ have the scenario's frame rate and size.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from floorbench.scenarios.schema import Scenario, inside
-from floorbench.scenarios.validate import SUPPORTED_RATES, LoadedSuite, ScenarioError, pydantic_line
+from floorbench.scenarios.validate import SUPPORTED_RATES, LoadedSuite, ScenarioError, parse_record
 from floorbench.suites.av.rules import CATEGORY, DURING_MODEL_SPEECH, AvRules, Category, Dynamic, category_of
 from floorbench.suites.av.schema import AvClip, AvScenario
 
@@ -28,6 +26,7 @@ if TYPE_CHECKING:
     from floorbench.scenarios.info import SuiteInfo
 
 FIX_FILES = "regenerate the suite (floorbench generate --suite av) or re-import the clip"
+F = TypeVar("F", bound="AudioFacts | VideoFacts")
 
 
 @dataclass(frozen=True)
@@ -92,14 +91,6 @@ def probe_audio(path: Path) -> AudioFacts:
     except Exception as e:  # libsndfile raises several types on broken files
         raise ValueError(f"unreadable ({type(e).__name__})") from None
     return AudioFacts(rate=info.samplerate, channels=info.channels, frames=info.frames)
-
-
-def parse_av_scenario(path: Path, data: object) -> AvScenario:
-    try:
-        return AvScenario.model_validate(data)
-    except ValidationError as err:
-        sid = data.get("scenario_id") if isinstance(data, dict) else None
-        raise ScenarioError(pydantic_line(path, str(sid) if sid else None, data, err)) from None
 
 
 def check_av_scenario(s: AvScenario, path: Path, rules: AvRules = AvRules()) -> None:
@@ -233,14 +224,19 @@ def check_av_files(s: AvScenario, path: Path, root: Path) -> dict[int, int]:
     return durations
 
 
-def _audio(root: Path, rel: str, where: str) -> AudioFacts:
-    p = inside(root, rel, f"{where}: audio file", ScenarioError)
+def _probed(root: Path, rel: str, where: str, kind: str, probe: Callable[[Path], F]) -> F:
+    """`probe` of the `kind` ("audio", "video") file `rel`: inside the suite, present and readable, or one line."""
+    p = inside(root, rel, f"{where}: {kind} file", ScenarioError)
     if not p.is_file():
-        raise ScenarioError(f"{where}: audio file {rel} is missing; {FIX_FILES}")
+        raise ScenarioError(f"{where}: {kind} file {rel} is missing; {FIX_FILES}")
     try:
-        a = probe_audio(p)
+        return probe(p)
     except ValueError as e:
-        raise ScenarioError(f"{where}: audio file {rel}: {e}; {FIX_FILES}") from None
+        raise ScenarioError(f"{where}: {kind} file {rel}: {e}; {FIX_FILES}") from None
+
+
+def _audio(root: Path, rel: str, where: str) -> AudioFacts:
+    a = _probed(root, rel, where, "audio", probe_audio)
     if a.rate not in SUPPORTED_RATES:
         raise ScenarioError(f"{where}: audio file {rel} is {a.rate} Hz; use 16000, 24000 or 48000 Hz")
     if a.channels != 1:
@@ -249,13 +245,7 @@ def _audio(root: Path, rel: str, where: str) -> AudioFacts:
 
 
 def _video(root: Path, rel: str, where: str, s: AvScenario) -> VideoFacts:
-    p = inside(root, rel, f"{where}: video file", ScenarioError)
-    if not p.is_file():
-        raise ScenarioError(f"{where}: video file {rel} is missing; {FIX_FILES}")
-    try:
-        v = probe_video(p)
-    except ValueError as e:
-        raise ScenarioError(f"{where}: video file {rel}: {e}; {FIX_FILES}") from None
+    v = _probed(root, rel, where, "video", probe_video)
     if v.fps != s.fps:
         raise ScenarioError(
             f"{where}: video file {rel} is {float(v.fps):.3f} fps, the scenario says {s.fps}; "
@@ -279,7 +269,7 @@ def load_av_scenario(
     Returned as the runner's `Scenario` type: the runner uses only what the
     schemas share (scenario_id, pair_id, condition, speakers, turns).
     """
-    s = parse_av_scenario(path, data)
+    s = parse_record(AvScenario, path, data)
     check_av_scenario(s, path)
     if audio:
         check_av_files(s, path, root or path.parent)

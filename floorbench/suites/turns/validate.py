@@ -11,10 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from pydantic import ValidationError
-
 from floorbench.scenarios.schema import Scenario
-from floorbench.scenarios.validate import LoadedSuite, ScenarioError, check_audio, pydantic_line
+from floorbench.scenarios.validate import LoadedSuite, ScenarioError, check_audio, parse_record
 from floorbench.suites.turns.rules import CONVERSATION_TYPES, USER_SPEECH, TurnEvent, TurnsRules
 from floorbench.suites.turns.schema import TurnsScenario
 
@@ -22,14 +20,6 @@ if TYPE_CHECKING:
     from floorbench.scenarios.info import SuiteInfo
 
 E = TurnEvent
-
-
-def parse_turns_scenario(path: Path, data: object) -> TurnsScenario:
-    try:
-        return TurnsScenario.model_validate(data)
-    except ValidationError as err:
-        sid = data.get("scenario_id") if isinstance(data, dict) else None
-        raise ScenarioError(pydantic_line(path, str(sid) if sid else None, data, err)) from None
 
 
 def check_turns_scenario(s: TurnsScenario, path: Path, rules: TurnsRules = TurnsRules()) -> None:
@@ -93,7 +83,7 @@ def load_turns_scenario(
     turns.json use only what both schemas share (scenario_id, pair_id,
     condition, speakers, and per clip id, speaker, label, text, audio, gold).
     """
-    s = parse_turns_scenario(path, data)
+    s = parse_record(TurnsScenario, path, data)
     check_turns_scenario(s, path)
     if audio:
         base = root or path.parent
