@@ -36,12 +36,19 @@ from pathlib import Path
 
 import numpy as np
 
-from floorbench.scenarios.schema import Speaker
 from floorbench.scenarios.validate import ScenarioError
 from floorbench.suites.av.draw import CODEC, Pose, draw_frame, encode_video, speech_envelope
 from floorbench.suites.av.files import RATE, AvSuiteWriter
 from floorbench.suites.av.rules import CATEGORY, DURING_MODEL_SPEECH, Category, Dynamic
-from floorbench.suites.av.schema import DEFAULT_FPS, DEFAULT_SIZE, AvClip, AvEvent, AvScenario, AvWord
+from floorbench.suites.av.schema import (
+    DEFAULT_FPS,
+    DEFAULT_SIZE,
+    AvClip,
+    AvEvent,
+    AvScenario,
+    AvWord,
+    user_speakers,
+)
 
 GENERATOR_VERSION = 1
 MAX_PER_DYNAMIC = 50
@@ -371,7 +378,6 @@ def generate_scenario(w: AvSuiteWriter, cfg: AvGenConfig, dynamic: Dynamic, k: i
             )
         )
         window = r.window
-    cat = CATEGORY[dynamic]
     return AvScenario(
         scenario_id=sid,
         source="synthetic",
@@ -379,16 +385,9 @@ def generate_scenario(w: AvSuiteWriter, cfg: AvGenConfig, dynamic: Dynamic, k: i
         fps=cfg.fps,
         size=list(cfg.size),
         idle_video=IDLE_VIDEO,
-        speakers={"U": Speaker(name="User", voice=voice)},
+        speakers=user_speakers(voice),
         clips=clips,
-        event=AvEvent(
-            clip=len(clips),
-            dynamic=dynamic.value,
-            category=cat.value,
-            start_ms=window[0],
-            end_ms=window[1],
-            description=DESCRIPTIONS[dynamic],
-        ),
+        event=AvEvent.on_last(clips, dynamic, window, DESCRIPTIONS[dynamic]),
         meta={
             "generator": "av-synthetic",
             "version": GENERATOR_VERSION,

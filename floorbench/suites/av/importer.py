@@ -42,19 +42,21 @@ not match.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from floorbench.scenarios.schema import Speaker, check_id
+from floorbench.scenarios.schema import check_id
 from floorbench.scenarios.validate import ScenarioError
 from floorbench.suites.av.draw import CODEC, encode_video
 from floorbench.suites.av.files import RATE, AvSuiteWriter
 from floorbench.suites.av.generate import DESCRIPTIONS, SYSTEM_PROMPT
 from floorbench.suites.av.rules import DURING_MODEL_SPEECH, AvRules, Category, Dynamic, category_of
-from floorbench.suites.av.schema import AvClip, AvEvent, AvScenario, AvWord
+from floorbench.suites.av.schema import AvClip, AvEvent, AvScenario, AvWord, user_speakers
 from floorbench.suites.av.validate import check_av_files, check_av_scenario
 
 RECORDED_VOICE = "import:recorded"
@@ -134,35 +136,40 @@ def _int(path: Path, obj: dict[str, Any], key: str, where: str) -> int:
     return v
 
 
-def read_video(path: Path, video: Path, fps: int | None, height: int | None) -> tuple[list[np.ndarray], int]:
-    """Every frame as RGB, resampled to a whole frame rate by the source frame showing at each time."""
-    import av
+@contextmanager
+def _decoding(path: Path, src: Path, what: str) -> Iterator[None]:
+    """Decode `src` inside: an error PyAV raises on it is one line, naming `what` it could not read."""
     import av.error
 
     try:
-        with av.open(str(video)) as c:
-            if not c.streams.video:
-                raise ScenarioError(f"{path}: {video.name} has no video stream; give a file with video")
-            vs = c.streams.video[0]
-            rate = vs.average_rate or vs.guessed_rate
-            src_fps = float(rate) if rate else 0.0
-            out_fps = fps or round(src_fps)
-            if not AvRules().fps_min <= out_fps <= AvRules().fps_max:
-                raise ScenarioError(
-                    f"{path}: {video.name} is {src_fps:.3f} fps; pass --fps "
-                    f"{AvRules().fps_min}–{AvRules().fps_max}"
-                )
-            timed: list[tuple[float, np.ndarray]] = []
-            for i, frame in enumerate(c.decode(vs)):
-                t = float(frame.time) if frame.time is not None else i / src_fps
-                w, h = frame.width, frame.height
-                if height:
-                    w, h = round(w * height / h), height
-                timed.append((t, frame.to_ndarray(format="rgb24", width=w - w % 2, height=h - h % 2)))
+        yield
     except av.error.FFmpegError as e:
-        raise ScenarioError(
-            f"{path}: {video.name}: PyAV cannot read it ({type(e).__name__}); convert it"
-        ) from None
+        raise ScenarioError(f"{path}: {src.name}: PyAV cannot read {what} ({type(e).__name__}); convert it") from None
+
+
+def read_video(path: Path, video: Path, fps: int | None, height: int | None) -> tuple[list[np.ndarray], int]:
+    """Every frame as RGB, resampled to a whole frame rate by the source frame showing at each time."""
+    import av
+
+    with _decoding(path, video, "it"), av.open(str(video)) as c:
+        if not c.streams.video:
+            raise ScenarioError(f"{path}: {video.name} has no video stream; give a file with video")
+        vs = c.streams.video[0]
+        rate = vs.average_rate or vs.guessed_rate
+        src_fps = float(rate) if rate else 0.0
+        out_fps = fps or round(src_fps)
+        if not AvRules().fps_min <= out_fps <= AvRules().fps_max:
+            raise ScenarioError(
+                f"{path}: {video.name} is {src_fps:.3f} fps; pass --fps "
+                f"{AvRules().fps_min}–{AvRules().fps_max}"
+            )
+        timed: list[tuple[float, np.ndarray]] = []
+        for i, frame in enumerate(c.decode(vs)):
+            t = float(frame.time) if frame.time is not None else i / src_fps
+            w, h = frame.width, frame.height
+            if height:
+                w, h = round(w * height / h), height
+            timed.append((t, frame.to_ndarray(format="rgb24", width=w - w % 2, height=h - h % 2)))
     if not timed:
         raise ScenarioError(f"{path}: {video.name} has a video stream but no frames; give a real clip")
     t0 = timed[0][0]
@@ -179,32 +186,26 @@ def read_video(path: Path, video: Path, fps: int | None, height: int | None) -> 
 def read_audio(path: Path, src: Path) -> np.ndarray:
     """Mono int16 at 16 kHz from an audio file or a video's audio stream (PyAV decodes both)."""
     import av
-    import av.error
     import soxr
 
-    try:
-        with av.open(str(src)) as c:
-            if not c.streams.audio:
-                raise ScenarioError(
-                    f'{path}: {src.name} has no audio stream; add "audio": a WAV/FLAC of the user\'s sound'
-                )
-            chunks, sr = [], 0
-            for frame in c.decode(audio=0):
-                x = frame.to_ndarray().astype(np.float32)
-                if frame.format.is_planar:
-                    x = x.mean(axis=0)
-                else:
-                    x = x.reshape(-1, len(frame.layout.channels)).mean(axis=1)
-                if frame.format.name.startswith("s16"):
-                    x /= 32768.0
-                elif frame.format.name.startswith("s32"):
-                    x /= 2**31
-                chunks.append(x)
-                sr = frame.sample_rate
-    except av.error.FFmpegError as e:
-        raise ScenarioError(
-            f"{path}: {src.name}: PyAV cannot read its audio ({type(e).__name__}); convert it"
-        ) from None
+    with _decoding(path, src, "its audio"), av.open(str(src)) as c:
+        if not c.streams.audio:
+            raise ScenarioError(
+                f'{path}: {src.name} has no audio stream; add "audio": a WAV/FLAC of the user\'s sound'
+            )
+        chunks, sr = [], 0
+        for frame in c.decode(audio=0):
+            x = frame.to_ndarray().astype(np.float32)
+            if frame.format.is_planar:
+                x = x.mean(axis=0)
+            else:
+                x = x.reshape(-1, len(frame.layout.channels)).mean(axis=1)
+            if frame.format.name.startswith("s16"):
+                x /= 32768.0
+            elif frame.format.name.startswith("s32"):
+                x /= 2**31
+            chunks.append(x)
+            sr = frame.sample_rate
     if not chunks:
         raise ScenarioError(f"{path}: {src.name} has an audio stream but no samples; give a real recording")
     mono = np.concatenate(chunks)
@@ -334,15 +335,10 @@ def _import_clip(path: Path, w: AvSuiteWriter, opts: ImportOptions) -> AvScenari
         fps=fps,
         size=list(size),
         idle_video=idle,
-        speakers={"U": Speaker(name="User", voice=RECORDED_VOICE)},
+        speakers=user_speakers(RECORDED_VOICE),
         clips=clips,
-        event=AvEvent(
-            clip=len(clips),
-            dynamic=dynamic.value,
-            category=cat.value,
-            start_ms=start_ms,
-            end_ms=end_ms,
-            description=str(data.get("description") or DESCRIPTIONS[dynamic]),
+        event=AvEvent.on_last(
+            clips, dynamic, (start_ms, end_ms), str(data.get("description") or DESCRIPTIONS[dynamic])
         ),
         meta={"importer": "av-json", "source_video": video.name, **({"note": note} if note else {})},
     )

@@ -100,6 +100,12 @@ class AvEvent(BaseModel):
     end_ms: int = Field(description="window end, ms after the clip's start")
     description: str = Field(description="plain words of what the user does, for the judge")
 
+    @classmethod
+    def on_last(cls, clips: list[AvClip], dynamic: Dynamic, window: tuple[int, int], description: str) -> AvEvent:
+        """The event of a `dynamic` cue on the last of `clips`, its category the one the dynamic maps to."""
+        return cls(clip=len(clips), dynamic=dynamic.value, category=category_of(dynamic.value).value,
+                   start_ms=window[0], end_ms=window[1], description=description)
+
     @property
     def kind(self) -> Dynamic:
         """The dynamic as the enum; a ValueError naming the known ones if it is not one."""
@@ -109,6 +115,11 @@ class AvEvent(BaseModel):
     @property
     def expected_category(self) -> Category:
         return category_of(self.dynamic)
+
+
+def user_speakers(voice: str) -> dict[str, Speaker]:
+    """An av scenario's `speakers`: the user ('U') alone, in `voice`."""
+    return {"U": Speaker(name="User", voice=voice)}
 
 
 class AvScenario(OwnPairScenario):
