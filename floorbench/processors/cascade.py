@@ -428,12 +428,7 @@ class CascadeProcessor(RoomAudioProcessor):
         was_audible = time.monotonic_ns() < self._audible_until_ns or (
             self._speak_task is not None and not self._speak_task.done()
         )
-        self._tts_cancel.set()
-        self._pending_answer = False
-        if self._speak_task is not None and not self._speak_task.done():
-            await self.cancel_task(self._speak_task, timeout=0.5)
-        self._audible_until_ns = 0
-        await self.push_frame(InterruptionFrame())
+        await self.stop_speaking()
         record = {
             "event": "barge_in",
             "detect_delay_ms": detect_delay_ms,
@@ -442,6 +437,15 @@ class CascadeProcessor(RoomAudioProcessor):
             "t_ms": _now_ms(self._t0),
         }
         await self._marker(record)
+
+    async def stop_speaking(self) -> None:
+        """Stop now: drop the answer being prepared or spoken and clear what is queued for playout."""
+        self._tts_cancel.set()
+        self._pending_answer = False
+        if self._speak_task is not None and not self._speak_task.done():
+            await self.cancel_task(self._speak_task, timeout=0.5)
+        self._audible_until_ns = 0
+        await self.push_frame(InterruptionFrame())
 
     async def _marker(self, record: dict[str, Any]) -> None:
         record = {"source": "cascade", "wall_ns": time.time_ns(), **record}

@@ -37,7 +37,7 @@ from typing_extensions import TypeVar
 
 from floorbench.processors.adapter_config import AdapterSettings, WebSocketEndpoint, public_url
 from floorbench.processors.registry import Model
-from floorbench.processors.room_audio import RoomAudioProcessor
+from floorbench.processors.room_audio import ModelLinkProcessor
 
 
 @dataclass
@@ -57,11 +57,10 @@ class SocketStats:
     """quiet model audio dropped to keep playout latency bounded (max_backlog_ms)"""
 
 
-class DuplexSocketProcessor(RoomAudioProcessor):
+class DuplexSocketProcessor(ModelLinkProcessor):
     """Base of the WebSocket model bridges; see the module docstring."""
 
-    reports_connection: ClassVar[bool] = True
-    """the model process waits for ``on_model_connected`` before the scenario counts"""
+    link_kind: ClassVar[str] = "socket"
 
     def __init__(
         self,
@@ -86,17 +85,11 @@ class DuplexSocketProcessor(RoomAudioProcessor):
         self.stats = SocketStats()
         self._playout_end = 0.0
         self._ws: Any = None
-        self._ready = asyncio.Event()
-        self._closing = False
         self._send_queue: asyncio.Queue[bytes | str | None] = asyncio.Queue()
-        self._tasks: list[asyncio.Task] = []
         self._resampler: Any = None
         self._resampler_rate = 0
         self._pending = np.zeros(0, dtype=np.int16)
         self._public_url = public_url(url)
-        self._lost_reported = False
-        self._register_event_handler("on_model_connected")
-        self._register_event_handler("on_model_disconnected")
 
     # --- what a protocol defines -------------------------------------------------
 
@@ -146,15 +139,8 @@ class DuplexSocketProcessor(RoomAudioProcessor):
 
     # --- pipecat plumbing --------------------------------------------------------
 
-    async def on_start(self) -> None:
-        self._t0 = time.monotonic()
-        self._tasks.append(self.create_task(self._run(), name=f"{self.name}-socket"))
-
     async def on_room_audio(self, frame: InputAudioRawFrame) -> None:
         self._send_input(frame)
-
-    async def on_stop(self) -> None:
-        await self._close()
 
     def _send_input(self, frame: InputAudioRawFrame) -> None:
         pcm = np.frombuffer(frame.audio, dtype=np.int16)
@@ -238,20 +224,7 @@ class DuplexSocketProcessor(RoomAudioProcessor):
         finally:
             self._ready.clear()
 
-    async def _lost(self, what: str) -> None:
-        """The connection is gone mid-session: one error, one disconnected event (once)."""
-        if self._closing or self._lost_reported:
-            return
-        self._lost_reported = True
-        self._ready.clear()
-        reason = f"{self.name}: {what}; check the model server (its log says why) and run again"
-        await self.push_error(reason)
-        await self._call_event_handler("on_model_disconnected", reason)
-
-    async def _close(self) -> None:
-        if self._closing:
-            return
-        self._closing = True
+    async def close_link(self) -> None:
         self._send_queue.put_nowait(None)
         if self._ws is not None:
             try:

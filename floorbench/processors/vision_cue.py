@@ -40,7 +40,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, Literal, cast
 
-from pipecat.frames.frames import Frame, InputImageRawFrame, InterruptionFrame
+from pipecat.frames.frames import Frame, InputImageRawFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pydantic import Field
 
@@ -186,14 +186,9 @@ class VisionCascadeProcessor(CascadeProcessor):
             await self._vision_marker({"event": "vision_cue", "cue": cue, "decision": "hold", **when})
 
     async def _vision_yield(self, cue: str, when: dict[str, Any]) -> None:
-        """The cascade's own stop path (as `CascadeProcessor._barge_in`), recorded as a vision decision."""
+        """The cascade's own stop path (`CascadeProcessor.stop_speaking`, as a barge-in), recorded as a vision decision."""
         t = time.monotonic_ns()
-        self._tts_cancel.set()
-        self._pending_answer = False
-        if self._speak_task is not None and not self._speak_task.done():
-            await self.cancel_task(self._speak_task, timeout=0.5)
-        self._audible_until_ns = 0
-        await self.push_frame(InterruptionFrame())
+        await self.stop_speaking()
         record = {
             "event": "vision_cue",
             "cue": cue,

@@ -39,7 +39,7 @@ from pydantic import Field, field_validator, model_validator
 
 from floorbench.processors.adapter_config import AdapterSettings, KeyFromEnv, Seconds, public_url
 from floorbench.processors.registry import Model, ModelContext
-from floorbench.processors.room_audio import RoomAudioProcessor
+from floorbench.processors.room_audio import ModelLinkProcessor
 from floorbench.processors.webrtc_peer import ArrivalClock, DelayLog, RoomTrack, mono_int16
 from floorbench.processors.webrtc_signalling import OPENAI_CALLS_URL, STYLES, Signalling, SignallingFailed
 from floorbench.redact import redact_url
@@ -53,11 +53,12 @@ STALE_QUIET_S = 0.3
 """product audio that waited this long (a stalled loop) is dropped if quiet, so the delay cannot grow"""
 
 
-class WebRTCBridge(RoomAudioProcessor):
+class WebRTCBridge(ModelLinkProcessor):
     """The bridge processor; see the module docstring."""
 
-    reports_connection: ClassVar[bool] = True
     reports_measures: ClassVar[bool] = True
+    lost_fix: ClassVar[str] = "check the product (its log says why) and run again"
+    link_kind: ClassVar[str] = "webrtc"
 
     def __init__(
         self,
@@ -85,29 +86,16 @@ class WebRTCBridge(RoomAudioProcessor):
         self.codec: str | None = None
         """the audio codec the product's answer chose (``opus/48000/2`` as a rule)"""
         self.dropped_stale_ms = 0
-        self._up = asyncio.Event()
-        self._closing = False
-        self._lost_reported = False
-        self._tasks: list[asyncio.Task] = []
         self._resampler: Any = None
         self._resampler_rate = 0
-        self._register_event_handler("on_model_connected")
-        self._register_event_handler("on_model_disconnected")
         self._register_event_handler("on_model_measured")
 
     # --- pipecat plumbing --------------------------------------------------------
 
-    async def on_start(self) -> None:
-        self._t0 = time.monotonic()
-        self._tasks.append(self.create_task(self._run(), name=f"{self.name}-webrtc"))
-
     async def on_room_audio(self, frame: InputAudioRawFrame) -> None:
-        if self._up.is_set():
+        if self._ready.is_set():
             pcm = mono_int16(np.frombuffer(frame.audio, dtype=np.int16), frame.num_channels)
             self.room_track.feed(pcm, frame.sample_rate)
-
-    async def on_stop(self) -> None:
-        await self._close()
 
     # --- the connection ----------------------------------------------------------
 
@@ -122,7 +110,7 @@ class WebRTCBridge(RoomAudioProcessor):
             return
         self.connected_ms = int((time.monotonic() - self._t0) * 1000)
         logger.info(f"{self}: WebRTC connected to {self.signalling.public} in {self.connected_ms} ms")
-        self._up.set()
+        self._ready.set()
         await self._call_event_handler("on_model_connected")
         await self._watch()
 
@@ -145,7 +133,7 @@ class WebRTCBridge(RoomAudioProcessor):
 
         @pc.on("connectionstatechange")
         async def _state() -> None:
-            if pc.connectionState in ("failed", "closed") and self._up.is_set():
+            if pc.connectionState in ("failed", "closed") and self._ready.is_set():
                 await self._lost(f"the WebRTC connection to {self.signalling.public} is {pc.connectionState}")
 
         await pc.setLocalDescription(await pc.createOffer())  # aiortc gathers its candidates here
@@ -234,20 +222,7 @@ class WebRTCBridge(RoomAudioProcessor):
     async def _product_error(self, what: str) -> None:
         await self.push_error(f"{self.name}: {self.signalling.public}: {what}")
 
-    async def _lost(self, what: str) -> None:
-        """Lost mid-scenario: one error and one disconnected event (once)."""
-        if self._closing or self._lost_reported:
-            return
-        self._lost_reported = True
-        self._up.clear()
-        reason = f"{self.name}: {what}; check the product (its log says why) and run again"
-        await self.push_error(reason)
-        await self._call_event_handler("on_model_disconnected", reason)
-
-    async def _close(self) -> None:
-        if self._closing:
-            return
-        self._closing = True
+    async def close_link(self) -> None:
         logger.info(f"{self}: closing; bridge delay {self.measures()}")
         await self.signalling.close()
         if self.pc is not None:
