@@ -3,14 +3,18 @@
 Every suite's part `score` (floorbench.suites.registry) is called with the same
 `ScoreRequest` (the command line's options) and answers with a `ScoreOutcome`; the
 command prints it the same way for every suite, so a suite's scorer never prints.
+A suite's own options are a `ScoreRequest` subclass that adds its rules
+(`ScoreRequest.as_options` makes one from the command's request).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+R = TypeVar("R", bound="ScoreRequest")
 
 
 @dataclass(frozen=True)
@@ -27,7 +31,12 @@ class ScoreRequest:
     out: Path | None = None
     cache_dir: Path | None = None
     exclude_degraded: bool = False
+    """leave out scenarios whose meta.json timing verdict is not ok (counted as excluded_degraded)"""
     progress: Callable[[str, int, int], None] | None = None
+
+    def as_options(self, cls: type[R]) -> R:
+        """This request as a suite's own options `cls` (a subclass; what it adds stays at its defaults)."""
+        return cls(**{f.name: getattr(self, f.name) for f in fields(ScoreRequest)})
 
 
 @dataclass

@@ -70,11 +70,7 @@ def score(target: Path, req: ScoreRequest) -> ScoreOutcome:
     from floorbench.suites.av.score import AvScoreOptions, score_av
     from floorbench.suites.av.tables import summary_lines
 
-    scores, where = score_av(target, AvScoreOptions(
-        asr=req.asr, asr_download=req.asr_download, judge=req.judge, judge_options=req.judge_options,
-        workers=req.workers, resamples=req.resamples, seed=req.seed, out=req.out, cache_dir=req.cache_dir,
-        exclude_degraded=req.exclude_degraded,
-    ))
+    scores, where = score_av(target, req.as_options(AvScoreOptions))
     counts = scores["scenarios"]
     return ScoreOutcome(
         scored=counts["scored"], errors=list(scores["errors"]), summary=summary_lines(scores),

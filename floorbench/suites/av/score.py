@@ -27,6 +27,7 @@ import numpy as np
 from floorbench.audio.vad import WINDOW_MS, VadRules
 from floorbench.records import write_json_atomic
 from floorbench.scoring.inputs import DialogueSource, Discovery, discover, run_label
+from floorbench.scoring.outcome import ScoreRequest
 from floorbench.scoring.stats import bootstrap_ratios, percentile_interval
 from floorbench.suites.av.inputs import AvInput, is_av, is_av_source, place
 from floorbench.suites.av.rules import EXPECTED_TAKEOVER, AvRules, Category
@@ -45,19 +46,11 @@ CONTEXT_MS = 10_000
 """how much of the model's speech before and after the window is transcribed (for the judge and the report)"""
 
 
-@dataclass
-class AvScoreOptions:
-    asr: str = "tiny.en"
-    asr_download: bool = False
-    judge: str = "offline"
-    """'offline' (the rubric is then not judged) or 'llm:<model>'"""
-    judge_options: dict[str, Any] = field(default_factory=dict)
-    workers: int = 2
-    resamples: int = 10_000
-    seed: int = 0
-    out: Path | None = None
-    cache_dir: Path | None = None
-    exclude_degraded: bool = False
+@dataclass(frozen=True)
+class AvScoreOptions(ScoreRequest):
+    """`floorbench score`'s options (``judge``: 'offline' leaves the rubric not judged, or 'llm:<model>')
+    and the suite's rules."""
+
     rules: AvRules = field(default_factory=AvRules)
     vad_rules: VadRules = field(default_factory=VadRules)
 

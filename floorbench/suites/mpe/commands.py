@@ -64,12 +64,7 @@ def score(target: Path, req: ScoreRequest) -> ScoreOutcome:
     from floorbench.suites.mpe.score import ScoreOptions
     from floorbench.suites.mpe.score import score as score_run
 
-    opts = ScoreOptions(
-        asr=req.asr, asr_download=req.asr_download, judge=req.judge, judge_options=req.judge_options,
-        workers=req.workers, resamples=req.resamples, seed=req.seed, out=req.out, cache_dir=req.cache_dir,
-        exclude_degraded=req.exclude_degraded,
-    )
-    result = score_run(target, opts, progress=req.progress)
+    result = score_run(target, req.as_options(ScoreOptions), progress=req.progress)
     scored = result.scores.scenarios.get("scored", 0)
     skipped = len(result.scores.errors)
     why = f"{skipped} skipped, listed on stdout" if skipped else "none found"

@@ -36,6 +36,7 @@ from floorbench.scoring.inputs import (
     run_label,
 )
 from floorbench.scoring.items import Item
+from floorbench.scoring.outcome import ScoreRequest
 from floorbench.scoring.scores_file import (
     ScoresFile,
     write_outputs,
@@ -48,24 +49,15 @@ if TYPE_CHECKING:
     from floorbench.scoring.asr import Transcriber
     from floorbench.scoring.judges import Judge
 
-@dataclass
-class ScoreOptions:
-    asr: str = "tiny.en"
-    asr_download: bool = False
+@dataclass(frozen=True)
+class ScoreOptions(ScoreRequest):
+    """`floorbench score`'s options and the suite's rules and scorer knobs."""
+
     asr_threads: int = 0
-    judge: str = "offline"
-    judge_options: dict[str, Any] = field(default_factory=dict)
-    workers: int = 2
     vad_batch: int = 64
-    resamples: int = 10_000
-    seed: int = 0
-    out: Path | None = None
-    cache_dir: Path | None = None
     vad_rules: VadRules = field(default_factory=VadRules)
     timing_rules: MpeRules = field(default_factory=MpeRules)
     """the benchmark's numbers; the live schedule plays by the same record"""
-    exclude_degraded: bool = False
-    """leave out scenarios whose meta.json timing verdict is `degraded` (counted as excluded_degraded)"""
 
 
 @dataclass
