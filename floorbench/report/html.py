@@ -49,6 +49,24 @@ def html_table(t: Table) -> str:
     return f"<h3>{esc(t.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
 
 
+def titled_table(title: str, headers: list[str], rows: list[list[str]]) -> str:
+    """A suite's table from its rows of cells: an ``<h3>`` title and the table, every text escaped."""
+    head = "".join(f"<th>{esc(x)}</th>" for x in headers)
+    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<h3>{esc(title)}</h3><table><tr>{head}</tr>{body}</table>"
+
+
+def suite_page_head(title: str, about: str, css: str = "") -> list[str]:
+    """The first lines of a suite's report page: the head (`CSS`, then the suite's own `css`), the title,
+    and the note that says when and by what it was made and `about` (the suite and where its definitions are)."""
+    return [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+        f"<style>{CSS}{css}</style></head><body>",
+        f"<h1>{esc(title)}</h1><p class='note'>Generated {datetime.now(UTC).isoformat(timespec='seconds')} by "
+        f"<code>floorbench report</code>; {about}.</p>",
+    ]
+
+
 def charts(runs: list[ScoredRun]) -> str:
     conds = conditions(runs)
     out = ['<div class="charts">']

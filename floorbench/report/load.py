@@ -10,6 +10,7 @@ draws from, or reads through, a record it cannot trust.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,6 +129,25 @@ def read_vad_file(folder: Path) -> dict[str, dict[str, Any]]:
             ) from e
         rows[row.scenario_id] = row.model_dump(exclude_none=True)
     return rows
+
+
+def holds_scores(path: Path, name: str) -> bool:
+    """A run folder holding the scores file `name` (``turns_scores.json`` …), or that file: a suite's `reports`."""
+    return (path / name).is_file() if path.is_dir() else path.name == name
+
+
+def load_scores_json(path: Path, name: str, suite: str, key: str) -> dict[str, Any]:
+    """Suite `suite`'s scores file `name` in the run folder `path` (or `path` itself), of this version (it has
+    `key`); one `InputError` line naming the file otherwise."""
+    p = path / name if path.is_dir() else path
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InputError(f"{p}: not a readable {name} ({type(e).__name__}); re-run `floorbench score`") from e
+    if not isinstance(data, dict) or data.get("suite") != suite or key not in data:
+        article = "an" if name[:1] in ("a", "e", "i", "o", "u") else "a"
+        raise InputError(f"{p}: not {article} {name} of this version; re-run `floorbench score`")
+    return data
 
 
 def load_run(path: Path) -> ScoredRun:

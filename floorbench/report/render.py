@@ -75,9 +75,13 @@ def write_scored_report(paths: list[Path], out: Path, title: str = "floorbench r
                         max_timelines: int = 12) -> tuple[Path, Path]:
     """Suite mpe's part `report`: the metric tables, McNemar, positions, and dialogue timelines."""
     runs = load_runs(paths)
+    return write_pages(out, render_markdown(runs, title), render_html(runs, title, timeline_blocks(runs, max_timelines)))
+
+
+def write_pages(out: Path, markdown: str, html: str) -> tuple[Path, Path]:
+    """Write a report's two pages into `out` (made if need be): report.md and report.html."""
     out.mkdir(parents=True, exist_ok=True)
-    md = out / "report.md"
-    html = out / "report.html"
-    md.write_text(render_markdown(runs, title), encoding="utf-8")
-    html.write_text(render_html(runs, title, timeline_blocks(runs, max_timelines)), encoding="utf-8")
-    return md, html
+    md, page = out / "report.md", out / "report.html"
+    md.write_text(markdown, encoding="utf-8")
+    page.write_text(html, encoding="utf-8")
+    return md, page

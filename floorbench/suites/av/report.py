@@ -13,15 +13,14 @@ external resources; every text from the runs is escaped.
 
 from __future__ import annotations
 
-import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from floorbench.escape import md_cell, md_table
-from floorbench.report.html import CSS
+from floorbench.report.html import suite_page_head, titled_table
+from floorbench.report.load import holds_scores, load_scores_json
+from floorbench.report.render import write_pages
 from floorbench.report.svg import esc
-from floorbench.scoring.inputs import InputError
 from floorbench.suites.av.tables import (
     dynamic_rows,
     latency_rows,
@@ -44,20 +43,11 @@ AV_CSS = (
 
 
 def is_av_run(path: Path) -> bool:
-    return (path / SCORES).is_file() if path.is_dir() else path.name == SCORES
+    return holds_scores(path, SCORES)
 
 
 def load_av_scores(path: Path) -> dict[str, Any]:
-    p = path / SCORES if path.is_dir() else path
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InputError(
-            f"{p}: not a readable av_scores.json ({type(e).__name__}); re-run `floorbench score`"
-        ) from e
-    if not isinstance(data, dict) or data.get("suite") != "av" or "tor_alignment" not in data:
-        raise InputError(f"{p}: not an av_scores.json of this version; re-run `floorbench score`")
-    return data
+    return load_scores_json(path, SCORES, "av", "tor_alignment")
 
 
 def strip(clip: dict[str, Any], w: int = 880) -> str:
@@ -155,28 +145,19 @@ def clip_block(run: dict[str, Any], clip: dict[str, Any]) -> str:
     )
 
 
-def _html_table(title: str, headers: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{esc(x)}</th>" for x in headers)
-    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<h3>{esc(title)}</h3><table><tr>{head}</tr>{body}</table>"
-
-
 def render_av_html(runs: list[dict[str, Any]], title: str, max_clips: int) -> str:
     names = [r["run"] for r in runs]
     parts = [
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
-        f"<style>{CSS}{AV_CSS}</style></head><body>",
-        f"<h1>{esc(title)}</h1><p class='note'>Generated {datetime.now(UTC).isoformat(timespec='seconds')} by "
-        "<code>floorbench report</code>; suite av, definitions in docs/suites/av.md (Scoring).</p>",
-        _html_table(
+        *suite_page_head(title, "suite av, definitions in docs/suites/av.md (Scoring)", AV_CSS),
+        titled_table(
             "TOR alignment (95% clip-bootstrap interval, aligned/scored)",
             ["category", "expected takeover", *names],
             tor_rows(runs),
         ),
-        _html_table("Latency p50 / p90, ms", ["category", *names], latency_rows(runs)),
-        _html_table("Rubric judge: fluency / flow / grounding, 0–5", ["category", *names], rubric_rows(runs)),
-        _html_table("Per dynamic", ["dynamic", *names], dynamic_rows(runs)),
-        _html_table("Unscorable clips", ["run", "scenario", "reason"], unscorable_rows(runs)),
+        titled_table("Latency p50 / p90, ms", ["category", *names], latency_rows(runs)),
+        titled_table("Rubric judge: fluency / flow / grounding, 0–5", ["category", *names], rubric_rows(runs)),
+        titled_table("Per dynamic", ["dynamic", *names], dynamic_rows(runs)),
+        titled_table("Unscorable clips", ["run", "scenario", "reason"], unscorable_rows(runs)),
         "<h2>Clips</h2><p class='note'>Yellow: the event window; blue: the user's clips (words darker); "
         "red: the model's speech (VAD). Clips not aligned first.</p>",
     ]
@@ -201,11 +182,8 @@ def clip_lines(runs: list[dict[str, Any]]) -> str:
 
 def write_av_report(paths: list[Path], out: Path, title: str, max_clips: int = 12) -> tuple[Path, Path]:
     runs = [load_av_scores(p) for p in paths]
-    out.mkdir(parents=True, exist_ok=True)
-    md, html = out / "report.md", out / "report.html"
-    md.write_text(f"# {md_cell(title)}\n\n" + render_av_markdown(runs) + "\n" + clip_lines(runs), encoding="utf-8")
-    html.write_text(render_av_html(runs, title, max_clips), encoding="utf-8")
-    return md, html
+    markdown = f"# {md_cell(title)}\n\n" + render_av_markdown(runs) + "\n" + clip_lines(runs)
+    return write_pages(out, markdown, render_av_html(runs, title, max_clips))
 
 
 def report(paths: list[Path], out: Path, title: str, max_timelines: int = 12) -> tuple[Path, Path]:

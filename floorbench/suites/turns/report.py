@@ -9,39 +9,25 @@ scripts, no external resources; every text from the runs is escaped.
 
 from __future__ import annotations
 
-import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from floorbench.escape import md_cell
-from floorbench.report.html import CSS
+from floorbench.report.html import suite_page_head, titled_table
+from floorbench.report.load import holds_scores, load_scores_json
+from floorbench.report.render import write_pages
 from floorbench.report.svg import esc
-from floorbench.scoring.inputs import InputError
-from floorbench.suites.turns.tables import (
-    TRACK_TITLES,
-    event_rows,
-    render_turns_markdown,
-    track_rows,
-    type_rows,
-)
+from floorbench.suites.turns.tables import TRACK_TITLES, render_turns_markdown, tables
 
 SCORES = "turns_scores.json"
 
 
 def is_turns_run(path: Path) -> bool:
-    return (path / SCORES).is_file() if path.is_dir() else path.name == SCORES
+    return holds_scores(path, SCORES)
 
 
 def load_turns_scores(path: Path) -> dict[str, Any]:
-    p = path / SCORES if path.is_dir() else path
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InputError(f"{p}: not a readable turns_scores.json ({type(e).__name__}); re-run `floorbench score`") from e
-    if not isinstance(data, dict) or data.get("suite") != "turns" or "tracks" not in data:
-        raise InputError(f"{p}: not a turns_scores.json of this version; re-run `floorbench score`")
-    return data
+    return load_scores_json(path, SCORES, "turns", "tracks")
 
 
 def scatter(runs: list[dict[str, Any]], track: str, w: int = 420, h: int = 260) -> str:
@@ -67,24 +53,11 @@ def scatter(runs: list[dict[str, Any]], track: str, w: int = 420, h: int = 260) 
     return "".join(out)
 
 
-def _html_table(title: str, headers: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{esc(x)}</th>" for x in headers)
-    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<h3>{esc(title)}</h3><table><tr>{head}</tr>{body}</table>"
-
-
 def render_turns_html(runs: list[dict[str, Any]], title: str) -> str:
     parts = [
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title><style>{CSS}</style></head><body>",
-        f"<h1>{esc(title)}</h1><p class='note'>Generated {datetime.now(UTC).isoformat(timespec='seconds')} by "
-        "<code>floorbench report</code>; suite turns, definitions in docs/suites/turns.md.</p>",
+        *suite_page_head(title, "suite turns, definitions in docs/suites/turns.md"),
         "<div class='charts'>" + "".join(scatter(runs, t) for t in TRACK_TITLES) + "</div>",
-        _html_table("Tracks", ["run", "track", "recall", "FP rate", "latency p10/p50/p90", "tp/fn/fp/tn", "qualifies"],
-                    [r for s in runs for r in track_rows(s)]),
-        _html_table("Per event type", ["run", "event", "played", "not run", "false positives", "takeover rate"],
-                    [r for s in runs for r in event_rows(s)]),
-        _html_table("End of turn by conversation type", ["run", "conversation type", "dialogues", "recall", "FP rate"],
-                    [r for s in runs for r in type_rows(s)]),
+        *(titled_table(*t) for t in tables(runs)),
         "</body></html>",
     ]
     return "\n".join(parts)
@@ -92,11 +65,7 @@ def render_turns_html(runs: list[dict[str, Any]], title: str) -> str:
 
 def write_turns_report(paths: list[Path], out: Path, title: str) -> tuple[Path, Path]:
     runs = [load_turns_scores(p) for p in paths]
-    out.mkdir(parents=True, exist_ok=True)
-    md, html = out / "report.md", out / "report.html"
-    md.write_text(f"# {md_cell(title)}\n\n" + render_turns_markdown(runs), encoding="utf-8")
-    html.write_text(render_turns_html(runs, title), encoding="utf-8")
-    return md, html
+    return write_pages(out, f"# {md_cell(title)}\n\n" + render_turns_markdown(runs), render_turns_html(runs, title))
 
 
 def report(paths: list[Path], out: Path, title: str, max_timelines: int = 12) -> tuple[Path, Path]:

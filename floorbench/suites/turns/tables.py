@@ -69,8 +69,16 @@ def type_rows(s: dict[str, Any]) -> list[list[str]]:
              _rate(a["efp"] / a["eneg"] if a["eneg"] else None)] for k, a in sorted(agg.items())]
 
 
-def _table(title: str, headers: list[str], rows: list[list[str]]) -> str:
-    return md_table(title, headers, rows)  # every cell escaped: names and reasons come from files
+def tables(runs: Sequence[dict[str, Any]]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The suite's tables, runs side by side, as (title, headers, rows): Markdown and HTML show the same ones."""
+    return [
+        ("Tracks", ["run", "track", "recall", "FP rate", "latency p10/p50/p90", "tp/fn/fp/tn", "qualifies"],
+         [r for s in runs for r in track_rows(s)]),
+        ("Per event type", ["run", "event", "played", "not run", "false positives", "takeover rate"],
+         [r for s in runs for r in event_rows(s)]),
+        ("End of turn by conversation type", ["run", "conversation type", "dialogues", "recall", "FP rate"],
+         [r for s in runs for r in type_rows(s)]),
+    ]
 
 
 def render_turns_markdown(runs: Sequence[dict[str, Any]]) -> str:
@@ -78,12 +86,8 @@ def render_turns_markdown(runs: Sequence[dict[str, Any]]) -> str:
         "## Suite turns", "",
         "Event-anchored scoring (docs/suites/turns.md); recall and false-positive rate with 95% "
         "dialogue-bootstrap intervals; latency = decision − event, ms. Qualifies: FP rate ≤ 0.10.", "",
-        _table("Tracks", ["run", "track", "recall", "FP rate", "latency p10/p50/p90", "tp/fn/fp/tn", "qualifies"],
-               [r for s in runs for r in track_rows(s)]),
-        _table("Per event type", ["run", "event", "played", "not run", "false positives", "takeover rate"],
-               [r for s in runs for r in event_rows(s)]),
-        _table("End of turn by conversation type", ["run", "conversation type", "dialogues", "recall", "FP rate"],
-               [r for s in runs for r in type_rows(s)]),
+        # every cell escaped: names and reasons come from files
+        *(md_table(*t) for t in tables(runs)),
     ]
     return "\n".join(parts)
 
