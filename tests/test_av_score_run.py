@@ -51,7 +51,7 @@ def _meta(sid: str, dynamic: str, **extra: Any) -> dict[str, Any]:
                 "participant": "model",
                 "file": "model.wav",
                 "sample_rate": 16000,
-                "samples": 0,
+                "samples": 14 * 16000,  # model.wav as `scenario` writes it (meta.json and the file agree)
                 "start_ms": T0,
                 "start_ns": T0 * 1_000_000,
                 "fit_residual_p50_us": 0,

@@ -334,3 +334,66 @@ def test_kept_folders_run_under_another_impairment_are_refused(tmp_path: Path) -
     base.check_kept(tmp_path, ["a"])
     with pytest.raises(resume.ResumeMismatch, match=r"a/meta\.json: was run with network impairment none, not 'delay100'"):
         resume.RunIdentity("tiny", base.suite_hash, {}, DELAY100).check_kept(tmp_path, ["a"])
+
+
+@pytest.mark.live
+@pytest.mark.slow
+def test_a_runner_killed_mid_scenario_resumes_from_empty_files_and_keeps_the_dead_attempt(
+    tmp_path: Path, livekit: object
+) -> None:
+    """SIGKILL (the OOM killer, a reboot) leaves part files and frame logs mid-scenario; `run` again on the same
+    --out keeps them, recovered, as attempt 1's (attempt-1/), and records attempt 2 from empty files: its WAVs,
+    frame logs and turns agree with its meta.json (before, the new audio was glued after the dead attempt's)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from floorbench.audio.consistency import frames_log, recording_disagreement
+    from floorbench.transports.server import LiveKitConnection
+
+    assert isinstance(livekit, LiveKitConnection)
+    out = tmp_path / "run"
+    sid = load_suite(TINY).scenarios[0].scenario_id
+    env = os.environ | {"LIVEKIT_API_KEY": livekit.api_key, "LIVEKIT_API_SECRET": livekit.api_secret}
+    cmd = [sys.executable, "-m", "floorbench.cli", "run", "--suite", str(TINY), "--model", "silent",
+           "--out", str(out), "--livekit-url", livekit.url, "--quiet", "--limit", "1"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    part = out / sid / "model.part.pcm"
+    try:
+        deadline = time.monotonic() + 300
+        while not (part.exists() and part.stat().st_size >= 3 * 16000 * 2):  # 3 s of the model's track
+            assert proc.poll() is None and time.monotonic() < deadline, "the run ended before it could be killed"
+            time.sleep(0.1)
+        proc.kill()  # SIGKILL: nothing is finalised
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert _outcome(out / sid) == "in_progress" and part.exists()
+    dead_bytes = part.stat().st_size
+
+    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    folder = out / sid
+    meta = resume.read_meta(folder)
+    assert meta is not None and (meta.outcome, meta.attempt) == (Outcome.completed, 2)
+    # the new attempt's files agree with its meta.json, sample for sample
+    turns = DialogueTurns.model_validate_json((folder / "turns.json").read_text())
+    for name, info in meta.tracks.items():
+        assert sf.info(str(folder / info.file)).frames == info.samples, name
+        got = frames_log(folder / "tracks" / f"{name}.frames.tsv")
+        assert not isinstance(got, str), got
+        counts, _ = got
+        assert (np.diff(counts) > 0).all() and int(counts[-1]) == info.samples, name
+    assert recording_disagreement(folder, meta, turns) is None
+    assert all(0 <= t.start_ms and t.end_ms <= turns.model_wav_end_ms for t in turns.turns)  # type: ignore[operator]
+    assert not list(folder.glob("*.part.*"))
+    # the killed attempt is kept as attempt 1's: its meta, its timeline, its recovered audio
+    dead = RunMeta.model_validate_json((folder / "meta.attempt-1.json").read_text())
+    assert dead.outcome == Outcome.in_progress
+    assert (folder / "timeline.attempt-1.jsonl").is_file()
+    kept = folder / "attempt-1"
+    assert sf.info(str(kept / "model.wav")).frames >= dead_bytes // 2
+    assert (kept / "tracks" / "model.frames.tsv").is_file() and not list(kept.glob("*.part.pcm"))
+    assert [d.folder.name for d in discover(out).scorable] == [sid]

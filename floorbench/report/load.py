@@ -1,7 +1,9 @@
 """Load scored runs for reporting: scores.json, items.jsonl, vad.jsonl, and the dialogues.
 
 The report reads only what `floorbench score` wrote (and each dialogue's
-turns.json): no audio is read and no VAD is run here. A file that does not
+turns.json): no audio is decoded and no VAD is run here; a dialogue folder it
+draws from must still pass the recordings' consistency check
+(scoring.inputs.check_recording), or the report is refused. A file that does not
 parse, or a vad.jsonl row whose fields are not what scoring writes (a `folder`
 that is a path rather than a name inside the run, negative times, a curve with
 no step), is one `InputError` naming the file and line: the report never
@@ -19,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from floorbench.records import DialogueTurns
-from floorbench.scoring.inputs import InputError, first_error, load_turns
+from floorbench.scoring.inputs import InputError, first_error, load_turns, read_checked_dialogue
 from floorbench.scoring.items import Item
 from floorbench.scoring.scores_file import ScoresFile, read_items, read_scored_text, read_scores
 
@@ -156,9 +158,13 @@ def load_run(path: Path) -> ScoredRun:
     items_path = folder / "items.jsonl"
     if not items_path.is_file():
         raise InputError(f"{folder}: scores.json without items.jsonl; re-run `floorbench score`")
-    return ScoredRun(
+    run = ScoredRun(
         folder=folder, scores=scores, items=read_items(items_path), vad=read_vad_file(folder), label=scores.run
     )
+    for sid in sorted(run.vad):  # a folder whose files disagree with its meta.json is refused, not drawn
+        if (dialogue := run.dialogue_folder(sid)) is not None:
+            read_checked_dialogue(dialogue)
+    return run
 
 
 def load_runs(paths: list[Path]) -> list[ScoredRun]:

@@ -5,6 +5,10 @@ Both are folders of dialogue folders holding ``model.wav`` + ``turns.json``
 A folder that itself holds ``turns.json`` is scored as a single dialogue.
 Every problem with an input becomes an `InputError` with one line that names
 the file, the item and the fix; the dialogue is skipped, the rest are scored.
+A completed scenario whose recordings, frame logs, turns and meta.json
+disagree (`check_recording`) is not skipped but refused: such a folder holds
+a damaged record of the run (an attempt written over a killed one's files),
+and every command that reads recordings stops on it with one line.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
+from floorbench.audio.consistency import recording_disagreement
 from floorbench.errors import FloorbenchError
 from floorbench.records import DialogueTurns, Outcome, RunMeta
 from floorbench.scenarios.schema import inside
@@ -37,6 +42,36 @@ SCORING_RATE = 16000
 
 class InputError(FloorbenchError, ValueError):
     """A bad input file; the message is one line naming the file and the fix."""
+
+
+class InconsistentRecording(InputError):
+    """A scenario folder whose WAVs, frame logs, turns.json and meta.json disagree: refused, never skipped."""
+
+
+def check_recording(folder: Path, meta: RunMeta | None, turns: DialogueTurns | None = None) -> None:
+    """Refuse (`InconsistentRecording`, one line naming the folder and the fix) a completed scenario whose
+    files disagree with its meta.json (audio.consistency.recording_disagreement). Every reader of
+    recordings calls this: discovery for `score`, the report for the folders it draws from."""
+    if meta is None:
+        return
+    why = recording_disagreement(folder, meta, turns)
+    if why is not None:
+        raise InconsistentRecording(
+            f"{folder}: {why}; its recordings and meta.json disagree, so it cannot be scored: run the same "
+            "`floorbench run` command on this --out again to record the scenario afresh (the old files are kept "
+            "in attempt-N/), or move the folder out of the run"
+        )
+
+
+def read_checked_dialogue(folder: Path) -> None:
+    """`check_recording` for a dialogue folder found on disk (its meta.json and turns.json, when readable)."""
+    try:
+        meta = RunMeta.model_validate(_read_json(folder / "meta.json")) if (folder / "meta.json").is_file() else None
+        turns = load_turns(folder / "turns.json") if (folder / "turns.json").is_file() else None
+    except (InputError, ValidationError):
+        return  # unreadable records are reported where they are read
+    if meta is not None and meta.outcome == Outcome.completed:
+        check_recording(folder, meta, turns)
 
 
 @dataclass
@@ -166,6 +201,9 @@ def _dialogue(folder: Path, root: Path) -> DialogueSource:
         if not src.model_wav.is_file():
             raise InputError(f"{folder}: no model.wav; a dialogue folder needs model.wav and turns.json")
         src.turns = load_turns(folder / "turns.json")
+        check_recording(folder, src.meta, src.turns)
+    except InconsistentRecording:
+        raise
     except InputError as e:
         src.error = str(e)
     return src

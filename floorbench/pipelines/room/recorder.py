@@ -47,7 +47,8 @@ class TrackRecording:
     def __post_init__(self) -> None:
         self.appender = PcmAppender(self.out_dir / f"{self.name}.wav", self.sample_rate)
         (self.out_dir / "tracks").mkdir(parents=True, exist_ok=True)
-        self._frames_f = (self.out_dir / "tracks" / f"{self.name}.frames.tsv").open("a")
+        # started empty, like the part file: a killed attempt's log is that attempt's (resume.archive_attempt)
+        self._frames_f = (self.out_dir / "tracks" / f"{self.name}.frames.tsv").open("w")
 
     @property
     def samples(self) -> int:

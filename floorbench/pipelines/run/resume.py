@@ -6,7 +6,9 @@ and ``model.wav``, ``humans.wav`` and ``turns.json`` are there and readable;
 everything else (``in_progress`` left by a crash, ``failed``, ``interrupted``,
 never started) runs again. Before a scenario runs again its earlier
 ``meta.json`` and ``timeline.jsonl`` are kept as ``meta.attempt-N.json`` and
-``timeline.attempt-N.jsonl``, so every attempt stays on record.
+``timeline.attempt-N.jsonl``, and every other file of that attempt moves into
+``attempt-N/`` (recovered there when the attempt was killed), so every attempt
+stays on record and the next one starts from an empty folder.
 
 A folder made with another suite (name or suite hash) or another model card is
 refused with one line: results of two systems or two suites never mix.
@@ -20,12 +22,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from floorbench.audio.consistency import recording_disagreement
+from floorbench.audio.files import recover_folder
 from floorbench.errors import FloorbenchError
 from floorbench.records import DialogueTurns, FailureKind, Outcome, RunMeta
 from floorbench.scenarios.validate import LoadedSuite
@@ -49,6 +55,7 @@ OVERLOAD = frozenset({FailureKind.join_timeout, FailureKind.connection_lost, Fai
 """the infrastructure failures that say the machine holds fewer rooms: `--concurrency auto` counts them
 as degraded verdicts (a server killed or a worker lost says nothing about capacity)"""
 RECORDINGS = ("model.wav", "humans.wav")
+log = logging.getLogger(__name__)
 
 
 class ResumeMismatch(FloorbenchError):
@@ -159,14 +166,15 @@ def read_meta(folder: Path) -> RunMeta | None:
 
 
 def why_not_intact(folder: Path) -> str | None:
-    """None when the folder holds a completed scenario with readable records; else why it must run again."""
+    """None when the folder holds a completed scenario with readable records that agree with its meta.json
+    (audio.consistency); else why it must run again."""
     meta = read_meta(folder)
     if meta is None:
         return "no readable meta.json"
     if meta.outcome != Outcome.completed:
         return f"outcome {meta.outcome.value}"
     try:
-        DialogueTurns.model_validate_json((folder / "turns.json").read_text(encoding="utf-8"))
+        turns = DialogueTurns.model_validate_json((folder / "turns.json").read_text(encoding="utf-8"))
     except (OSError, ValidationError, ValueError):
         return "no readable turns.json"
     import soundfile as sf
@@ -178,7 +186,8 @@ def why_not_intact(folder: Path) -> str | None:
             return f"no readable {name}"
         if info.frames <= 0:
             return f"{name} is empty"
-    return None
+    why = recording_disagreement(folder, meta, turns)  # the check every reader of recordings makes
+    return None if why is None else f"records disagree: {why}"
 
 
 @dataclass(frozen=True)
@@ -207,23 +216,63 @@ def plan(out: Path, scenario_ids: list[str]) -> ResumePlan:
     return ResumePlan(keep, run)
 
 
+ATTEMPT_NAME = re.compile(r"^(?:meta\.attempt-(\d+)\.json|timeline\.attempt-(\d+)\.jsonl|attempt-(\d+))$")
+"""what an earlier attempt keeps in the scenario folder: its meta.json and timeline.jsonl renamed,
+and its other files (recordings, frame logs, model.log, video) in the folder ``attempt-N/``"""
+DISPATCH_STATE = frozenset({".dispatch.lock", "dispatch.json"})
+"""the scenario's dispatch state (pipelines/dispatch.py): the runner's, not an attempt's"""
+
+
+def _attempt_of(name: str) -> int | None:
+    m = ATTEMPT_NAME.match(name)
+    return None if m is None else int(next(g for g in m.groups() if g is not None))
+
+
 def attempts_on_record(folder: Path) -> int:
-    """How many earlier attempts the folder keeps (meta.attempt-N.json)."""
-    return sum(1 for _ in folder.glob("meta.attempt-*.json"))
+    """The highest attempt number the folder keeps (meta.attempt-N.json, timeline.attempt-N.jsonl, attempt-N/)."""
+    if not folder.is_dir():
+        return 0
+    return max((n for p in folder.iterdir() if (n := _attempt_of(p.name)) is not None), default=0)
+
+
+def attempt_files(folder: Path) -> list[Path]:
+    """The files of the folder's last attempt: everything but earlier attempts' records and the dispatch state."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if _attempt_of(p.name) is None and p.name not in DISPATCH_STATE)
 
 
 def archive_attempt(folder: Path) -> int:
-    """Keep the last attempt's meta.json and timeline.jsonl under numbered names; the next attempt's number.
+    """Keep the last attempt's files as that attempt's, so the next starts from an empty folder; its number.
 
-    A folder without meta.json (never started, or killed before its first write) has
-    nothing to keep.
+    meta.json and timeline.jsonl become ``meta.attempt-N.json`` and
+    ``timeline.attempt-N.jsonl``; every other file it left (part files, WAVs,
+    ``tracks/``, model.log, video) moves into ``attempt-N/``, where part files left
+    by a killed process are turned into WAVs and a WAV whose header was never
+    finalised gets its header from the data length (audio.files.recover_folder).
+    Nothing of an earlier attempt is ever appended to or overwritten. A folder
+    with nothing in it (never started) has nothing to keep.
     """
     n = attempts_on_record(folder)
-    if (folder / "meta.json").exists():
-        n += 1
-        (folder / "meta.json").replace(folder / f"meta.attempt-{n}.json")
-        if (folder / "timeline.jsonl").exists():
-            (folder / "timeline.jsonl").replace(folder / f"timeline.attempt-{n}.jsonl")
+    files = attempt_files(folder)
+    if not files:
+        return n + 1
+    n += 1
+    rest = []
+    for p in files:
+        if p.name == "meta.json":
+            p.replace(folder / f"meta.attempt-{n}.json")
+        elif p.name == "timeline.jsonl":
+            p.replace(folder / f"timeline.attempt-{n}.jsonl")
+        else:
+            rest.append(p)
+    if rest:
+        kept = folder / f"attempt-{n}"
+        kept.mkdir()
+        for p in rest:
+            p.replace(kept / p.name)
+        for note in recover_folder(kept):
+            log.info("%s attempt %d: %s", folder.name, n, note)
     return n + 1
 
 

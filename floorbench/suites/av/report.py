@@ -180,9 +180,23 @@ def clip_lines(runs: list[dict[str, Any]]) -> str:
                               "model in window"], rows)
 
 
+def check_clip_folders(runs: list[dict[str, Any]]) -> None:
+    """Every scenario folder the report reads frames from must agree with its meta.json (refused otherwise)."""
+    from floorbench.scoring.inputs import read_checked_dialogue
+
+    for r in runs:
+        source = Path(str(r.get("source", "")))
+        for clip in r.get("clips", []):
+            folder = source / str(clip.get("folder", ""))
+            if clip.get("folder") and folder.resolve().parent == source.resolve() and folder.is_dir():
+                read_checked_dialogue(folder)
+
+
 def write_av_report(paths: list[Path], out: Path, title: str, max_clips: int = 12) -> tuple[Path, Path]:
     runs = [load_av_scores(p) for p in paths]
+    check_clip_folders(runs)
     markdown = f"# {md_cell(title)}\n\n" + render_av_markdown(runs) + "\n" + clip_lines(runs)
+    # the html reads the frames: any refusal comes before a page is written
     return write_pages(out, markdown, render_av_html(runs, title, max_clips))
 
 
