@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from floorbench.audio.consistency import recording_disagreement
 from floorbench.audio.files import PcmAppender, fix_wav_header, recover_folder
-from floorbench.pipelines import resume
+from floorbench.pipelines.run import resume
 from floorbench.records import (
     ClockAnchor,
     DialogueTurn,
@@ -116,7 +116,7 @@ def test_a_killed_attempts_files_move_to_its_attempt_folder_recovered(tmp_path: 
 
 def test_the_next_attempt_starts_from_empty_files(tmp_path: Path) -> None:
     """Even where a dead attempt's part file and frame log are still there, a new writer never appends to them."""
-    from floorbench.pipelines.recorder import TrackRecording
+    from floorbench.pipelines.room.recorder import TrackRecording
 
     d = tmp_path / "s"
     _killed_attempt(d, samples=RATE)

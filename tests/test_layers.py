@@ -7,7 +7,7 @@ The scoring core, for instance, must stay importable without LiveKit, pipecat
 or a room, which holds only while it never reaches into transports or
 pipelines.
 
-    base        errors, records, clock, redact, safe_http, escape, child_env, suites, audio, speech (audio never imports speech)
+    base        errors, records, clock, redact, paths, safe_http, escape, child_env, suites, audio, speech (audio never imports speech)
     scenarios   base
     transports  base
     processors  base, scenarios, transports
@@ -30,7 +30,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "floorbench"
 
-BASE = frozenset({"errors", "records", "clock", "redact", "safe_http", "escape", "child_env", "suites", "audio", "speech"})
+BASE = frozenset({"errors", "records", "clock", "redact", "paths", "safe_http", "escape", "child_env", "suites", "audio", "speech"})
 ALL = BASE | {"scenarios", "transports", "processors", "pipelines", "scoring", "report", "top"}
 
 ALLOWED: dict[str, frozenset[str]] = {

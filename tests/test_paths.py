@@ -199,16 +199,25 @@ def _dialogue(folder: Path) -> None:
 
 
 def test_score_refuses_dialogue_folders_and_files_linked_from_elsewhere(tmp_path: Path) -> None:
+    """A linked dialogue folder or file that leads out of the folder given is refused, in one line naming it:
+    the whole command stops (nothing is scored), as every command refuses such a link (floorbench.paths)."""
+    from floorbench.scoring.inputs import RefusedInput
+
     recs = tmp_path / "recs"
     _dialogue(recs / "d1")
     _dialogue(tmp_path / "elsewhere" / "d2")
+    assert discover(recs).dialogues[0].error is None
     os.symlink(tmp_path / "elsewhere" / "d2", recs / "d2")
+    with pytest.raises(RefusedInput, match=r"d2: d2 leads outside .*; keep it inside that folder"):
+        discover(recs)
+    (recs / "d2").unlink()
     _dialogue(recs / "d3")
     (recs / "d3" / "model.wav").unlink()
     os.symlink(tmp_path / "elsewhere" / "d2" / "model.wav", recs / "d3" / "model.wav")
-    disc = discover(recs)
-    by_name = {d.folder.name: d for d in disc.dialogues}
-    assert by_name["d1"].error is None
-    assert by_name["d2"].error is not None and "leads outside" in by_name["d2"].error
-    assert by_name["d3"].error is not None and "model.wav leads outside" in by_name["d3"].error
-    assert [d.folder.name for d in disc.scorable] == ["d1"]
+    with pytest.raises(RefusedInput, match=r"model\.wav leads outside"):
+        discover(recs)
+    (recs / "d3" / "model.wav").unlink()
+    (recs / "d3" / "takes").mkdir()
+    (recs / "d3" / "takes" / "model.wav").write_bytes(b"RIFF")
+    os.symlink("takes/model.wav", recs / "d3" / "model.wav")  # a link that stays inside is followed
+    assert [d.error for d in discover(recs).dialogues] == [None, None]

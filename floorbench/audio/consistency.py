@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from floorbench.paths import PathEscapeError, inside
 from floorbench.records import DialogueTurns, RunMeta, TrackInfo
 
 TURN_SLACK_MS = 1000
@@ -49,9 +50,15 @@ def _track_disagreement(folder: Path, name: str, info: TrackInfo) -> str | None:
     file = info.file
     if not file or file in (".", "..") or "/" in file or "\\" in file:
         return f"meta.json names track {name!r} file {file!r}, not a file name in the folder"
-    path = folder / file
-    if path.is_symlink() or not path.is_file():
-        return f"meta.json lists {file} ({info.samples} samples) but it is {'a link' if path.is_symlink() else 'missing'}"
+    paths = []
+    for rel in (file, f"tracks/{name}.frames.tsv"):
+        try:  # the one confinement rule (floorbench.paths): a link may stay inside the folder, never leave it
+            paths.append(inside(folder, rel, rel))
+        except PathEscapeError:
+            return f"{rel} leads outside the folder (to {(folder / rel).resolve()})"
+    path, log = paths
+    if not path.is_file():
+        return f"meta.json lists {file} ({info.samples} samples) but it is missing"
     try:
         wav = sf.info(str(path))
     except Exception as e:  # soundfile raises RuntimeError or LibsndfileError
@@ -60,11 +67,8 @@ def _track_disagreement(folder: Path, name: str, info: TrackInfo) -> str | None:
         return f"{file} is {wav.samplerate} Hz, meta.json says {info.sample_rate} Hz"
     if wav.frames != info.samples:
         return f"{file} holds {wav.frames} samples, meta.json says {info.samples}"
-    log = folder / "tracks" / f"{name}.frames.tsv"
-    if not log.exists() and not log.is_symlink():
+    if not log.exists():
         return None  # recordings made elsewhere need no frame log
-    if log.is_symlink():
-        return f"tracks/{log.name} is a link"
     got = frames_log(log)
     if isinstance(got, str):
         return got

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from floorbench.paths import inside
 from floorbench.records import DialogueTurns
 from floorbench.scoring.inputs import InputError, first_error, load_turns, read_checked_dialogue
 from floorbench.scoring.items import Item
@@ -87,9 +88,9 @@ class ScoredRun:
         src = Path(self.scores.source)
         if self.scores.source_kind == "dialogue":
             return src if src.is_dir() else None
-        folder = src / str(row.get("folder", scenario_id))
-        inside = folder.resolve().parent == src.resolve()  # a name in the run, never a path out of it
-        return folder if inside and folder.is_dir() else None
+        # a name in the run, never a path (or a link) out of it: refused like every path under a root
+        folder = inside(src, str(row.get("folder", scenario_id)), f"{src}: dialogue folder", InputError)
+        return folder if folder.is_dir() else None
 
     def curve(self, scenario_id: str) -> Curve | None:
         """The stored drawing curve; None for a folder scored before vad.jsonl carried one."""

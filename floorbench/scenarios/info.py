@@ -53,8 +53,7 @@ def clip_durations_ms(suite: LoadedSuite, problems: list[str]) -> dict[str, int]
     """Duration in ms of every referenced audio file; checks each against the manifest hash."""
     import soundfile as sf
 
-    root = suite.root
-    manifest_path = root / MANIFEST
+    manifest_path = suite.audio_path(MANIFEST)  # a link that leads out of the suite is refused, as `run` does
     clips: dict[str, dict] = {}
     if manifest_path.is_file():
         try:
@@ -67,7 +66,7 @@ def clip_durations_ms(suite: LoadedSuite, problems: list[str]) -> dict[str, int]
     refs.discard(None)
     out: dict[str, int] = {}
     for rel in sorted(r for r in refs if r):
-        p = root / rel
+        p = suite.audio_path(rel)
         if not p.is_file():
             problems.append(f"{p}: missing; run `floorbench render` on the suite")
             continue

@@ -28,6 +28,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from floorbench.paths import inside
 from floorbench.scenarios.files import write_scenario, write_suite, write_text_atomic
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError, load_suite
 from floorbench.speech import tts
@@ -205,13 +206,17 @@ def render_suite(
     for v in voice_map.values():
         tts.parse_voice(v)
     clips, where = plan(suite, rate, voice_map)
-    audio_dir = root / AUDIO_DIR
+    # every file render reads, writes or deletes stays in the suite folder (a linked audio/ or clip that
+    # leads elsewhere is refused before anything is written)
+    audio_dir = inside(root, AUDIO_DIR, f"{root}: {AUDIO_DIR}/", ScenarioError)
+    inside(root, MANIFEST, f"{root}: audio manifest", ScenarioError)
+    paths = {c.key: inside(root, c.rel, f"{root}: clip", ScenarioError) for c in clips}
     audio_dir.mkdir(parents=True, exist_ok=True)
     stats = RenderStats(clips=len(clips))
     frames: dict[str, int] = {}
     todo: list[Clip] = []
     for c in clips:
-        n = _clip_ok(root / c.rel, rate)
+        n = _clip_ok(paths[c.key], rate)
         if n is None:
             todo.append(c)
         else:
@@ -275,7 +280,7 @@ def _prune(audio_dir: Path, clips: list[Clip]) -> None:
     keep = {f"{c.key}.flac" for c in clips}
     for p in audio_dir.iterdir():
         if _KEY_RE.match(p.name) and p.name not in keep:
-            p.unlink()
+            p.unlink()  # a link is removed as a link; what it points at is never touched
 
 
 def _write_back(

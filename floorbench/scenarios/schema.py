@@ -18,11 +18,13 @@ from __future__ import annotations
 import re
 import warnings
 from enum import StrEnum
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import PurePosixPath, PureWindowsPath
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from floorbench.errors import FloorbenchError
+# the confinement rule lives in floorbench.paths; re-exported here, where its callers import it from
+from floorbench.paths import PathEscapeError as PathEscapeError
+from floorbench.paths import inside as inside
 from floorbench.suites.registry import DEFAULT_SUITE
 
 SCHEMA_VERSION = 1
@@ -37,23 +39,6 @@ def check_id(value: str) -> str:
     if not _ID.fullmatch(value) or ".." in value:
         raise ValueError(f"{value!r} breaks the id rule ({ID_RULE}); rename it")
     return value
-
-
-class PathEscapeError(FloorbenchError, ValueError):
-    """A path given in a file or on the command line leads outside the folder it must stay in."""
-
-
-def inside(root: Path, rel: str | Path, what: str, error: type[FloorbenchError] = PathEscapeError) -> Path:
-    """`root / rel`, resolved (symlinks followed); one `error` line if it leaves `root`.
-
-    Catches a `..` part, an absolute `rel` (which would replace `root`) and a
-    symlink pointing elsewhere alike, because all three show in the resolved path.
-    """
-    base = Path(root).resolve()
-    path = (base / rel).resolve()
-    if not path.is_relative_to(base):
-        raise error(f"{what}: {rel} leads outside {base} (to {path}); keep it inside that folder")
-    return path
 
 
 def relative_pattern(value: str) -> str:

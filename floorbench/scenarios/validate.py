@@ -285,6 +285,7 @@ def load_suite(
     suite_file = root / "suite.yaml"
     if not root.is_dir():
         raise ScenarioError(f"{root}: not a folder; pass a suite folder holding suite.yaml")
+    inside(root, "suite.yaml", f"{root}: suite file", ScenarioError)
     data = read_yaml(suite_file)
     if not isinstance(data, dict):
         raise ScenarioError(f"{suite_file}: expected a mapping with suite fields")

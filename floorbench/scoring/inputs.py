@@ -5,10 +5,12 @@ Both are folders of dialogue folders holding ``model.wav`` + ``turns.json``
 A folder that itself holds ``turns.json`` is scored as a single dialogue.
 Every problem with an input becomes an `InputError` with one line that names
 the file, the item and the fix; the dialogue is skipped, the rest are scored.
-A completed scenario whose recordings, frame logs, turns and meta.json
-disagree (`check_recording`) is not skipped but refused: such a folder holds
-a damaged record of the run (an attempt written over a killed one's files),
-and every command that reads recordings stops on it with one line.
+Two kinds are not skipped but refused (`RefusedInput`: the command stops
+with that one line, writing nothing): a dialogue folder or file that is a
+link leading out of the folder given (floorbench.paths), and a completed
+scenario whose recordings, frame logs, turns and meta.json disagree
+(`check_recording`: a damaged record, such as an attempt written over a
+killed one's files).
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from pydantic import ValidationError
 
 from floorbench.audio.consistency import recording_disagreement
 from floorbench.errors import FloorbenchError
+from floorbench.paths import inside, inside_each
 from floorbench.records import DialogueTurns, Outcome, RunMeta
-from floorbench.scenarios.schema import inside
 from floorbench.suites.registry import all_suites, get_suite
 
 ACCEPTED_RATES = (16000, 24000, 48000)
@@ -44,7 +46,11 @@ class InputError(FloorbenchError, ValueError):
     """A bad input file; the message is one line naming the file and the fix."""
 
 
-class InconsistentRecording(InputError):
+class RefusedInput(InputError):
+    """An input that stops the command instead of being skipped: a record that cannot be trusted."""
+
+
+class InconsistentRecording(RefusedInput):
     """A scenario folder whose WAVs, frame logs, turns.json and meta.json disagree: refused, never skipped."""
 
 
@@ -63,8 +69,14 @@ def check_recording(folder: Path, meta: RunMeta | None, turns: DialogueTurns | N
         )
 
 
+DIALOGUE_FILES = ("turns.json", "meta.json", "model.wav", "timeline.jsonl")
+"""what readers take from a dialogue folder by name (the track files meta.json names are checked with it)"""
+
+
 def read_checked_dialogue(folder: Path) -> None:
-    """`check_recording` for a dialogue folder found on disk (its meta.json and turns.json, when readable)."""
+    """`check_recording` for a dialogue folder found on disk (its meta.json and turns.json, when readable);
+    a file it reads that is a link out of the folder is refused first (floorbench.paths)."""
+    inside_each(folder, DIALOGUE_FILES, str(folder), RefusedInput)
     try:
         meta = RunMeta.model_validate(_read_json(folder / "meta.json")) if (folder / "meta.json").is_file() else None
         turns = load_turns(folder / "turns.json") if (folder / "turns.json").is_file() else None
@@ -178,10 +190,10 @@ def check_turns(turns: DialogueTurns, path: Path) -> None:
 
 def _check_inside(root: Path, folder: Path) -> None:
     """A dialogue folder and the files read from it stay under the folder given to `score`
-    (a symlink to elsewhere would score, or expose, files the user did not point at)."""
-    base = root if folder == root else inside(root, folder.name, str(folder), InputError)
-    for name in ("turns.json", "meta.json", "model.wav"):
-        inside(base, name, str(folder / name), InputError)
+    (a symlink to elsewhere would score, or expose, files the user did not point at): refused."""
+    base = root if folder == root else inside(root, folder.name, str(folder), RefusedInput)
+    for name in DIALOGUE_FILES:
+        inside(base, name, str(folder / name), RefusedInput)
 
 
 def _dialogue(folder: Path, root: Path) -> DialogueSource:
@@ -202,7 +214,7 @@ def _dialogue(folder: Path, root: Path) -> DialogueSource:
             raise InputError(f"{folder}: no model.wav; a dialogue folder needs model.wav and turns.json")
         src.turns = load_turns(folder / "turns.json")
         check_recording(folder, src.meta, src.turns)
-    except InconsistentRecording:
+    except RefusedInput:
         raise
     except InputError as e:
         src.error = str(e)

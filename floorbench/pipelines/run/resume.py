@@ -33,8 +33,9 @@ from pydantic import ValidationError
 from floorbench.audio.consistency import recording_disagreement
 from floorbench.audio.files import recover_folder
 from floorbench.errors import FloorbenchError
+from floorbench.paths import inside, inside_each
 from floorbench.records import DialogueTurns, FailureKind, Outcome, RunMeta
-from floorbench.scenarios.validate import LoadedSuite
+from floorbench.scenarios.validate import LoadedSuite, ScenarioError
 
 INFRASTRUCTURE = frozenset(
     {
@@ -68,7 +69,8 @@ def suite_hash(suite: LoadedSuite) -> str:
     files = [suite.root / "suite.yaml", *sorted(suite.files.values()), suite.root / "audio" / "manifest.json"]
     for p in files:
         if p.is_file():
-            h.update(str(p.resolve().relative_to(suite.root.resolve())).encode())
+            rel = inside(suite.root, p.relative_to(suite.root), f"{suite.root}: suite file", ScenarioError)
+            h.update(str(rel.relative_to(suite.root.resolve())).encode())
             h.update(b"\0")
             h.update(p.read_bytes())
             h.update(b"\0")
@@ -146,6 +148,7 @@ def _canonical(card: Any) -> str:
 def read_run_info(out: Path) -> dict[str, Any] | None:
     """The existing run.json of `out`, None when there is none; one-line error when it is broken."""
     path = out / "run.json"
+    inside_each(out, ["run.json"], f"{out} (replace the link with the file itself, or use another --out)", ResumeMismatch)
     if not path.is_file():
         return None
     try:
@@ -205,6 +208,7 @@ def plan(out: Path, scenario_ids: list[str]) -> ResumePlan:
     run: dict[str, str] = {}
     for sid in scenario_ids:
         folder = out / sid
+        confine_folder(out, sid)
         if not folder.exists():
             run[sid] = "new"
             continue
@@ -226,6 +230,20 @@ DISPATCH_STATE = frozenset({".dispatch.lock", "dispatch.json"})
 def _attempt_of(name: str) -> int | None:
     m = ATTEMPT_NAME.match(name)
     return None if m is None else int(next(g for g in m.groups() if g is not None))
+
+
+KEPT_FILES = ("meta.json", "turns.json", "timeline.jsonl", *RECORDINGS)
+"""what resume reads of a scenario folder"""
+
+
+def confine_folder(out: Path, sid: str) -> None:
+    """A scenario folder of the run, and the files resume reads from it, stay inside `out` (floorbench.paths):
+    a link to elsewhere refuses the run in one line before anything is written."""
+    fix = "replace the link with the folder or file itself, or use another --out"
+    folder = out / sid
+    inside(out, sid, f"{out}: scenario folder {sid} ({fix})", ResumeMismatch)
+    if folder.is_dir():
+        inside_each(folder, KEPT_FILES, f"{folder} ({fix})", ResumeMismatch)
 
 
 def attempts_on_record(folder: Path) -> int:

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from floorbench.paths import inside, inside_each
+from floorbench.scoring.inputs import InputError
+
 VIDEO_EXTS = (".mp4", ".mkv", ".webm", ".avi", ".mov", ".ivf")
 IMAGE_EXTS = (".jpg", ".jpeg", ".png")
 THUMB_WIDTH = 240
@@ -52,10 +55,15 @@ def _frame_times(path: Path, t0_ms: int) -> list[int]:
 
 
 def video_tracks(folder: Path, t0_ms: int) -> list[VideoTrack]:
-    """Every recorded video track of a scenario folder (``t0_ms``: model.wav's start, session ms)."""
+    """Every recorded video track of a scenario folder (``t0_ms``: model.wav's start, session ms).
+
+    Each frame log and video (file, or folder of images) must lie inside the folder: a link to
+    elsewhere is an `InputError` (floorbench.paths, the rule every reader follows), never read.
+    """
     tracks: list[VideoTrack] = []
     for meta in sorted(folder.glob("*.frames.jsonl")):
         name = meta.name[: -len(".frames.jsonl")]
+        inside(folder, meta.name, f"{folder}: video frame log", InputError)
         source = next(
             (folder / f"{name}{ext}" for ext in VIDEO_EXTS if (folder / f"{name}{ext}").is_file()), None
         )
@@ -63,6 +71,9 @@ def video_tracks(folder: Path, t0_ms: int) -> list[VideoTrack]:
             source = folder / name
         if source is None:
             continue
+        inside(folder, source.name, f"{folder}: video track", InputError)
+        if source.is_dir():
+            inside_each(source, sorted(p.name for p in source.iterdir()), f"{source}: video frame", InputError)
         times = _frame_times(meta, t0_ms)
         if times:
             tracks.append(VideoTrack(name, source, times))

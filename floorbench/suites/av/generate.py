@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import math
 import random
-import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
+from floorbench.paths import prepare_out
 from floorbench.scenarios.validate import ScenarioError
 from floorbench.suites.av.draw import CODEC, Pose, draw_frame, encode_video, speech_envelope
 from floorbench.suites.av.files import RATE, AvSuiteWriter
@@ -416,12 +416,7 @@ def write_av_suite(
             f"--per-dynamic {cfg.per_dynamic}: the av generator makes 1..{MAX_PER_DYNAMIC} per dynamic"
         )
     out = Path(out)
-    for sub in ("scenarios", "audio", "video"):
-        d = out / sub
-        if d.exists() and any(d.iterdir()):
-            if not force:
-                raise ScenarioError(f"{d}: not empty; pass --force to replace it or choose another --out")
-            shutil.rmtree(d)
+    prepare_out(out, ("scenarios", "audio", "video"), force, ScenarioError)
     w = AvSuiteWriter(out)
     frames = encode_video(
         out / IDLE_VIDEO, (draw_frame(p, cfg.size) for p in idle_poses(cfg.fps)), cfg.fps, cfg.size

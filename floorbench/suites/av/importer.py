@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from floorbench.paths import inside, prepare_out
 from floorbench.scenarios.schema import check_id
 from floorbench.scenarios.validate import ScenarioError
 from floorbench.suites.av.draw import CODEC, encode_video
@@ -120,10 +121,11 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def _media_path(path: Path, data: dict[str, Any], key: str) -> Path:
+    """A media file named in a clip JSON: relative to the JSON's folder and inside it (floorbench.paths)."""
     value = data[key]
     if not isinstance(value, str) or not value:
         raise ScenarioError(f"{path}: '{key}' must be a file path relative to the JSON file")
-    p = (path.parent / value).resolve()
+    p = inside(path.parent, value, f"{path}: {key} file", ScenarioError)
     if not p.is_file():
         raise ScenarioError(f"{path}: {key} file {value} not found next to the JSON; fix the path")
     return p
@@ -268,6 +270,17 @@ def _request_clip(path: Path, data: dict[str, Any], opts: ImportOptions) -> tupl
     return req["text"], pcm, req["reply"]
 
 
+def check_media_paths(path: Path) -> None:
+    """Every media path a clip JSON names stays inside the JSON's folder; checked before anything is written."""
+    data = _read_json(path)
+    for key in ("video", "audio"):
+        if isinstance(data.get(key), str):
+            _media_path(path, data, key)
+    req = data.get("request")
+    if isinstance(req, dict) and isinstance(req.get("audio"), str):
+        _media_path(path, req, "audio")
+
+
 def import_clip(path: Path, w: AvSuiteWriter, opts: ImportOptions = ImportOptions()) -> AvScenario:
     """One clip JSON into the suite `w` writes: media converted, scenario checked and written."""
     from pydantic import ValidationError
@@ -369,18 +382,14 @@ def import_av(
     src: Path, out: Path, opts: ImportOptions = ImportOptions(), name: str | None = None, force: bool = False
 ) -> list[AvScenario]:
     """Every clip JSON of `src` (a file, or a folder's *.json) into the suite folder `out`."""
-    import shutil
-
     src, out = Path(src), Path(out)
-    files = sorted(src.glob("*.json")) if src.is_dir() else [src]
+    # a folder's clip files stay in it (a link to a JSON elsewhere is refused, like every path under a root)
+    files = sorted(inside(src, p.name, f"{src}: clip file", ScenarioError) for p in src.glob("*.json")) if src.is_dir() else [src]
     if not files:
         raise ScenarioError(f"{src}: no *.json clip files in the folder (docs/suites/av.md)")
-    for sub in ("scenarios", "audio", "video"):
-        d = out / sub
-        if d.exists() and any(d.iterdir()):
-            if not force:
-                raise ScenarioError(f"{d}: not empty; pass --force to replace it or choose another --out")
-            shutil.rmtree(d)
+    for f in files:
+        check_media_paths(f)
+    prepare_out(out, ("scenarios", "audio", "video"), force, ScenarioError)
     w = AvSuiteWriter(out)
     done: list[AvScenario] = []
     for f in files:

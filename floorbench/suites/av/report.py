@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from floorbench.escape import md_cell, md_table
+from floorbench.paths import inside
 from floorbench.report.html import suite_page_head, titled_table
 from floorbench.report.load import holds_scores, load_scores_json
 from floorbench.report.render import write_pages
 from floorbench.report.svg import esc
+from floorbench.scoring.inputs import InputError
 from floorbench.suites.av.tables import (
     dynamic_rows,
     latency_rows,
@@ -101,10 +103,9 @@ def frames_html(source: Path, clip: dict[str, Any]) -> str:
     """Frames of every recorded video track at the window's start, middle and end; NO_VIDEO without any."""
     from floorbench.suites.av.frames import data_url, sample_times, sampled, video_tracks
 
-    folder = source / str(clip.get("folder", ""))
+    folder = clip_folder(source, clip)
     t0 = clip.get("model_start_session_ms")
-    inside = folder.resolve().parent == source.resolve() and folder.is_dir()
-    tracks = video_tracks(folder, int(t0)) if inside and isinstance(t0, int) else []
+    tracks = video_tracks(folder, int(t0)) if folder is not None and isinstance(t0, int) else []
     if not tracks:
         return f'<p class="note">{NO_VIDEO}</p>'
     times = sample_times((clip["window_ms"][0], clip["window_ms"][1]), 3)
@@ -180,6 +181,15 @@ def clip_lines(runs: list[dict[str, Any]]) -> str:
                               "model in window"], rows)
 
 
+def clip_folder(source: Path, clip: dict[str, Any]) -> Path | None:
+    """The scenario folder a clip was scored from, inside its run (a link out of it is refused); None if gone."""
+    name = clip.get("folder")
+    if not isinstance(name, str) or not name:
+        return None
+    folder = inside(source, name, f"{source}: scenario folder of clip {clip.get('scenario_id')}", InputError)
+    return folder if folder.is_dir() else None
+
+
 def check_clip_folders(runs: list[dict[str, Any]]) -> None:
     """Every scenario folder the report reads frames from must agree with its meta.json (refused otherwise)."""
     from floorbench.scoring.inputs import read_checked_dialogue
@@ -187,8 +197,7 @@ def check_clip_folders(runs: list[dict[str, Any]]) -> None:
     for r in runs:
         source = Path(str(r.get("source", "")))
         for clip in r.get("clips", []):
-            folder = source / str(clip.get("folder", ""))
-            if clip.get("folder") and folder.resolve().parent == source.resolve() and folder.is_dir():
+            if (folder := clip_folder(source, clip)) is not None:
                 read_checked_dialogue(folder)
 
 

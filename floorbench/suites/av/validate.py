@@ -323,7 +323,7 @@ def video_manifest_problems(root: Path, scenarios: Sequence[AvScenario]) -> list
 
     from floorbench.suites.av.files import VIDEO_MANIFEST, file_sha256
 
-    path = root / VIDEO_MANIFEST
+    path = inside(root, VIDEO_MANIFEST, f"{root}: video manifest", ScenarioError)
     try:
         videos = json.loads(path.read_text(encoding="utf-8")).get("videos", {})
     except (OSError, ValueError) as e:
@@ -332,7 +332,7 @@ def video_manifest_problems(root: Path, scenarios: Sequence[AvScenario]) -> list
     out = []
     for rel in sorted(refs):
         entry = videos.get(rel)
-        p = root / rel
+        p = inside(root, rel, f"{root}: video", ScenarioError)  # as the audio: a link out of the suite is refused
         if entry is None:
             out.append(f"{p}: not in {VIDEO_MANIFEST}; {FIX_FILES}")
         elif not p.is_file() or file_sha256(p) != entry.get("sha256"):

@@ -15,11 +15,11 @@ extends a smaller one and the same seed always writes byte-identical files.
 from __future__ import annotations
 
 import random
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from floorbench.paths import prepare_out
 from floorbench.scenarios.files import write_scenario, write_suite
 from floorbench.scenarios.schema import Label, Preamble, Scenario, Suite
 from floorbench.scenarios.validate import ScenarioError, check_pair, check_scenario
@@ -371,12 +371,7 @@ def write_generated_suite(
     """Generate `pairs` pairs into the suite folder `out` (suite.yaml + scenarios/)."""
     check_bounds(pairs, cfg or GenConfig())  # before anything is deleted or written
     out = Path(out)
-    scen_dir = out / "scenarios"
-    if scen_dir.exists() and any(scen_dir.iterdir()):
-        if not force:
-            raise ScenarioError(f"{scen_dir}: not empty; pass --force to replace it or choose another --out")
-        shutil.rmtree(scen_dir)
-    scen_dir.mkdir(parents=True, exist_ok=True)
+    (scen_dir,) = prepare_out(out, ("scenarios",), force, ScenarioError)
     suite = Suite(
         name=f"mpe-seed{seed}",
         description=f"Procedurally generated Duplex-MPE suite: {pairs} pairs, seed {seed}.",

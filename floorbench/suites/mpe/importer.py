@@ -19,11 +19,11 @@ line each (file, scenario, turn, fix).
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from floorbench.paths import prepare_out
 from floorbench.scenarios.files import write_scenario, write_suite
 from floorbench.scenarios.schema import Preamble, Scenario, Suite, inside
 from floorbench.scenarios.validate import (
@@ -115,6 +115,8 @@ def import_scenarios(
     if not src.exists():
         raise ScenarioError(f"{src}: not found; pass a scenario file or a folder of them")
     files = sorted(p for p in src.rglob("*") if p.suffix in SUFFIXES) if src.is_dir() else [src]
+    for f in files if src.is_dir() else []:  # a link to a file elsewhere is refused, like every path under a root
+        inside(src, f.relative_to(src), f"{src}: scenario file", ScenarioError)
     if not files:
         raise ScenarioError(f"{src}: no {', '.join(SUFFIXES)} files; put scenarios there")
     result = ImportResult()
@@ -163,10 +165,7 @@ def import_scenarios(
     scen_dir = out / "scenarios"
     # ids obey the schema's id rule; each target is checked again before anything is written
     targets = [inside(scen_dir, f"{s.scenario_id}.yaml", f"{out}: scenario {s.scenario_id}", ScenarioError) for s in good]
-    if scen_dir.exists() and any(scen_dir.iterdir()):
-        if not force:
-            raise ScenarioError(f"{scen_dir}: not empty; pass --force to replace it or choose another --out")
-        shutil.rmtree(scen_dir)
+    prepare_out(out, ("scenarios",), force, ScenarioError)
     suite = Suite(name=name or out.name, description=f"Imported from {src.name}.",
                   preamble=Preamble(text=preamble or DUTY_PREAMBLE, voice=PREAMBLE_VOICE))
     write_suite(out, suite)

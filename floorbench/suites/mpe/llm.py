@@ -35,6 +35,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from floorbench import safe_http
+from floorbench.paths import prepare_out
 from floorbench.redact import is_env_name, redact_text, redact_url
 from floorbench.scenarios.files import write_scenario, write_suite, write_text_atomic
 from floorbench.scenarios.schema import Label, Preamble, Scenario, Suite
@@ -186,12 +187,7 @@ def generate_with_llm(cfg: LLMConfig, out: Path, pairs: int, seed: int, force: b
 
     template = (PROMPT_DIR / f"{cfg.prompt}.md").read_text(encoding="utf-8")
     out = Path(out)
-    scen_dir = out / "scenarios"
-    if scen_dir.exists() and any(scen_dir.iterdir()) and not force:
-        raise ScenarioError(f"{scen_dir}: not empty; pass --force to replace it or choose another --out")
-    scen_dir.mkdir(parents=True, exist_ok=True)
-    for old in scen_dir.glob("*.yaml"):
-        old.unlink()
+    (scen_dir,) = prepare_out(out, ("scenarios",), force, ScenarioError)
     result = LLMResult()
     rejected_lines: list[str] = []
     for i in range(pairs):

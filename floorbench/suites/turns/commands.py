@@ -29,12 +29,13 @@ def import_turns(
     user_channel: int = typer.Option(1, "--user-channel", help="the channel played as the user (1 or 2)"),
     scenario_id: str | None = typer.Option(None, "--scenario-id", help="default: the recording's file name"),
     conversation_type: str = typer.Option("casual", "--conversation-type", help="casual, task-oriented, ..."),
+    force: bool = typer.Option(False, "--force", help="replace the suite in an existing --out"),
 ) -> None:
     """Turn one channel of a recorded conversation, with event labels, into a live turns scenario."""
     from floorbench.suites.turns.importer import import_recording
 
     try:
-        path = import_recording(wav, labels, out, user_channel, scenario_id, conversation_type)
+        path = import_recording(wav, labels, out, user_channel, scenario_id, conversation_type, force=force)
     except FloorbenchError as e:
         exit_with(first_line(e))
     except OSError as e:

@@ -16,11 +16,11 @@ Limitation, said where it matters: `noise` is a second voice at the same level
 from __future__ import annotations
 
 import random
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from floorbench.paths import prepare_out
 from floorbench.scenarios.files import dump_yaml, write_suite, write_text_atomic
 from floorbench.scenarios.schema import Preamble, Speaker, Suite
 from floorbench.scenarios.validate import ScenarioError
@@ -150,12 +150,7 @@ def write_turns_suite(
 ) -> Path:
     """Generate `n` dialogues into the suite folder `out` (suite.yaml + scenarios/)."""
     scenarios = generate_dialogues(n, seed)
-    scen_dir = Path(out) / "scenarios"
-    if scen_dir.exists() and any(scen_dir.iterdir()):
-        if not force:
-            raise ScenarioError(f"{scen_dir}: not empty; pass --force to replace it or choose another --out")
-        shutil.rmtree(scen_dir)
-    scen_dir.mkdir(parents=True, exist_ok=True)
+    (scen_dir,) = prepare_out(Path(out), ("scenarios",), force, ScenarioError)
     write_suite(Path(out), Suite(
         name=f"turns-seed{seed}", suite=SUITE_KIND,
         description=f"Procedurally generated turns suite: {n} dialogues, seed {seed}.",

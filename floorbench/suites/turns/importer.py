@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from floorbench.paths import prepare_out
 from floorbench.scenarios.files import write_suite, write_text_atomic
 from floorbench.scenarios.schema import Preamble, Speaker, Suite, check_id
 from floorbench.scenarios.validate import ScenarioError
@@ -108,8 +109,12 @@ def build_clips(rows: list[Row], onsets: list[int]) -> list[dict[str, object]]:
 
 
 def import_recording(wav: Path, labels: Path, out: Path, user_channel: int = 1, scenario_id: str | None = None,
-                     conversation_type: str = "casual") -> Path:
-    """Write a one-scenario turns suite at `out` from `wav` (two channels) and `labels`; return the scenario file."""
+                     conversation_type: str = "casual", force: bool = False) -> Path:
+    """Write a one-scenario turns suite at `out` from `wav` (two channels) and `labels`; return the scenario file.
+
+    Like every writer, it refuses an `out` that already holds a suite (or files in scenarios/ or audio/)
+    unless `force`, and then replaces those folders (floorbench.paths.prepare_out), after every check.
+    """
     import soundfile as sf
     import soxr
 
@@ -129,8 +134,12 @@ def import_recording(wav: Path, labels: Path, out: Path, user_channel: int = 1, 
     except ValueError as e:
         raise ScenarioError(f"{wav}: scenario id {e}; pass --scenario-id") from None
     clips = build_clips(rows, partner_onsets(partner))
-    audio_dir = out / "audio"
-    audio_dir.mkdir(parents=True, exist_ok=True)
+    s = TurnsScenario(scenario_id=sid, conversation_type=conversation_type,
+                      speakers={"U": Speaker(name="User", voice=RECORDED_VOICE)},
+                      turns=[TurnsClip.model_validate(c) for c in clips],
+                      meta={"imported_from": wav.name, "labels": labels.name, "user_channel": user_channel})
+    check_turns_scenario(s, labels)  # before anything is deleted or written
+    prepare_out(out, ("scenarios", "audio"), force, ScenarioError)
     manifest: dict[str, dict[str, object]] = {}
     for c, r in zip(clips, rows, strict=True):
         piece = user[r.start_ms * RATE // 1000 : r.end_ms * RATE // 1000]
@@ -148,12 +157,8 @@ def import_recording(wav: Path, labels: Path, out: Path, user_channel: int = 1, 
     (out / "audio" / "preamble-silence.flac").write_bytes(pre)
     manifest["audio/preamble-silence.flac"] = {"sha256": hashlib.sha256(pre).hexdigest(), "text": "", "voice": RECORDED_VOICE,
                                                "backend": "recorded", "rate": RATE, "samples": RATE // 10, "duration_ms": 100}
-    s = TurnsScenario(scenario_id=sid, conversation_type=conversation_type,
-                      speakers={"U": Speaker(name="User", voice=RECORDED_VOICE)},
-                      turns=[TurnsClip.model_validate(c) for c in clips],
-                      meta={"imported_from": wav.name, "labels": labels.name, "user_channel": user_channel})
+    s = s.model_copy(update={"turns": [TurnsClip.model_validate(c) for c in clips]})
     path = out / "scenarios" / f"{sid}.yaml"
-    check_turns_scenario(s, labels)
     write_suite(out, Suite(name=out.name, suite=SUITE_KIND, description=f"Imported from {wav.name} and {labels.name}.",
                            preamble=Preamble(text="(no preamble)", voice=RECORDED_VOICE, audio="audio/preamble-silence.flac")))
     write_text_atomic(path, dump_turns_scenario(s))

@@ -1,0 +1,90 @@
+"""Every path a command reads or writes stays inside the folder it was given: the one confinement rule.
+
+A suite folder, a run folder, a recordings folder, a scored run, the folder of
+an importer's clips, the ``--out`` of a writer: whatever a command was given
+is its root, and every path under it — named in a file (an audio path, a track
+file, a video), made from an id, or found by listing — goes through `inside`:
+the path is resolved (symbolic links followed) and must stay under the
+resolved root. A link whose target stays inside is followed like the file it
+names; a link to elsewhere, a ``..`` part and an absolute path are refused
+alike, with one line naming the path and the fix. The root itself may be a
+link: it is the folder the user named.
+
+Writers go through `prepare_out`: every folder they replace is confined the
+same way and checked before anything is deleted or written; a folder that
+already holds a suite (or files in the folders it replaces) is refused
+without ``--force``, and with it is emptied entry by entry, a link removed as
+a link, never followed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from floorbench.errors import FloorbenchError
+
+
+class PathEscapeError(FloorbenchError, ValueError):
+    """A path given in a file or on the command line leads outside the folder it must stay in."""
+
+
+def inside(root: Path, rel: str | Path, what: str, error: type[FloorbenchError] = PathEscapeError) -> Path:
+    """`root / rel`, resolved (symlinks followed); one `error` line if it leaves `root`.
+
+    Catches a `..` part, an absolute `rel` (which would replace `root`) and a
+    symlink pointing elsewhere alike, because all three show in the resolved path.
+    """
+    base = Path(root).resolve()
+    path = (base / rel).resolve()
+    if not path.is_relative_to(base):
+        raise error(f"{what}: {rel} leads outside {base} (to {path}); keep it inside that folder")
+    return path
+
+
+def inside_each(root: Path, names: Sequence[str | Path], what: str, error: type[FloorbenchError] = PathEscapeError) -> None:
+    """`inside` for every name that exists (or is a dangling link) under `root`."""
+    for name in names:
+        p = Path(root) / name
+        if p.exists() or p.is_symlink():
+            inside(root, name, f"{what}: {name}", error)
+
+
+def prepare_out(
+    out: Path, replaced: Sequence[str], force: bool, error: type[FloorbenchError] = PathEscapeError,
+    marker: str = "suite.yaml",
+) -> list[Path]:
+    """The folders a writer replaces under `out`, confined, checked, then (with `force`) emptied; created.
+
+    Refused without `force` when `out` already holds `marker` (it is a suite) or any of
+    the `replaced` folders holds a file. Every check comes before the first deletion, so
+    a refusal leaves everything as it was. Returns the resolved folders, in order.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise error(f"{out}: not a folder; choose another --out")
+    dirs = [inside(out, sub, f"{out}: {sub}/", error) for sub in replaced]
+    for d in dirs:
+        if d.exists() and not d.is_dir():
+            raise error(f"{d}: not a folder; remove it or choose another --out")
+    full = [d for d in dirs if d.is_dir() and any(d.iterdir())]
+    if not force:
+        if full:
+            raise error(f"{full[0]}: not empty; pass --force to replace it or choose another --out")
+        if marker and ((out / marker).exists() or (out / marker).is_symlink()):
+            raise error(f"{out}: already holds a suite ({marker}); pass --force to replace it or choose another --out")
+    for d in full:
+        empty_folder(d)
+    for d in dirs:
+        d.mkdir(parents=True, exist_ok=True)
+    return dirs
+
+
+def empty_folder(folder: Path) -> None:
+    """Remove everything in `folder` (a link as a link: what it points at is never touched)."""
+    for p in folder.iterdir():
+        if p.is_symlink() or not p.is_dir():
+            p.unlink()
+        else:
+            shutil.rmtree(p)
