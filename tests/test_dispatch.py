@@ -232,3 +232,61 @@ async def test_dispatch_run_needs_the_workers_server(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="--workers dispatch needs the LiveKit server the workers use"):
         await run_suite(RunOptions(suite=TINY, model="silent", out=tmp_path / "out", workers="floorbench"))
     assert not (tmp_path / "out").exists()  # refused before any folder or server
+
+
+def test_an_attempt_a_killed_runner_left_in_flight_is_revoked_and_put_on_record(tmp_path: Path) -> None:
+    """The runner was SIGKILLed while a worker played its attempt: the next runner revokes the token (the
+    worker's late result stays in its staging folder), records the attempt as interrupted, then archives it."""
+    scenario = load_suite(TINY).scenarios[0]
+    folder = tmp_path / scenario.scenario_id
+    spec = _spec(tmp_path, token="3" * 16, attempt=1)
+    dispatch.open_attempt(folder, spec.token, 1)
+    staged = dispatch.staging(tmp_path, spec.token) / spec.scenario_id
+    staged.mkdir(parents=True)
+    (staged / "meta.json").write_text(_in_progress(spec))
+    assert dispatch.take_over(tmp_path, scenario, "tiny", {"name": "silent"}) is None
+    meta = resume.read_meta(folder)
+    assert meta is not None and (meta.outcome, meta.failure_kind, meta.attempt) == (
+        Outcome.failed, FailureKind.interrupted, 1)
+    assert meta.room == "from-the-worker"
+    assert dispatch.current(folder)["state"] == "revoked"
+    _stage(tmp_path, spec, "late")
+    assert dispatch.publish(tmp_path, spec, "box-a:1") is False  # the late finisher lands nothing
+    assert resume.archive_attempt(folder) == 2
+    assert dispatch.take_over(tmp_path, scenario, "tiny", {"name": "silent"}) is None  # nothing in flight now
+
+
+def test_a_result_published_after_the_runner_died_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scenario = load_suite(TINY).scenarios[0]
+    folder = tmp_path / scenario.scenario_id
+    spec = _spec(tmp_path, token="4" * 16)
+    dispatch.open_attempt(folder, spec.token, 1)
+    staged = dispatch.staging(tmp_path, spec.token) / spec.scenario_id
+    staged.mkdir(parents=True)
+    (staged / "meta.json").write_text(_in_progress(spec))
+    assert dispatch.publish(tmp_path, spec, "box-a:1") is True
+    monkeypatch.setattr(resume, "why_not_intact", lambda folder: None)  # as if its records were complete
+    kept = dispatch.take_over(tmp_path, scenario, "tiny", {"name": "silent"})
+    assert kept is not None and kept.room == "from-the-worker"
+    assert dispatch.current(folder)["state"] == "published"
+
+
+def test_a_worker_killed_mid_publish_leaves_files_the_next_attempt_archives(tmp_path: Path) -> None:
+    """Part of a staged attempt moved into OUT/<id>/ (meta.json, moved last, not): the runner gives the attempt
+    up (worker_lost, stand-in meta.json) and the retry's archive keeps the half-published files as that attempt's."""
+    folder = tmp_path / "tiny01-explicit"
+    spec = _spec(tmp_path, token="5" * 16)
+    dispatch.open_attempt(folder, spec.token, 1)
+    _stage(tmp_path, spec, "half")
+    staged = dispatch.staging(tmp_path, spec.token) / spec.scenario_id
+    os.replace(staged / "model.wav", folder / "model.wav")  # the kill came after the first move
+    scenario = load_suite(TINY).scenarios[0]
+    assert dispatch.revoke(folder, spec.token, "stopped beating") is True
+    meta = dispatch.stand_in_meta(scenario, "tiny", "r", {"name": "silent"}, 1, FailureKind.worker_lost, "lost")
+    from floorbench.records import write_json_atomic
+
+    write_json_atomic(folder / "meta.json", meta)
+    assert resume.archive_attempt(folder) == 2
+    assert sorted(p.name for p in folder.iterdir()) == [".dispatch.lock", "attempt-1", "dispatch.json",
+                                                      "meta.attempt-1.json"]
+    assert (folder / "attempt-1" / "model.wav").read_text() == "half"

@@ -182,6 +182,9 @@ def recover_folder(folder: Path, default_rate: int | None = None) -> list[str]:
     notes: list[str] = []
     for part in sorted(folder.glob("*.part.pcm")):
         wav = part.with_name(part.name.removesuffix(".part.pcm") + ".wav")
+        if part.is_symlink():  # not a file a writer of this folder made: never read through, never removed
+            notes.append(f"{part}: a link, left as it is")
+            continue
         try:
             pcm_to_wav(part, wav, part_rate(part, default_rate))
         except PartFileError as e:

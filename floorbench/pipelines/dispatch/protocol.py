@@ -294,6 +294,42 @@ def publish(out: Path, spec: JobSpec, worker: str) -> bool:
     return True
 
 
+def take_over(out: Path, scenario: Scenario, suite: str, model_card: dict[str, Any]) -> RunMeta | None:
+    """Before a runner dispatches a scenario: settle what an earlier runner, killed mid-attempt, left in flight.
+
+    Under the folder's lock. A result that attempt's worker published since is kept: its meta.json is
+    returned (None when the folder is not intact: it runs again). A token still awaited is revoked, so
+    its worker, if it finishes, publishes nothing (its files stay in its staging folder); the attempt goes
+    on record as ``interrupted`` (a stand-in meta.json, from its staged one when readable) and is archived
+    like any other before the next attempt. Nothing in flight: None.
+    """
+    from floorbench.pipelines.resume import read_meta, why_not_intact
+
+    folder = out / scenario.scenario_id
+    if not (folder / "dispatch.json").exists():
+        return None
+    with folder_lock(folder):
+        state = current(folder)
+        token = state.get("token")
+        if not isinstance(token, str) or not token:
+            return None
+        if state.get("state") == "published":
+            return read_meta(folder) if why_not_intact(folder) is None else None
+        if state.get("state") != "dispatched":
+            return None
+        why = "the runner that dispatched this attempt stopped (killed) before its result came"
+        write_json_atomic(folder / "dispatch.json", {**state, "token": None, "revoked": token, "state": "revoked",
+                                                     "why": why})
+        if not (folder / "meta.json").exists():
+            staged = staging(out, token) / scenario.scenario_id
+            staged_meta = read_meta(staged)
+            room = staged_meta.room if staged_meta is not None else f"(dispatched with token {token[:8]})"
+            meta = stand_in_meta(scenario, suite, room, model_card, int(state.get("attempt") or 1),
+                                 FailureKind.interrupted, f"{why}; run again to resume", staged)
+            write_json_atomic(folder / "meta.json", meta)
+    return None
+
+
 def stand_in_meta(
     scenario: Scenario, suite: str, room: str, model_card: dict[str, Any], attempt: int,
     kind: FailureKind, reason: str, staged: Path | None = None,

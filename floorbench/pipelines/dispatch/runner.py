@@ -106,6 +106,10 @@ class Dispatcher:
               file=sys.stderr, flush=True)
         return cls(conn, agent, base, out, times)
 
+    def take_over(self, scenario: Scenario, model_card: dict[str, Any]) -> RunMeta | None:
+        """What an earlier, killed runner left in flight for the scenario (`dispatch.take_over`)."""
+        return dispatch.take_over(self.out, scenario, str(self.base["suite"]), model_card)
+
     def job(self, scenario_id: str, attempt: int) -> JobSpec:
         return JobSpec(**self.base, scenario_id=scenario_id, token=dispatch.new_token(), attempt=attempt)
 

@@ -276,14 +276,7 @@ def archive_attempt(folder: Path) -> int:
     if not files:
         return n + 1
     n += 1
-    rest = []
-    for p in files:
-        if p.name == "meta.json":
-            p.replace(folder / f"meta.attempt-{n}.json")
-        elif p.name == "timeline.jsonl":
-            p.replace(folder / f"timeline.attempt-{n}.jsonl")
-        else:
-            rest.append(p)
+    rest = [p for p in files if p.name not in ("meta.json", "timeline.jsonl")]
     if rest:
         kept = folder / f"attempt-{n}"
         kept.mkdir()
@@ -291,6 +284,11 @@ def archive_attempt(folder: Path) -> int:
             p.replace(kept / p.name)
         for note in recover_folder(kept):
             log.info("%s attempt %d: %s", folder.name, n, note)
+    # meta.json last: a folder that still has it has not been archived in full
+    if (folder / "timeline.jsonl") in files:
+        (folder / "timeline.jsonl").replace(folder / f"timeline.attempt-{n}.jsonl")
+    if (folder / "meta.json") in files:
+        (folder / "meta.json").replace(folder / f"meta.attempt-{n}.json")
     return n + 1
 
 

@@ -349,7 +349,13 @@ class _Runner:
         return RunSummary(self.out, metas, counts, kept)
 
     async def _attempts(self, scenario: Scenario) -> RunMeta:
-        """Run the scenario; again after an infrastructure failure while retries are left. Every attempt is kept."""
+        """Run the scenario; again after an infrastructure failure while retries are left. Every attempt is kept.
+
+        Dispatched, an attempt a killed runner left in flight is settled first: a result its worker published
+        since is this scenario's result; otherwise its token is revoked and it is put on record (interrupted).
+        """
+        if self.dispatcher is not None and (kept := self.dispatcher.take_over(scenario, self.identity.model)):
+            return kept
         tries = 0
         while True:
             tries += 1
