@@ -5,26 +5,36 @@ with the `silent` model) with ``floorbench run --concurrency N --retries K``,
 as a user would (the CLI, in a process group of its own), while a chaos loop
 SIGKILLs, spread over the run:
 
-- **local** mode: a playing model process (``--kills``) and the runner's managed
-  LiveKit server (``--server-kills``); the runner restarts the server itself;
+- **local** mode: a playing model process (``--kills``), the runner's managed
+  LiveKit server (``--server-kills``; the runner restarts the server itself)
+  and the runner itself (``--runner-kills``: SIGKILL mid-scenario, as the OOM
+  killer or a reboot would; nothing is finalised, the next session resumes);
 - **dispatch** mode: two local LiveKit nodes on one Redis and two
-  ``floorbench worker`` processes (one per node); a playing model process and
-  worker 1 (``--worker-kills``; it is started again a few seconds later).
+  ``floorbench worker`` processes (one per node); a playing model process,
+  worker 1 mid-scenario (``--worker-kills``), worker 1 mid-publish
+  (``--publish-kills``: it runs through `soak_worker`, whose publish pauses
+  after each file it moves, and is killed while ``OUT/<id>/`` holds part of
+  its attempt; it is started again a few seconds later after either kill) and
+  the runner (``--runner-kills``: its workers play on, and the next session
+  settles what they left in flight).
 
 Whenever `floorbench run` ends with scenarios not completed (a killed model's
 scenario fails as `model_crashed`, which `--retries` does not retry: it is the
-model's result), the soak runs the same command again with the same ``--out``
-until every scenario is completed (at most ``--sessions`` invocations). Then it
-audits the run folder (`soak_ledger.audit`) and prints one JSON line per mode
-and a table: completed, failed-then-retried, lost (must be 0), duplicated (must
-be 0), wall time, attempts per scenario, timing verdicts, what each kill did,
-and processes left behind (must be 0).
+model's result; a killed runner leaves its scenarios in progress), the soak
+runs the same command again with the same ``--out`` until every scenario is
+completed (at most ``--sessions`` invocations). Then it audits the run folder
+(`soak_ledger.audit`: the books, and every completed scenario's files against
+its meta.json — WAV lengths, frame logs, turns inside the audio) and prints one
+JSON line per mode and a table: completed, failed-then-retried, lost (must be
+0), duplicated (must be 0), inconsistent (must be 0), wall time, attempts per
+scenario, timing verdicts, what each kill did, and processes left behind
+(must be 0).
 
 Every process it starts runs in its own process group and dies with it (also
 on Ctrl-C or SIGTERM); everything listens on 127.0.0.1.
 
     flock /tmp/live.lock nice -n 5 .venv/bin/python benchmarks/soak.py --scenarios 200 --mode both
-    .venv/bin/python benchmarks/soak.py --scenarios 24 --kills 3 --server-kills 1 --worker-kills 1
+    .venv/bin/python benchmarks/soak.py --scenarios 24 --kills 3 --server-kills 1 --worker-kills 1 --runner-kills 1
 """
 
 from __future__ import annotations
@@ -127,7 +137,7 @@ class Processes:
 class Kill:
     t_s: float
     what: str
-    """model, server or worker"""
+    """model, server, runner, worker or publish"""
     pid: int
     scenario_id: str | None = None
     attempt: int | None = None
@@ -136,7 +146,7 @@ class Kill:
     """what the killed attempt became (its failure kind), read from the run folder at the end"""
     note: str = ""
     victims: list[tuple[str, int]] = field(default_factory=list)
-    """a server kill: the scenarios (and attempts) playing on it"""
+    """a server or runner kill: the scenarios (and attempts) playing on it"""
 
 
 @dataclass
@@ -166,8 +176,8 @@ class Chaos:
         return Counter(k.what for k in self.done)
 
 
-def kill_plan(model: int, server: int, worker: int, seed: int) -> list[str]:
-    events = ["model"] * model + ["server"] * server + ["worker"] * worker
+def kill_plan(model: int, server: int, worker: int, seed: int, runner: int = 0, publish: int = 0) -> list[str]:
+    events = ["model"] * model + ["server"] * server + ["worker"] * worker + ["runner"] * runner + ["publish"] * publish
     random.Random(seed).shuffle(events)
     return events
 
@@ -196,11 +206,12 @@ def model_folders(out: Path) -> dict[int, Path]:
     return found
 
 
-def playing_model(
+def playing_models(
     out: Path, owners: list[subprocess.Popen[bytes]], procs: Processes
-) -> tuple[int, Path] | None:
-    """A model process of ours whose scenario has played for a while, with its scenario folder."""
+) -> list[tuple[int, Path]]:
+    """Every model process of ours whose scenario has played for a while, with its scenario folder."""
     folders = model_folders(out)
+    found = []
     for p in children(owners):
         if MODEL_CHILD not in cmdline(p):
             continue
@@ -208,8 +219,16 @@ def playing_model(
         folder = folders.get(p.pid)
         with contextlib.suppress(OSError):
             if folder is not None and time.time() - (folder / "model.pid").stat().st_mtime >= PLAYING_S:
-                return p.pid, folder
-    return None
+                found.append((p.pid, folder))
+    return found
+
+
+def playing_model(
+    out: Path, owners: list[subprocess.Popen[bytes]], procs: Processes
+) -> tuple[int, Path] | None:
+    """A model process of ours whose scenario has played for a while, with its scenario folder."""
+    found = playing_models(out, owners, procs)
+    return found[0] if found else None
 
 
 def kill_model(out: Path, owners: list[subprocess.Popen[bytes]], procs: Processes, t_s: float) -> Kill | None:
@@ -247,6 +266,52 @@ def kill_server(
     chaos.server_killed_at, chaos.server_pids = time.monotonic(), chaos.server_pids | {server.pid}
     victims = [(f.name, meta.attempt) for f in playing if (meta := resume.read_meta(f)) is not None]
     return Kill(t_s, "server", server.pid, note=f"rooms playing: {len(playing)}", victims=victims)
+
+
+def kill_runner(m: Mode, runner: subprocess.Popen[bytes], procs: Processes, t_s: float) -> Kill | None:
+    """The runner itself, SIGKILL (the OOM killer, a reboot), while scenarios play; the playing ones are
+    its victims. Only the runner: its children go as they would (PDEATHSIG), a worker's play on."""
+    if runner.poll() is not None:
+        return None
+    playing = [folder for _, folder in playing_models(m.out, [runner, *m.workers], procs)]
+    if not playing:
+        return None
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(runner.pid, signal.SIGKILL)
+    runner.wait(10)
+    victims = [(f.name, meta.attempt) for f in playing if (meta := resume.read_meta(f)) is not None]
+    return Kill(t_s, "runner", runner.pid, note=f"rooms playing: {len(playing)}", victims=victims)
+
+
+def publishing(out: Path, worker: subprocess.Popen[bytes]) -> tuple[str, str, int] | None:
+    """(scenario id, token, attempt) of a publish `worker` has begun and not finished: ``OUT/<id>/`` holds some
+    of the attempt's files, not yet its meta.json (moved last), and dispatch.json still awaits its token."""
+    for state_file in out.glob("*/dispatch.json"):
+        folder = state_file.parent
+        state = dispatch.read_json(state_file) or {}
+        token = state.get("token")
+        if state.get("state") != "dispatched" or not isinstance(token, str) or (folder / "meta.json").exists():
+            continue
+        claim = dispatch.read_json(dispatch.staging(out, token) / "claim.json") or {}
+        if str(claim.get("worker", "")).rsplit(":", 1)[-1] != str(worker.pid):
+            continue
+        if resume.attempt_files(folder):
+            return folder.name, token, int(state.get("attempt") or 0)
+    return None
+
+
+def kill_publish(out: Path, worker: subprocess.Popen[bytes], chaos: Chaos, t_s: float) -> Kill | None:
+    """Worker 1 (started through soak_worker: its publish pauses after each move) killed mid-publish."""
+    found = publishing(out, worker)
+    if found is None:
+        return None
+    sid, token, attempt = found
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(worker.pid, signal.SIGKILL)
+    worker.wait(10)
+    chaos.restart_worker_at = time.monotonic() + 3.0
+    moved = len(resume.attempt_files(out / sid))
+    return Kill(t_s, "publish", worker.pid, sid, attempt, str(out / sid), note=f"token {token}, {moved} file(s) moved")
 
 
 def worker_claim(out: Path, worker: subprocess.Popen[bytes]) -> tuple[str, dict[str, Any]] | None:
@@ -326,8 +391,12 @@ def tick(m: Mode, runner: subprocess.Popen[bytes], chaos: Chaos, procs: Processe
         kill = kill_model(m.out, [runner, *m.workers], procs, t_s)
     elif kind == "server":
         kill = kill_server(runner, m.out, procs, chaos, t_s)
+    elif kind == "runner":
+        kill = kill_runner(m, runner, procs, t_s)
     elif kind == "worker" and m.workers and chaos.restart_worker_at is None:
         kill = kill_worker(m.out, m.workers[0], chaos, t_s)
+    elif kind == "publish" and m.workers and chaos.restart_worker_at is None:
+        kill = kill_publish(m.out, m.workers[0], chaos, t_s)
     if kill is not None:
         chaos.done.append(kill)
         print(
@@ -427,12 +496,11 @@ def start_dispatch(m: Mode, suite: Path, args: argparse.Namespace, procs: Proces
     conns = cluster.start()
     m.env |= {"LIVEKIT_API_KEY": cluster.api_key, "LIVEKIT_API_SECRET": cluster.api_secret}
     slots = str(max(1, (args.concurrency + 1) // 2))
+    # worker 1, the one the chaos kills, publishes slowly when publish kills are planned (benchmarks/soak_worker.py)
+    slow = [sys.executable, str(Path(__file__).resolve().parent / "soak_worker.py")]
     m.worker_argv = [
         [
-            sys.executable,
-            "-m",
-            "floorbench.cli",
-            "worker",
+            *(slow if i == 0 and args.publish_kills else [sys.executable, "-m", "floorbench.cli", "worker"]),
             "--suite",
             str(suite),
             "--out-root",
@@ -444,7 +512,7 @@ def start_dispatch(m: Mode, suite: Path, args: argparse.Namespace, procs: Proces
             "--max-jobs",
             slots,
         ]
-        for c in conns
+        for i, c in enumerate(conns)
     ]
     logs = [m.work / f"worker{i + 1}.log" for i in range(2)]
     m.workers = [procs.spawn(argv, log, m.env) for argv, log in zip(m.worker_argv, logs, strict=True)]
@@ -469,6 +537,8 @@ def soak_mode(name: str, suite: Path, ids: list[str], work: Path, args: argparse
         args.server_kills if name == "local" else 0,
         args.worker_kills if name == "dispatch" else 0,
         args.seed,
+        runner=args.runner_kills,
+        publish=args.publish_kills if name == "dispatch" else 0,
     )
     chaos = Chaos(events, args.interval or expected_s / (len(events) + 1))
     procs, cluster = Processes(), None
@@ -519,6 +589,7 @@ HEADER = (
     "failed then retried",
     "lost",
     "duplicated",
+    "inconsistent",
     "sessions",
     "wall s",
     "kills done / planned",
@@ -542,6 +613,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             r["failed_then_retried"],
             r["lost"],
             r["duplicated"],
+            r["inconsistent"],
             len(r["sessions"]),
             f"{r['wall_s']:.0f}",
             kills or "-",
@@ -563,13 +635,17 @@ def parse_args() -> argparse.Namespace:
         "--server-kills", type=int, default=2, help="local mode: the runner's LiveKit server killed"
     )
     ap.add_argument("--worker-kills", type=int, default=2, help="dispatch mode: worker 1 killed mid-scenario")
+    ap.add_argument("--runner-kills", type=int, default=2, help="the runner SIGKILLed mid-scenario, per mode")
+    ap.add_argument(
+        "--publish-kills", type=int, default=1, help="dispatch mode: worker 1 killed mid-publish (SIGKILL)"
+    )
     ap.add_argument("--mode", choices=("local", "dispatch", "both"), default="both")
     ap.add_argument(
         "--concurrency", type=int, default=2, help="rooms at once (run -j); dispatch: jobs in flight"
     )
     ap.add_argument("--retries", type=int, default=2, help="run --retries")
     ap.add_argument("--model", default="silent", help="a light pipeline model (a process the soak can kill)")
-    ap.add_argument("--sessions", type=int, default=8, help="most `floorbench run` invocations per mode")
+    ap.add_argument("--sessions", type=int, default=10, help="most `floorbench run` invocations per mode")
     ap.add_argument(
         "--interval", type=float, default=None, help="seconds between kills (default: spread over the run)"
     )
@@ -606,7 +682,12 @@ def main() -> int:
         print(json.dumps(rows[-1]), flush=True)
     print(table(rows))
     return (
-        0 if all(r["lost"] == 0 and r["duplicated"] == 0 and not r["leftover_processes"] for r in rows) else 1
+        0
+        if all(
+            r["lost"] == 0 and r["duplicated"] == 0 and r["inconsistent"] == 0 and not r["leftover_processes"]
+            for r in rows
+        )
+        else 1
     )
 
 

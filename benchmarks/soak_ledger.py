@@ -15,6 +15,11 @@ from the files alone, and counts what the soak promises about it:
   attempt numbers are not 1..n without a gap or a repeat, whose run.json
   `attempts` disagrees with its meta.json, or (dispatch) whose meta.json comes
   from another room than the attempt that was published;
+- **inconsistent**: a completed scenario whose files disagree with its meta.json
+  (`scoring.inputs.check_recording`, the check `score` and `report` make: each
+  track's WAV length and rate, its frame log counting up to that length
+  without a restart, turns.json's end and turns inside the model's track) —
+  what an attempt written over a killed one's files looks like;
 - **failed then retried**: completed in the end after one or more failed attempts,
   with the failure kinds of those attempts.
 """
@@ -32,7 +37,8 @@ import yaml
 
 from floorbench.pipelines.dispatch import protocol as dispatch
 from floorbench.pipelines.run import resume
-from floorbench.records import Outcome, RunMeta
+from floorbench.records import DialogueTurns, Outcome, RunMeta
+from floorbench.scoring.inputs import InconsistentRecording, check_recording
 
 TINY = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "suites" / "tiny"
 SHORT_TURNS = {"tiny01": (1, 2, 3), "tiny02": (1, 5, 6)}
@@ -117,13 +123,14 @@ class Audit:
     failed_then_retried: int = 0
     lost: list[str] = field(default_factory=list)
     duplicated: list[str] = field(default_factory=list)
+    inconsistent: list[str] = field(default_factory=list)
     attempts: Counter[int] = field(default_factory=Counter)
     """attempts per scenario → how many scenarios took that many"""
     failures: Counter[str] = field(default_factory=Counter)
     """failure kinds of every attempt that did not complete"""
     timing: Counter[str] = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
-    """one line per lost or duplicated scenario: why"""
+    """one line per lost, duplicated or inconsistent scenario: why"""
 
     def record(self) -> dict[str, Any]:
         return {
@@ -132,6 +139,7 @@ class Audit:
             "failed_then_retried": self.failed_then_retried,
             "lost": len(self.lost),
             "duplicated": len(self.duplicated),
+            "inconsistent": len(self.inconsistent),
             "attempts_per_scenario": {str(k): v for k, v in sorted(self.attempts.items())},
             "failure_kinds": dict(sorted(self.failures.items())),
             "timing": dict(sorted(self.timing.items())),
@@ -161,8 +169,24 @@ def _duplication(book: ScenarioBook, entries: list[dict[str, Any]], folder: Path
     return None
 
 
+def inconsistency(folder: Path, final: RunMeta | None) -> str | None:
+    """Why a completed scenario's files disagree with its meta.json (`check_recording`), or None."""
+    if final is None or final.outcome != Outcome.completed:
+        return None
+    try:
+        turns = DialogueTurns.model_validate_json((folder / "turns.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        turns = None
+    try:
+        check_recording(folder, final, turns)
+    except InconsistentRecording as e:
+        return str(e).split("; its recordings and meta.json disagree")[0]
+    return None
+
+
 def audit(out: Path, scenario_ids: list[str]) -> Audit:
-    """Count completed, retried, lost and duplicated scenarios of `out` (a run folder) over `scenario_ids`."""
+    """Count completed, retried, lost, duplicated and inconsistent scenarios of `out` (a run folder) over
+    `scenario_ids`."""
     result = Audit(planned=len(scenario_ids))
     try:
         info = json.loads((out / "run.json").read_text(encoding="utf-8"))
@@ -181,14 +205,19 @@ def audit(out: Path, scenario_ids: list[str]) -> Audit:
             for m in book.attempts
             if m.outcome != Outcome.completed
         )
-        why_lost = book.intact or (
+        unreadable = None if book.intact and book.intact.startswith("records disagree") else book.intact
+        why_inconsistent = None if unreadable else inconsistency(out / sid, final)
+        why_lost = unreadable or (
             None
             if entries and entries[0].get("outcome") == Outcome.completed.value
             else "run.json does not list it as completed"
         )
-        if why_lost is not None:
+        if why_lost is not None and why_inconsistent is None:
             result.lost.append(sid)
             result.problems.append(f"{sid}: lost ({why_lost})")
+        elif why_inconsistent is not None:  # completed, its records readable, but they do not tell one story
+            result.inconsistent.append(sid)
+            result.problems.append(f"{sid}: inconsistent ({why_inconsistent})")
         else:
             result.completed += 1
             if len(book.numbers) > 1:

@@ -9,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+import pytest
 import soundfile as sf
 
 from floorbench.pipelines.run import resume
@@ -188,3 +189,66 @@ async def test_a_dead_managed_server_is_blamed_over_the_symptom_seen_first() -> 
         FailureKind.bad_input,
         "x",
     )  # type: ignore[arg-type]
+
+
+def test_a_completed_scenario_whose_files_disagree_with_its_meta_is_counted_inconsistent(tmp_path: Path) -> None:
+    """The audit reads every completed scenario's files, not only the books: an attempt glued after a killed
+    one's audio (model.wav longer than meta.json says) is inconsistent, never completed."""
+    from tests.test_attempt_files import _completed
+
+    for sid in ("good", "glued"):
+        _completed(tmp_path / sid)
+        m = RunMeta.model_validate_json((tmp_path / sid / "meta.json").read_text())
+        write_json_atomic(tmp_path / sid / "meta.json", m.model_copy(update={"suite": "soak"}))
+    sf.write(str(tmp_path / "glued" / "model.wav"), np.zeros(32000 + 35200, dtype=np.int16), 16000)
+    run_json(tmp_path, [entry_of(resume.read_meta(tmp_path / s)) for s in ("good", "glued")])  # type: ignore[arg-type]
+    books = ledger.audit(tmp_path, ["good", "glued"])
+    assert (books.completed, books.lost, books.duplicated, books.inconsistent) == (1, [], [], ["glued"])
+    assert books.record()["inconsistent"] == 1
+    assert books.problems == ["glued: inconsistent (" + str(tmp_path / "glued") +
+                              ": model.wav holds 67200 samples, meta.json says 32000)"]
+
+
+def test_the_chaos_plans_runner_and_publish_kills_and_sees_a_publish_half_done(tmp_path: Path) -> None:
+    soak = _load("soak")
+    assert sorted(soak.kill_plan(1, 0, 0, 0, runner=2, publish=1)) == ["model", "publish", "runner", "runner"]
+    from floorbench.pipelines import dispatch
+
+    class Worker:
+        pid = 4242
+
+    folder = tmp_path / "s1"
+    token = "6" * 16
+    dispatch.open_attempt(folder, token, 2)
+    where = dispatch.staging(tmp_path, token)
+    where.mkdir(parents=True)
+    (where / "claim.json").write_text('{"worker": "box:4242", "scenario_id": "s1", "attempt": 2}')
+    assert soak.publishing(tmp_path, Worker()) is None  # dispatched, nothing moved yet
+    (folder / "model.wav").write_bytes(b"moved")
+    assert soak.publishing(tmp_path, Worker()) == ("s1", token, 2)
+    (folder / "meta.json").write_text("{}")  # moved last: the publish is done
+    assert soak.publishing(tmp_path, Worker()) is None
+
+
+def test_the_soak_workers_publish_is_the_real_one_only_slower(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from floorbench.pipelines import dispatch
+    from floorbench.pipelines.dispatch import JobSpec
+
+    slow = _load("soak_worker")
+    monkeypatch.setattr(dispatch, "os", dispatch.os)  # the slow moves stay in this test
+    spec = JobSpec(suite="soak", suite_hash="h", scenario_id="s1", model="silent", out=str(tmp_path), run_id="r",
+                   token="7" * 16)
+    folder = tmp_path / "s1"
+    dispatch.open_attempt(folder, spec.token, 1)
+    staged = dispatch.staging(tmp_path, spec.token) / "s1"
+    staged.mkdir(parents=True)
+    for name in ("model.wav", "humans.wav", "meta.json"):
+        (staged / name).write_text(name)
+    t0 = time.monotonic()
+    assert slow.slow_publish(tmp_path, spec, "box:1", pause_s=0.1) is True
+    assert time.monotonic() - t0 >= 0.3  # a pause after each of the three moves
+    assert sorted(p.name for p in folder.iterdir()) == [".dispatch.lock", "dispatch.json", "humans.wav", "meta.json",
+                                                      "model.wav"]
+    assert dispatch.current(folder)["state"] == "published"
