@@ -10,8 +10,9 @@ names; a link to elsewhere, a ``..`` part and an absolute path are refused
 alike, with one line naming the path and the fix. The root itself may be a
 link: it is the folder the user named.
 
-Writers go through `prepare_out`: every folder they replace is confined the
-same way and checked before anything is deleted or written; a folder that
+Writers go through `prepare_out` (a suite's folders) or `outputs` (scores,
+reports): every folder or file they replace is confined the same way and
+checked before anything is deleted or written; a folder that
 already holds a suite (or files in the folders it replaces) is refused
 without ``--force``, and with it is emptied entry by entry, a link removed as
 a link, never followed.
@@ -49,6 +50,18 @@ def inside_each(root: Path, names: Sequence[str | Path], what: str, error: type[
         p = Path(root) / name
         if p.exists() or p.is_symlink():
             inside(root, name, f"{what}: {name}", error)
+
+
+def outputs(
+    out: Path, names: Sequence[str], error: type[FloorbenchError] = PathEscapeError, create: bool = True
+) -> list[Path]:
+    """The files a command writes under `out`, each confined (a link leading out of `out` is refused, so
+    nothing is ever written through it) before any is written; `out` is created unless `create` is off
+    (a check made before the work, so a refusal leaves no folder behind)."""
+    paths = [inside(out, name, f"{out}: output", error) for name in names]
+    if create:
+        Path(out).mkdir(parents=True, exist_ok=True)
+    return paths
 
 
 def prepare_out(

@@ -309,3 +309,23 @@ def test_video_tracks_follow_a_link_inside_the_folder_and_refuse_one_out(tmp_pat
     (d / "model.video.mkv").symlink_to(tmp_path / "out.mkv")
     with pytest.raises(InputError, match=r"model\.video\.mkv leads outside"):
         video_tracks(d, T0)
+
+
+def test_score_and_report_never_write_through_an_output_linked_out_of_their_folder(tmp_path: Path) -> None:
+    from tests.test_attempt_files import _completed
+
+    run, elsewhere = tmp_path / "run", tmp_path / "elsewhere"
+    _completed(run / "a")
+    elsewhere.mkdir()
+    (elsewhere / "notes.json").write_text("mine\n")
+    (run / "scores.json").symlink_to(elsewhere / "notes.json")
+    _refused(["score", str(run), "--workers", "1", "--resamples", "0", "--quiet"], run, elsewhere,
+             says="scores.json leads outside")
+    (run / "scores.json").unlink()
+    res = CliRunner().invoke(app, ["score", str(run), "--workers", "1", "--resamples", "0", "--quiet"])
+    assert res.exit_code == 0, res.output
+    rep = tmp_path / "rep"
+    rep.mkdir()
+    (rep / "report.html").symlink_to(elsewhere / "notes.json")
+    _refused(["report", str(run), "--out", str(rep)], run, rep, elsewhere, says="report.html leads outside")
+    assert (elsewhere / "notes.json").read_text() == "mine\n"

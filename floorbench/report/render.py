@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from floorbench.paths import outputs
 from floorbench.report.html import TimelineBlock, render_html
 from floorbench.report.load import ScoredRun, load_runs
 from floorbench.report.markdown import render_markdown
 from floorbench.report.svg import timeline
+from floorbench.scoring.inputs import InputError
 from floorbench.scoring.items import Item, Kind
 
 NO_CURVE = "no stored VAD curve (scored before vad.jsonl carried one; re-run `floorbench score` to draw it)"
@@ -80,8 +82,7 @@ def write_scored_report(paths: list[Path], out: Path, title: str = "floorbench r
 
 def write_pages(out: Path, markdown: str, html: str) -> tuple[Path, Path]:
     """Write a report's two pages into `out` (made if need be): report.md and report.html."""
-    out.mkdir(parents=True, exist_ok=True)
-    md, page = out / "report.md", out / "report.html"
+    md, page = outputs(out, ("report.md", "report.html"), InputError)  # never through a link out of OUT
     md.write_text(markdown, encoding="utf-8")
     page.write_text(html, encoding="utf-8")
     return md, page

@@ -25,6 +25,11 @@ class JsonlCache:
     """A dict backed by a JSON-lines file (or memory only when `path` is None)."""
 
     def __init__(self, path: Path | None = None) -> None:
+        if path is not None:  # appended to: never through a link out of its folder (floorbench.paths)
+            from floorbench.paths import inside
+            from floorbench.scoring.inputs import InputError
+
+            path = inside(path.parent, path.name, f"{path.parent}: cache", InputError)
         self.path = path
         self._data: dict[str, dict[str, Any]] = {}
         self.hits = 0

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from floorbench.paths import outputs
 from floorbench.records import write_json_atomic
 from floorbench.scoring import metrics
 from floorbench.scoring.inputs import InputError, first_error
@@ -43,11 +44,14 @@ class ScoresFile(BaseModel):
     )
 
 
+OUTPUTS = ("items.jsonl", "vad.jsonl", "scores.json")
+
+
 def write_outputs(out: Path, scores: ScoresFile, items: list[Item], vad_rows: list[dict[str, Any]]) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    _write_lines(out / "items.jsonl", (i.model_dump_json(exclude={"needs_transcript"}) for i in items))
-    _write_lines(out / "vad.jsonl", (json.dumps(r) for r in vad_rows))
-    write_json_atomic(out / "scores.json", scores)
+    items_path, vad_path, scores_path = outputs(out, OUTPUTS, InputError)  # never through a link out of OUT
+    _write_lines(items_path, (i.model_dump_json(exclude={"needs_transcript"}) for i in items))
+    _write_lines(vad_path, (json.dumps(r) for r in vad_rows))
+    write_json_atomic(scores_path, scores)
 
 
 def _write_lines(path: Path, lines: Any) -> None:

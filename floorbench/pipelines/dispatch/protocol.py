@@ -303,7 +303,7 @@ def take_over(out: Path, scenario: Scenario, suite: str, model_card: dict[str, A
     on record as ``interrupted`` (a stand-in meta.json, from its staged one when readable) and is archived
     like any other before the next attempt. Nothing in flight: None.
     """
-    from floorbench.pipelines.resume import read_meta, why_not_intact
+    from floorbench.pipelines.run.resume import read_meta, why_not_intact
 
     folder = out / scenario.scenario_id
     if not (folder / "dispatch.json").exists():

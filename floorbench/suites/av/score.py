@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from floorbench.audio.vad import WINDOW_MS, VadRules
+from floorbench.paths import outputs
 from floorbench.records import write_json_atomic
-from floorbench.scoring.inputs import DialogueSource, Discovery, discover, run_label
+from floorbench.scoring.inputs import DialogueSource, Discovery, InputError, discover, run_label
 from floorbench.scoring.outcome import ScoreRequest
 from floorbench.scoring.stats import bootstrap_ratios, percentile_interval
 from floorbench.suites.av.inputs import AvInput, is_av, is_av_source, place
@@ -335,6 +336,8 @@ def score_av(target: Path, opts: AvScoreOptions | None = None) -> tuple[dict[str
 
     opts = opts or AvScoreOptions()
     out = opts.out or target
+    names = ("av_scores.json", "vad.jsonl", "av_report.md")
+    outputs(out, (*names, "scoring-cache"), InputError, create=False)  # refused before any work
     cache_dir = opts.cache_dir or (out / "scoring-cache")
     disc = discover(target)
     sources, left = select(disc, opts.exclude_degraded)
@@ -370,8 +373,8 @@ def score_av(target: Path, opts: AvScoreOptions | None = None) -> tuple[dict[str
         "unscorable": sorted(left, key=lambda r: r["scenario_id"]),
         "clips": [c.row() for c in sorted(clips, key=lambda c: c.inp.scenario_id)],
     }
-    out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / "av_scores.json", scores)
-    (out / "vad.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    (out / "av_report.md").write_text(render_av_markdown([scores]), encoding="utf-8")
+    scores_path, vad_path, report_path = outputs(out, names, InputError)
+    write_json_atomic(scores_path, scores)
+    vad_path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    report_path.write_text(render_av_markdown([scores]), encoding="utf-8")
     return scores, out

@@ -26,11 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from floorbench.audio.vad import WINDOW_MS, VadRules
+from floorbench.paths import outputs
 from floorbench.scoring import metrics
 from floorbench.scoring.cache import JsonlCache
 from floorbench.scoring.inputs import (
     DialogueSource,
     Discovery,
+    InputError,
     discover,
     read_model_track,
     run_label,
@@ -38,6 +40,7 @@ from floorbench.scoring.inputs import (
 from floorbench.scoring.items import Item
 from floorbench.scoring.outcome import ScoreRequest
 from floorbench.scoring.scores_file import (
+    OUTPUTS,
     ScoresFile,
     write_outputs,
 )
@@ -198,6 +201,7 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
 
     opts = opts or ScoreOptions()
     out = opts.out or target
+    outputs(out, (*OUTPUTS, "scoring-cache"), InputError, create=False)  # refused before any work, not after
     cache_dir = opts.cache_dir or (out / "scoring-cache")
     t0 = time.perf_counter()
     secs: dict[str, float] = {}

@@ -27,8 +27,9 @@ from typing import Any
 import numpy as np
 
 from floorbench.audio.vad import WINDOW_MS, VadRules
+from floorbench.paths import outputs
 from floorbench.records import write_json_atomic
-from floorbench.scoring.inputs import DialogueSource, Discovery, discover, run_label
+from floorbench.scoring.inputs import DialogueSource, Discovery, InputError, discover, run_label
 from floorbench.scoring.stats import bootstrap_ratios, percentile_interval
 from floorbench.suites.turns.events import DialogueOutcome, score_dialogue
 from floorbench.suites.turns.match import TaskCounts
@@ -138,6 +139,8 @@ def score_turns(
     from floorbench.suites.turns.tables import render_turns_markdown
 
     out = out or target
+    names = ("turns_scores.json", "turnbench_submission.json", "vad.jsonl", "turns_report.md")
+    outputs(out, names, InputError, create=False)  # refused before any work
     disc = discover(target)
     sources = disc.scorable
     degraded = [d for d in sources if d.meta and d.meta.timing and d.meta.timing.verdict != "ok"]
@@ -170,9 +173,9 @@ def score_turns(
             for o in outcomes
         ],
     }
-    out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / "turns_scores.json", scores)
-    write_submission(out / "turnbench_submission.json", outcomes)
-    (out / "vad.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    (out / "turns_report.md").write_text(render_turns_markdown([scores]), encoding="utf-8")
+    scores_path, submission_path, vad_path, report_path = outputs(out, names, InputError)
+    write_json_atomic(scores_path, scores)
+    write_submission(submission_path, outcomes)
+    vad_path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    report_path.write_text(render_turns_markdown([scores]), encoding="utf-8")
     return scores, out
