@@ -110,6 +110,9 @@ def test_run_refuses_a_linked_clip_and_a_linked_scenario_folder_before_any_room(
     (out / sid).symlink_to(other)
     args[2] = str(good)
     _refused(args, out, tmp_path / "other-run", says=f"scenario folder {sid}")
+    (out / sid).unlink()  # the log the managed server appends to
+    (out / "livekit.log").symlink_to(tmp_path / "other-run" / sid / "meta.json")
+    _refused(args, out, tmp_path / "other-run", says="livekit.log leads outside")
 
 
 def test_render_through_an_audio_link_out_of_the_suite_deletes_and_rewrites_nothing(tmp_path: Path) -> None:

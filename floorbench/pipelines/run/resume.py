@@ -148,7 +148,9 @@ def _canonical(card: Any) -> str:
 def read_run_info(out: Path) -> dict[str, Any] | None:
     """The existing run.json of `out`, None when there is none; one-line error when it is broken."""
     path = out / "run.json"
-    inside_each(out, ["run.json"], f"{out} (replace the link with the file itself, or use another --out)", ResumeMismatch)
+    # run.json is read and rewritten, livekit.log appended to: never through a link out of the run folder
+    inside_each(out, ["run.json", "livekit.log"], f"{out} (replace the link with the file itself, or use another --out)",
+                ResumeMismatch)
     if not path.is_file():
         return None
     try:
