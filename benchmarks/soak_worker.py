@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from floorbench.pipelines import dispatch
+from floorbench.pipelines.dispatch import protocol as dispatch
 
 PAUSE_S = float(os.environ.get("SOAK_PUBLISH_PAUSE_S", "0.4"))
 _publishing = threading.local()

@@ -212,7 +212,7 @@ def test_a_completed_scenario_whose_files_disagree_with_its_meta_is_counted_inco
 def test_the_chaos_plans_runner_and_publish_kills_and_sees_a_publish_half_done(tmp_path: Path) -> None:
     soak = _load("soak")
     assert sorted(soak.kill_plan(1, 0, 0, 0, runner=2, publish=1)) == ["model", "publish", "runner", "runner"]
-    from floorbench.pipelines import dispatch
+    from floorbench.pipelines.dispatch import protocol as dispatch
 
     class Worker:
         pid = 4242
@@ -233,7 +233,7 @@ def test_the_chaos_plans_runner_and_publish_kills_and_sees_a_publish_half_done(t
 def test_the_soak_workers_publish_is_the_real_one_only_slower(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    from floorbench.pipelines import dispatch
+    from floorbench.pipelines.dispatch import protocol as dispatch
     from floorbench.pipelines.dispatch import JobSpec
 
     slow = _load("soak_worker")
