@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from floorbench.scenarios.files import dump_yaml, write_suite, write_text_atomic
 from floorbench.scenarios.render import MANIFEST as AUDIO_MANIFEST
 from floorbench.scenarios.render import file_sha256
 from floorbench.scenarios.schema import Preamble, Suite
+from floorbench.scenarios.validate import ScenarioError
 from floorbench.suites.av.schema import AvScenario
 
 __all__ = ["AUDIO_MANIFEST", "VIDEO_MANIFEST", "AvSuiteWriter", "dump_av_scenario", "file_sha256"]
@@ -62,6 +64,19 @@ class AvSuiteWriter:
         self.root = Path(root)
         self.audio: dict[str, dict[str, Any]] = {}
         self.video: dict[str, dict[str, Any]] = {}
+
+    @classmethod
+    def emptied(cls, root: Path, force: bool) -> AvSuiteWriter:
+        """A writer of a new suite in `root`: its scenarios, audio and video folders must be empty,
+        or are emptied with `force` (a one-line ScenarioError otherwise)."""
+        root = Path(root)
+        for sub in ("scenarios", "audio", "video"):
+            d = root / sub
+            if d.exists() and any(d.iterdir()):
+                if not force:
+                    raise ScenarioError(f"{d}: not empty; pass --force to replace it or choose another --out")
+                shutil.rmtree(d)
+        return cls(root)
 
     def add_audio(self, pcm: np.ndarray, text: str, voice: str, backend: str, rate: int = RATE) -> str:
         """Write `pcm` as audio/<hash>.flac (content-addressed: equal clips share one file); its path."""

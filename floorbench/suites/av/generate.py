@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 import random
-import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -416,13 +415,7 @@ def write_av_suite(
             f"--per-dynamic {cfg.per_dynamic}: the av generator makes 1..{MAX_PER_DYNAMIC} per dynamic"
         )
     out = Path(out)
-    for sub in ("scenarios", "audio", "video"):
-        d = out / sub
-        if d.exists() and any(d.iterdir()):
-            if not force:
-                raise ScenarioError(f"{d}: not empty; pass --force to replace it or choose another --out")
-            shutil.rmtree(d)
-    w = AvSuiteWriter(out)
+    w = AvSuiteWriter.emptied(out, force)
     frames = encode_video(
         out / IDLE_VIDEO, (draw_frame(p, cfg.size) for p in idle_poses(cfg.fps)), cfg.fps, cfg.size
     )

@@ -369,19 +369,11 @@ def import_av(
     src: Path, out: Path, opts: ImportOptions = ImportOptions(), name: str | None = None, force: bool = False
 ) -> list[AvScenario]:
     """Every clip JSON of `src` (a file, or a folder's *.json) into the suite folder `out`."""
-    import shutil
-
     src, out = Path(src), Path(out)
     files = sorted(src.glob("*.json")) if src.is_dir() else [src]
     if not files:
         raise ScenarioError(f"{src}: no *.json clip files in the folder (docs/suites/av.md)")
-    for sub in ("scenarios", "audio", "video"):
-        d = out / sub
-        if d.exists() and any(d.iterdir()):
-            if not force:
-                raise ScenarioError(f"{d}: not empty; pass --force to replace it or choose another --out")
-            shutil.rmtree(d)
-    w = AvSuiteWriter(out)
+    w = AvSuiteWriter.emptied(out, force)
     done: list[AvScenario] = []
     for f in files:
         s = import_clip(f, w, opts)
