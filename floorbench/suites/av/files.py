@@ -22,10 +22,12 @@ from typing import Any
 
 import numpy as np
 
+from floorbench.paths import prepare_out
 from floorbench.scenarios.files import dump_yaml, write_suite, write_text_atomic
 from floorbench.scenarios.render import MANIFEST as AUDIO_MANIFEST
 from floorbench.scenarios.render import file_sha256
 from floorbench.scenarios.schema import Preamble, Suite
+from floorbench.scenarios.validate import ScenarioError
 from floorbench.suites.av.schema import AvScenario
 
 __all__ = ["AUDIO_MANIFEST", "VIDEO_MANIFEST", "AvSuiteWriter", "dump_av_scenario", "file_sha256"]
@@ -62,6 +64,14 @@ class AvSuiteWriter:
         self.root = Path(root)
         self.audio: dict[str, dict[str, Any]] = {}
         self.video: dict[str, dict[str, Any]] = {}
+
+    @classmethod
+    def emptied(cls, root: Path, force: bool) -> AvSuiteWriter:
+        """A writer of a new suite in `root`: its scenarios, audio and video folders must be empty,
+        or are emptied with `force` (a one-line ScenarioError otherwise; never through a link:
+        `floorbench.paths.prepare_out`)."""
+        prepare_out(Path(root), ("scenarios", "audio", "video"), force, ScenarioError)
+        return cls(Path(root))
 
     def add_audio(self, pcm: np.ndarray, text: str, voice: str, backend: str, rate: int = RATE) -> str:
         """Write `pcm` as audio/<hash>.flac (content-addressed: equal clips share one file); its path."""

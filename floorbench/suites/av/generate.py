@@ -35,7 +35,6 @@ from pathlib import Path
 
 import numpy as np
 
-from floorbench.paths import prepare_out
 from floorbench.scenarios.validate import ScenarioError
 from floorbench.suites.av.draw import CODEC, Pose, draw_frame, encode_video, speech_envelope
 from floorbench.suites.av.files import RATE, AvSuiteWriter
@@ -416,8 +415,7 @@ def write_av_suite(
             f"--per-dynamic {cfg.per_dynamic}: the av generator makes 1..{MAX_PER_DYNAMIC} per dynamic"
         )
     out = Path(out)
-    prepare_out(out, ("scenarios", "audio", "video"), force, ScenarioError)
-    w = AvSuiteWriter(out)
+    w = AvSuiteWriter.emptied(out, force)
     frames = encode_video(
         out / IDLE_VIDEO, (draw_frame(p, cfg.size) for p in idle_poses(cfg.fps)), cfg.fps, cfg.size
     )

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from floorbench.paths import inside, prepare_out
+from floorbench.paths import inside
 from floorbench.scenarios.schema import check_id
 from floorbench.scenarios.validate import ScenarioError
 from floorbench.suites.av.draw import CODEC, encode_video
@@ -389,8 +389,7 @@ def import_av(
         raise ScenarioError(f"{src}: no *.json clip files in the folder (docs/suites/av.md)")
     for f in files:
         check_media_paths(f)
-    prepare_out(out, ("scenarios", "audio", "video"), force, ScenarioError)
-    w = AvSuiteWriter(out)
+    w = AvSuiteWriter.emptied(out, force)
     done: list[AvScenario] = []
     for f in files:
         s = import_clip(f, w, opts)
