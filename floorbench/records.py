@@ -5,12 +5,16 @@ One scenario run leaves a folder:
     meta.json          RunMeta: versions, clock anchors, model card, outcome
     timeline.jsonl     TimelineEvent per line: every schedule decision, live VAD
                        edge, participant event, transport stat
-    turns.json         DialogueTurns: the human turns on the recorder's clock,
+    turns.json         DialogueTurns: the human turns on the timing clock (each
+                       track's sender clock plus its leg's median latency;
+                       the recorder's clock in folders from before that),
                        t = 0 at the first sample of model.wav — the same format
                        as a plain recordings folder, so scoring reads one format
     model.wav          the model's track as the recorder heard it
     humans.wav         the humans' track as the recorder heard it
     tracks/*.frames.tsv  per received frame: cumulative sample index, arrival ns
+    humans.sent.*, model.sent.*, model.heard.*  what the senders sent and the
+                       model heard, on the session clock (pipelines.room.sender_log)
 
 All times are integers: milliseconds (``*_ms``) or nanoseconds (``*_ns``) on
 the session clock, or sample indexes. No float seconds are stored.
@@ -159,6 +163,14 @@ class TimingBounds(BaseModel):
     receive_delay_max_ms: int = 250
     """mean jitter-buffer delay of any recorded track (the model's included): beyond it the recorder heard
     that track late — an overloaded receiver — and every time measured on it (a reply's latency) is late too"""
+    heard_spread_max_us: int = 10_000
+    """the sender-timed verdict: how far one turn may land off the scenario's median humans → model latency
+    (the model heard it that much earlier or later than the others: its own jitter buffer, or a busy process)"""
+    model_slips_max: int = 0
+    """the sender-timed verdict: times the model's source ran dry inside audible audio (its clock slipped)"""
+    stretch_max_us: int = 10_000
+    """a track timed by a receiver's clock (an external agent's): how far that receiver's jitter buffer may
+    have moved its audio over the scenario, from its counters (`floorbench.pipelines.room.neteq`)"""
 
 
 class TimingFigures(BaseModel):
@@ -173,6 +185,22 @@ class TimingFigures(BaseModel):
     receive_delay_ms: dict[str, int] = Field(default_factory=dict)
     """per recorded track: the receiver's mean jitter-buffer delay (WebRTC inbound-rtp stats; ≈ 40–50 ms on a
     quiet machine); a track without stats is absent"""
+    model_slips: int | None = None
+    """the model's source ran dry inside audible audio this often (None: no model.sent record)"""
+    model_slipped_ms: float | None = None
+    heard_turns: int = 0
+    """turns found in what the model process received (model.heard.wav)"""
+    heard_spread_us: int | None = None
+    """the turn furthest from the scenario's median humans → model latency: its distance"""
+    heard_spread_turn: int | None = None
+    heard_latency_p95_ms: int | None = None
+    model_onsets: int | None = None
+    """audible runs the model sent (None: no model.sent record)"""
+    model_onsets_not_found: int = 0
+    receiver_stretch_us: dict[str, int] = Field(default_factory=dict)
+    """per track timed by the recorder's clock: how far its jitter buffer moved it (from its counters)"""
+    evidence_missing: list[str] = Field(default_factory=list)
+    """what the verdict needed and did not have"""
 
 
 class TimingVerdict(BaseModel):
@@ -182,6 +210,12 @@ class TimingVerdict(BaseModel):
     reasons: list[str] = Field(default_factory=list, description="one phrase per bound broken; empty when ok")
     figures: TimingFigures = Field(default_factory=TimingFigures)
     bounds: TimingBounds = Field(default_factory=TimingBounds)
+    clocks: dict[str, str] = Field(
+        default_factory=dict,
+        description="which clock timed each track: 'sender' (its sender's record plus the leg's median latency) "
+        "or 'recorder' (the recorder's copy, its jitter buffer's stretch included); empty: a verdict from before "
+        "the sender records, every track on the recorder's clock",
+    )
 
 
 class RunMeta(BaseModel):
@@ -212,6 +246,21 @@ class RunMeta(BaseModel):
     duration_ms: int | None = None
     timing: TimingVerdict | None = Field(
         default=None, description="timing verdict; None when the scenario never reached its records"
+    )
+    timing_receiver: TimingVerdict | None = Field(
+        default=None,
+        description="the verdict every track's receiver-clock figures would get (the recorder's copies only, "
+        "as before the sender records): kept beside `timing` for comparison; it decides nothing",
+    )
+    legs: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="per turn: humans_to_room_ms, humans_to_model_ms (when the model heard it) and "
+        "model_to_room_ms (the model's first reply after it), each as measured",
+    )
+    receivers: dict[str, Any] = Field(
+        default_factory=dict,
+        description="per recorded track: the recorder's jitter-buffer (NetEq) counters from WebRTC's inbound-rtp "
+        "stats, and the stretch they bound (floorbench.pipelines.room.neteq)",
     )
     attempt: int = Field(default=1, description="1 for the first try; earlier tries are meta.attempt-N.json")
     network: dict[str, Any] | None = Field(
@@ -250,6 +299,16 @@ class DialogueTurns(BaseModel):
     turns: list[DialogueTurn]
     model_wav_end_ms: int | None = Field(
         default=None, description="length of model.wav; the last turn's window ends here"
+    )
+    clock: str | None = Field(
+        default=None,
+        description="the clock the turns (and, through model_time_map, model.wav's speech) are on: 'timing' "
+        "(each track's sender clock plus its leg's median latency, docs/transport.md) or None: the recorder's",
+    )
+    model_time_map: list[list[int]] | None = Field(
+        default=None,
+        description="[[model.wav µs, timing-clock µs], ...]: model.wav onto the timing clock (linear between "
+        "points, slope one beyond them); None: model.wav's own clock",
     )
 
 

@@ -233,8 +233,8 @@ def test_the_chaos_plans_runner_and_publish_kills_and_sees_a_publish_half_done(t
 def test_the_soak_workers_publish_is_the_real_one_only_slower(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    from floorbench.pipelines.dispatch.protocol import JobSpec
     from floorbench.pipelines.dispatch import protocol as dispatch
+    from floorbench.pipelines.dispatch.protocol import JobSpec
 
     slow = _load("soak_worker")
     monkeypatch.setattr(dispatch, "os", dispatch.os)  # the slow moves stay in this test

@@ -9,6 +9,7 @@ from floorbench.pipelines.run.timing_verdict import (
     BOUNDS,
     figures_of,
     receive_delays_ms,
+    sender_verdict,
     timing_verdict,
     unmeasured,
 )
@@ -37,6 +38,9 @@ def test_the_bounds_are_the_documented_ones() -> None:
         turns_not_found_max=0,
         transport_latency_p95_max_ms=1_000,
         receive_delay_max_ms=250,
+        heard_spread_max_us=10_000,
+        model_slips_max=0,
+        stretch_max_us=10_000,
     )
     name = "onset_error_p99_max_us"
     with pytest.raises(ValueError, match="frozen"):  # the bounds live once
@@ -147,3 +151,82 @@ def test_a_track_heard_late_degrades_the_scenario_at_its_bound() -> None:
     assert timing_verdict(good(receive_delay_ms={"humans": 41, "model": 250})).verdict == "ok"
     v = timing_verdict(good(receive_delay_ms={"humans": 41, "model": 596}))
     assert (v.verdict, v.reasons) == ("degraded", ["model track heard 596 ms late on average (receive delay > 250 ms)"])
+
+
+# -- the sender-timed verdict: what can change a score ------------------------------------------------
+
+SENDERS = {"humans": "sender", "model": "sender"}
+
+
+def sent(**over: object) -> TimingFigures:
+    """Sender-timed figures of a quiet room, with `over` replaced."""
+    base: dict[str, object] = {
+        "underruns": 0, "turns_measured": 6, "turns_not_found": 0, "transport_latency_p95_ms": 45,
+        "model_slips": 0, "model_slipped_ms": 0.0, "heard_turns": 6, "heard_spread_us": 62, "heard_spread_turn": 1,
+        "heard_latency_p95_ms": 48, "model_onsets": 3, "model_onsets_not_found": 0,
+    }
+    return TimingFigures.model_validate(base | over)
+
+
+def test_a_quiet_sender_timed_room_is_ok_and_names_its_clocks() -> None:
+    v = sender_verdict(sent(), SENDERS)
+    assert (v.verdict, v.reasons, v.clocks) == ("ok", [], SENDERS)
+
+
+def test_the_recorders_own_jitter_no_longer_degrades_a_sender_timed_room() -> None:
+    """What degraded every room at four on two cores — onset errors and drift in the recorder's copy, a slow
+    receive — changes no score once both tracks are timed at their senders."""
+    figures = sent(onset_error_p99_us=14_253, drift_us_per_100s=61_843, receive_delay_ms={"model": 600})
+    assert sender_verdict(figures, SENDERS).verdict == "ok"
+    assert timing_verdict(figures).verdict == "degraded"  # the receiver-clock verdict, kept for comparison
+
+
+@pytest.mark.parametrize(
+    ("over", "reason"),
+    [
+        ({"underruns": 2}, "humans: the playback's source ran dry 2 time(s) > 0 (a sender slipped)"),
+        ({"underruns": None}, "humans: playback underruns not measured"),
+        ({"model_slips": 1, "model_slipped_ms": 48.5},
+         "model: its source ran dry 1 time(s) inside its speech (48.5 ms in all) > 0 (a sender slipped)"),
+        ({"heard_spread_us": 10_001, "heard_spread_turn": 4},
+         "model: heard turn 4 10001 µs off the scenario's median humans → model latency > 10000 µs"),
+        ({"heard_latency_p95_ms": 1_001}, "model: heard the humans 1001 ms late (p95) > 1000 ms"),
+        ({"evidence_missing": ["no model.heard.wav/.tsv: when the model heard each turn is unknown"]},
+         "evidence missing: no model.heard.wav/.tsv: when the model heard each turn is unknown"),
+        ({"turns_measured": 0}, "no turn was played: timing not measured"),
+    ],
+)
+def test_each_sender_rule_names_the_track_and_the_cause(over: dict[str, object], reason: str) -> None:
+    v = sender_verdict(sent(**over), SENDERS)
+    assert (v.verdict, v.reasons) == ("degraded", [reason])
+
+
+def test_the_heard_spread_passes_at_its_bound() -> None:
+    assert sender_verdict(sent(heard_spread_us=10_000), SENDERS).verdict == "ok"
+
+
+def test_a_receiver_timed_track_is_judged_by_its_jitter_buffer() -> None:
+    clocks = {"humans": "sender", "model": "recorder"}
+    at_bound = sent(model_slips=None, model_onsets=None, receiver_stretch_us={"model": 10_000})
+    assert sender_verdict(at_bound, clocks).verdict == "ok"
+    over = sent(model_slips=None, model_onsets=None, receiver_stretch_us={"model": 10_001},
+                receive_delay_ms={"model": 300})
+    v = sender_verdict(over, clocks)
+    assert v.reasons == [
+        "model: timed by the recorder, whose jitter buffer moved it up to 10001 µs > 10000 µs",
+        "model: timed by the recorder, which heard it 300 ms late on average > 250 ms",
+    ]
+
+
+def test_meta_json_keeps_both_verdicts() -> None:
+    meta = RunMeta.model_validate(
+        {"floorbench_version": "0", "scenario_id": "s", "pair_id": "p", "condition": "explicit", "suite": "x",
+         "room": "r", "created_wall_ns": 0, "anchor": {"monotonic_ns": 0, "wall_ns": 0}}
+    )
+    meta.timing = sender_verdict(sent(), SENDERS)
+    meta.timing_receiver = timing_verdict(sent(onset_error_p99_us=14_253))
+    back = RunMeta.model_validate_json(meta.model_dump_json())
+    assert back.timing is not None and back.timing.clocks == SENDERS
+    assert back.timing_receiver is not None and back.timing_receiver.verdict == "degraded"
+    old = RunMeta.model_validate_json(meta.model_dump_json(exclude={"timing_receiver", "legs", "receivers"}))
+    assert old.timing_receiver is None and old.legs == []

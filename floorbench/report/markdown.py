@@ -49,6 +49,16 @@ def summary_lines(scores: ScoresFile) -> list[str]:
             lines.append(f"    {m.value:22s} {fmt_score(c.metrics.get(m.value))}")
     if scores.transport_latency_ms.get("humans", {}).get("n_turns"):
         lines.append(f"  room latency (playback → recorder, not subtracted): {latency_cell(scores.transport_latency_ms)}")
+    legs = scores.transport_latency_ms.get("legs") or {}
+    if legs:
+        lines.append("  legs p50 / p95 ms: " + "; ".join(
+            f"{name.replace('_to_', ' → ')} {leg['p50']:.1f} / {leg['p95']:.1f} (n={leg['n']})" for name, leg in legs.items()
+        ))
+    if s.get("clock_recorder"):
+        lines.append(
+            f"  {s['clock_recorder']} dialogue(s) timed on the recorder's clock (no sender records: "
+            "its jitter buffer's stretch is in their times)"
+        )
     if scores.mcnemar:
         m = scores.mcnemar
         lines.append(

@@ -10,10 +10,11 @@ are failures, never exemptions (docs/suites/mpe.md, "The metrics").
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from floorbench.audio.time_map import TimeMap
 from floorbench.records import DialogueTurns
 from floorbench.scoring.asr import Transcriber, clip_audio
 from floorbench.scoring.cache import JsonlCache
@@ -29,11 +30,18 @@ class PendingDialogue:
     items: list[Item]
     read_audio: Callable[[], np.ndarray]
     """16 kHz int16 model track"""
+    time_map: TimeMap = field(default_factory=TimeMap)
+    """the recording onto the items' clock (empty: the same clock)"""
 
 
-def clip_for(item: Item, audio: np.ndarray) -> np.ndarray:
+def clip_for(item: Item, audio: np.ndarray, time_map: TimeMap | None = None) -> np.ndarray:
+    """The speech of an item's window, cut from the recording: the window (on the turns' clock) is mapped
+    back onto the recording first."""
     ws, we = item.window_start_ms, item.window_end_ms
     spans = [(max(s, ws), min(e, we)) for s, e in item.speech if s < we and e > ws]
+    if time_map is not None and not time_map.is_identity:
+        spans = time_map.spans_to_recording_ms(spans)
+        (ws, we), = time_map.spans_to_recording_ms([(ws, we)])
     return clip_audio(audio, spans, bounds=(ws, we))
 
 
@@ -63,7 +71,7 @@ def fill_content(
         audio = d.read_audio()
         for it in todo:
             pending.append((d, it))
-            clips.append(clip_for(it, audio))
+            clips.append(clip_for(it, audio, d.time_map))
     if not pending:
         return
     texts = transcriber.transcribe(clips, progress=(lambda n: progress("asr", n)) if progress else None)

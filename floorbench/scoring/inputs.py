@@ -24,6 +24,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from floorbench.audio.consistency import recording_disagreement
+from floorbench.audio.time_map import TimeMap, time_map_of
 from floorbench.errors import FloorbenchError
 from floorbench.paths import inside, inside_each
 from floorbench.records import DialogueTurns, Outcome, RunMeta
@@ -100,6 +101,26 @@ class DialogueSource:
     def model_wav(self) -> Path:
         return self.folder / "model.wav"
 
+    @property
+    def clock(self) -> str:
+        """'timing' (turns.json's turns and model_time_map: each track's sender clock plus its leg's median
+        latency, docs/transport.md) or 'recorder' (a folder from before the sender records, or from elsewhere)."""
+        return "timing" if self.turns is not None and self.turns.clock == "timing" else "recorder"
+
+    @property
+    def time_map(self) -> TimeMap:
+        """model.wav onto the turns' clock (empty: the recording's own, for a recorder-clock folder)."""
+        return time_map_of(self.turns.model_time_map if self.turns is not None else None)
+
+    def legs(self) -> dict[int, dict[str, float]]:
+        """Per turn, its measured legs (turns.json ``legs``: humans → room, humans → model, model → room ms)."""
+        out: dict[int, dict[str, float]] = {}
+        for t in self.turns.turns if self.turns is not None else []:
+            legs = (t.model_extra or {}).get("legs")
+            if isinstance(legs, dict):
+                out[t.turn_id] = {str(k): float(v) for k, v in legs.items() if isinstance(v, int | float)}
+        return out
+
 
 @dataclass
 class Discovery:
@@ -155,6 +176,10 @@ def load_turns(path: Path) -> DialogueTurns:
     except ValidationError as e:
         raise InputError(f"{path}: {first_error(e)}; see docs/scoring.md for the format") from e
     check_turns(turns, path)
+    try:
+        time_map_of(turns.model_time_map)
+    except ValueError as e:
+        raise InputError(f"{path}: {e}; re-run the scenario or remove model_time_map (the recorder's clock)") from e
     turns.turns.sort(key=lambda t: (t.start_ms, t.turn_id))
     return turns
 
@@ -291,6 +316,13 @@ def read_model_track(path: Path) -> tuple[np.ndarray, int]:
 
         audio = soxr.resample(audio, rate, SCORING_RATE, quality="HQ")
     return np.ascontiguousarray(audio, dtype=np.int16), int(rate)
+
+
+def clock_counts(sources: list[DialogueSource]) -> dict[str, int]:
+    """``clock_timing``: dialogues scored on the timing clock (sender records); ``clock_recorder``: on the
+    recorder's clock (a folder from before them, or recordings from elsewhere)."""
+    timing = sum(1 for d in sources if d.clock == "timing")
+    return {"clock_timing": timing, "clock_recorder": len(sources) - timing}
 
 
 def run_label(disc: Discovery) -> str:

@@ -126,6 +126,11 @@ class Item(BaseModel):
     verdict: str | None = None
     judge: str | None = None
     judge_reason: str | None = None
+    legs: dict[str, float] | None = Field(
+        default=None,
+        description="the turn's measured legs in ms (turns.json: humans_to_room, humans_to_model — when the model "
+        "heard it — and model_to_room, of the model's first reply after it); None: not measured",
+    )
     needs_transcript: bool = Field(
         default=False, description="internal: the speech in the window must be transcribed and judged"
     )

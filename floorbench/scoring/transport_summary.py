@@ -1,13 +1,16 @@
 """The delay the room itself added, carried from each meta.json into scores.json (docs/transport.md).
 
-Every metric is measured on the recorder's clock, delays included; this is
-the figure published beside them so a reader can tell the network from the
+Every metric is measured on the room's clock (the timing clock: each track's
+sender clock plus its leg's median latency), delays included; this is the
+figure published beside them so a reader can tell the network from the
 model. Per run: the playback → recorder latency of every human turn found
 (``meta.json`` ``playback.turn_onset_error_ms[].latency_ms``), pooled, with
-its p50/p95/max, and the scenarios' own p50s; the impairment profiles the
-scenarios ran under; and, where a `floorbench latency` calibration was saved
-in the run folder (``RUN/latency/latency.json``), its model-path figures —
-the echo model's round trip and its two legs.
+its p50/p95/max, and the scenarios' own p50s; the legs measured per turn
+(``meta.json`` ``legs``: humans → room, humans → model, model → room) and
+which clock timed each track; the impairment profiles the scenarios ran
+under; and, where a `floorbench latency` calibration was saved in the run
+folder (``RUN/latency/latency.json``), its model-path figures — the echo
+model's round trip and its two legs.
 """
 
 from __future__ import annotations
@@ -49,12 +52,40 @@ def transport_summary(metas: list[RunMeta], run_folder: Path | None = None) -> d
         out["humans"].update(p50=_pct(turns, 50), p95=_pct(turns, 95), max=round(max(turns), 2))
     if scenario_p50:
         out["humans"]["scenario_p50_range"] = [round(min(scenario_p50), 2), round(max(scenario_p50), 2)]
+    legs = _legs(metas)
+    if legs:
+        out["legs"] = legs
+    clocks: dict[str, dict[str, int]] = {}
+    for m in metas:
+        for track, clock in (m.timing.clocks if m.timing else {}).items():
+            clocks.setdefault(track, {}).setdefault(clock, 0)
+            clocks[track][clock] += 1
+    if clocks:
+        out["clocks"] = clocks
     networks = {json.dumps(m.network, sort_keys=True) for m in metas if m.network}
     if networks:
         out["network"] = [json.loads(n) for n in sorted(networks)]
     calibration = _calibration(run_folder)
     if calibration is not None:
         out["model_path"] = calibration
+    return out
+
+
+LEGS = {
+    "humans_to_room": "playback sent → recorder heard, per turn (from its send time)",
+    "humans_to_model": "playback sent → model process heard (model.heard.wav), per turn",
+    "model_to_room": "model sent (model.sent.wav) → recorder heard, per reply onset after a turn",
+}
+
+
+def _legs(metas: list[RunMeta]) -> dict[str, Any]:
+    """The transport's two legs (and the room's) per turn, pooled over the scenarios (meta.json ``legs``)."""
+    out: dict[str, Any] = {}
+    for leg, what in LEGS.items():
+        values = [float(row[f"{leg}_ms"]) for m in metas for row in m.legs if isinstance(row.get(f"{leg}_ms"), int | float)]
+        if values:
+            out[leg] = {"what": what, "n": len(values), "p50": _pct(values, 50), "p95": _pct(values, 95),
+                        "max": round(max(values), 2)}
     return out
 
 

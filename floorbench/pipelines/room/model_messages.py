@@ -62,6 +62,11 @@ class ModelSpec(BaseModel):
     """the child stops by itself after this, whatever happens to the runner (None: no limit)"""
     impair: dict[str, Any] | None = None
     """network impairment on the model's audio legs (floorbench.processors.impair); None: none"""
+    records_dir: Path | None = None
+    """where the child keeps what it sends and hears (model.sent.*, model.heard.*;
+    floorbench.pipelines.room.sender_log); None: it keeps nothing"""
+    clock_anchor_ns: int | None = None
+    """the scenario's session clock (`time.monotonic_ns()` at its anchor) for those records"""
 
     def line(self) -> bytes:
         return (self.model_dump_json() + "\n").encode()

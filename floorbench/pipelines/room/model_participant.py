@@ -24,6 +24,7 @@ import asyncio
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from floorbench.pipelines.room.model_messages import (
@@ -44,8 +45,89 @@ if TYPE_CHECKING:
     from floorbench.processors.registry import ModelContext
 
 
-def _patch_livekit_rtc(in_rate: int) -> None:
-    """Two settings pipecat's LiveKit transport does not expose, set on the `rtc` it sees.
+class _SenderRecords:
+    """What the model process sends and hears, kept in the scenario's folder (floorbench.pipelines.room.sender_log).
+
+    ``model.sent.*``: every frame the chain hands to its published source; ``model.heard.*``: every frame
+    of the room's audio it receives (the first stream; a later one, as after a re-publish, is
+    ``model.heard-2.*``). A failure to keep them is logged once and never stops the model.
+    """
+
+    def __init__(self, folder: Path, anchor_ns: int) -> None:
+        from floorbench.clock import SessionClock
+        from floorbench.records import ClockAnchor
+
+        self.folder = folder
+        self.clock = SessionClock(ClockAnchor(monotonic_ns=anchor_ns, wall_ns=0))
+        self.sent: Any = None
+        self.heard: list[Any] = []
+        self._broken = False
+
+    def _failed(self, what: str) -> None:
+        if not self._broken:
+            self._broken = True
+            import logging
+
+            logging.getLogger(__name__).exception("model process: keeping %s failed; timing falls back to the recorder", what)
+
+    def captured(self, frame: Any) -> None:
+        if self._broken:
+            return
+        try:
+            import numpy as np
+
+            from floorbench.pipelines.room.sender_log import SentTrackLog
+
+            if self.sent is None:
+                self.sent = SentTrackLog(self.folder, "model", frame.sample_rate, self.clock.now_ns)
+            pcm = np.frombuffer(frame.data, dtype=np.int16)
+            if frame.num_channels > 1:
+                pcm = pcm[:: frame.num_channels]
+            self.sent.capture(pcm)
+        except Exception:
+            self._failed("what it sends")
+
+    def cleared(self) -> None:
+        if self.sent is not None and not self._broken:
+            try:
+                self.sent.clear()
+            except Exception:
+                self._failed("what it sends")
+
+    def heard_stream(self) -> int:
+        self.heard.append(None)
+        return len(self.heard) - 1
+
+    def received(self, stream: int, frame: Any) -> None:
+        if self._broken:
+            return
+        try:
+            import numpy as np
+
+            from floorbench.pipelines.room.sender_log import HeardTrackLog
+
+            arrival = self.clock.now_ns()
+            if self.heard[stream] is None:
+                name = "model" if stream == 0 else f"model-{stream + 1}"
+                self.heard[stream] = HeardTrackLog(self.folder, name, frame.sample_rate)
+            pcm = np.frombuffer(frame.data, dtype=np.int16)
+            if frame.num_channels > 1:
+                pcm = pcm[:: frame.num_channels]
+            self.heard[stream].frame(pcm, arrival)
+        except Exception:
+            self._failed("what it hears")
+
+    def close(self) -> None:
+        for log in [self.sent, *self.heard]:
+            if log is not None:
+                try:
+                    log.close()
+                except Exception:
+                    self._failed("its records")
+
+
+def _patch_livekit_rtc(in_rate: int, records: _SenderRecords | None = None) -> None:
+    """Settings pipecat's LiveKit transport does not expose, set on the `rtc` it sees.
 
     - Its output publishes with default options (DTX and RED on). Measurement tracks
       must be continuous (docs/architecture.md, "Clocks"), so in this child process
@@ -55,6 +137,9 @@ def _patch_livekit_rtc(in_rate: int) -> None:
       chain's rate directly: the model hears the room without the SOXR filter's
       bursty delay (the `echo` model's path went from 229.9 to 164.9 ms p50). The
       model process's CPU did not change measurably.
+    - With `records`, its source and its streams keep what the model sends and hears on the
+      session clock (`_SenderRecords`): the sender's clock of the model's track
+      (docs/transport.md, "The timing clock").
     """
     from livekit import rtc
 
@@ -77,8 +162,28 @@ def _patch_livekit_rtc(in_rate: int) -> None:
             if not args:
                 kwargs.setdefault("sample_rate", in_rate)
             super().__init__(track, *args, **kwargs)
+            self._heard = records.heard_stream() if records is not None else None
+
+        async def __anext__(self) -> Any:
+            event = await super().__anext__()
+            if records is not None and self._heard is not None:
+                records.received(self._heard, event.frame)
+            return event
 
     patched.AudioStream = AudioStreamAtChainRate
+    if records is not None:
+
+        class RecordedAudioSource(rtc.AudioSource):
+            async def capture_frame(self, frame: Any) -> None:
+                if frame.samples_per_channel:
+                    records.captured(frame)
+                await super().capture_frame(frame)
+
+            def clear_queue(self) -> None:
+                records.cleared()
+                super().clear_queue()
+
+        patched.AudioSource = RecordedAudioSource
     lk_transport.rtc = patched  # type: ignore[assignment]
 
 
@@ -219,10 +324,14 @@ def _build_processors(spec: ModelSpec) -> tuple[ModelContext, list[Any]]:
 
 
 def _pipeline(
-    spec: ModelSpec, ctx: ModelContext, processors: list[Any], observers: list[Any]
+    spec: ModelSpec,
+    ctx: ModelContext,
+    processors: list[Any],
+    observers: list[Any],
+    records: _SenderRecords | None = None,
 ) -> tuple[Any, Any, Any]:
     """LiveKitTransport.input() → processors → LiveKitTransport.output(): (transport, runner, worker)."""
-    _patch_livekit_rtc(ctx.in_sample_rate)
+    _patch_livekit_rtc(ctx.in_sample_rate, records)
     from pipecat.pipeline.pipeline import Pipeline
     from pipecat.pipeline.worker import PipelineParams, PipelineWorker
     from pipecat.transports.livekit.transport import LiveKitParams, LiveKitTransport
@@ -274,7 +383,22 @@ async def run(spec: ModelSpec) -> int:
         _emit(ModelFailed(error=str(e)))
         return 2
     reports = _Reports(processors, _config_secrets(spec.config))
-    transport, runner, worker = _pipeline(spec, ctx, processors, [reports.observer()])
+    records = (
+        _SenderRecords(spec.records_dir, spec.clock_anchor_ns)
+        if spec.records_dir is not None and spec.clock_anchor_ns is not None
+        else None
+    )
+    try:
+        return await _run_pipeline(spec, ctx, processors, reports, records)
+    finally:
+        if records is not None:
+            records.close()
+
+
+async def _run_pipeline(
+    spec: ModelSpec, ctx: ModelContext, processors: list[Any], reports: _Reports, records: _SenderRecords | None
+) -> int:
+    transport, runner, worker = _pipeline(spec, ctx, processors, [reports.observer()], records)
     await runner.add_workers(worker)
 
     loop = asyncio.get_running_loop()

@@ -80,6 +80,9 @@ class TrackWriter:
         """index of the next sample to write"""
         self.pending: deque[Clip] = deque()
         self.sent = PcmAppender(sent_path, sample_rate)
+        self._sent_tsv = sent_path.with_suffix(".tsv").open("a", encoding="utf-8")
+        """``NAME.sent.tsv``: per frame its first sample and the playout time it leaves at, slips included
+        (the sender's clock of the track; floorbench.pipelines.room.sender_log)"""
         self.first_write_ns: int | None = None
         self.returns_ns: list[int] = []
         self.sample_ends: list[int] = []
@@ -154,6 +157,7 @@ class TrackWriter:
                 log.warning("playback underrun: %.1f ms", slip / 1e6)
                 if self.on_underrun is not None:
                     self.on_underrun(self.cursor, slip)
+            self._sent_tsv.write(f"f\t{lo}\t{self.playout_ns(lo)}\t{self.frame}\t{call_ns}\n")
             await self.source.capture_frame(frame)
             self.sent.write(buf)
             self.cursor = hi
@@ -169,6 +173,7 @@ class TrackWriter:
             await cancel_and_wait(self._task, 2.0, "playback: track writer")
         for clip in self.pending:
             clip.written.set()
+        self._sent_tsv.close()
         await asyncio.to_thread(self.sent.finalize)  # off the event loop: other rooms keep playing
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from livekit import rtc
 
 from floorbench.audio.files import PcmAppender
 from floorbench.clock import SessionClock, TrackFit, fit_track
+from floorbench.pipelines.room.neteq import NetEqSample, sample_of, summarize
 from floorbench.pipelines.room.participant import RoomParticipant, ScenarioRoom, cancel_and_wait, settle
 from floorbench.pipelines.video.sink import VideoTracks
 from floorbench.records import EventKind, TimelineEvent, TrackInfo
@@ -29,6 +30,9 @@ from floorbench.transports.ffi_routing import routed_audio_stream
 from floorbench.transports.rooms import recorder_token
 
 log = logging.getLogger(__name__)
+
+STATS_EVERY_S = 2.0
+"""how often the recorder reads each track's jitter-buffer counters (floorbench.pipelines.room.neteq)"""
 
 
 @dataclass
@@ -130,6 +134,9 @@ class Recorder(RoomParticipant):
         """every video track, as NAME.video.mkv + NAME.video.frames.jsonl (floorbench.pipelines.video.sink)"""
         self.video_infos: dict[str, dict[str, object]] = {}
         """meta.json's ``video.tracks``, filled by `stop`"""
+        self.neteq: dict[str, list[NetEqSample]] = {}
+        """per track, its jitter-buffer counters every `STATS_EVERY_S` and once at the end"""
+        self._stats_task: asyncio.Task[None] | None = None
         self.model_audio_listeners: list[Callable[[np.ndarray, int], None]] = []
         """called with (pcm, arrival_ns) for every frame of the model's track as recorded
         (gap silence included): the playback's speech monitor listens here, so the model's
@@ -157,6 +164,7 @@ class Recorder(RoomParticipant):
         for p in self.room.remote_participants.values():
             self.present.add(p.identity)
             self._emit("joined", p.identity)
+        self._stats_task = asyncio.create_task(self._sample_stats(), name="recorder-stats")
 
     # -- room events ------------------------------------------------------------
     def _joined(self, p: rtc.RemoteParticipant) -> None:
@@ -251,15 +259,38 @@ class Recorder(RoomParticipant):
             except Exception:
                 log.exception("model audio listener failed")
 
+    async def _sample_stats(self) -> None:
+        """Every track's jitter-buffer counters every `STATS_EVERY_S` (one FFI request per track)."""
+        while True:
+            await asyncio.sleep(STATS_EVERY_S)
+            for name, track in list(self._subscribed.items()):
+                try:
+                    stats = await asyncio.wait_for(track.get_stats(), 2.0)
+                except Exception:
+                    continue
+                self._keep_sample(name, stats)
+
+    def _keep_sample(self, name: str, stats: Sequence[object]) -> None:
+        sample = sample_of(stats, self.clock.now_ms())
+        if sample is not None:
+            self.neteq.setdefault(name, []).append(sample)
+
+    def receivers(self) -> dict[str, dict[str, object]]:
+        """meta.json ``receivers``: per track, its jitter buffer's counters and the stretch they bound."""
+        return {name: summarize(samples) for name, samples in sorted(self.neteq.items())}
+
     async def transport_stats(self) -> None:
         """One `transport` timeline event per track with the inbound RTP stats we can read.
 
         Taken once, while everyone is still in the room: after a participant left, its track's
-        stats often come back without the inbound-rtp entry (seen on a busy machine).
+        stats often come back without the inbound-rtp entry (seen on a busy machine). They are
+        also the last of the periodic jitter-buffer samples (`receivers`).
         """
         if self.stats_taken:
             return
         self.stats_taken = True
+        if self._stats_task is not None:
+            await cancel_and_wait([self._stats_task], 2.0, "recorder: stats sampler")
         for name, track in self._subscribed.items():
             try:
                 stats = await asyncio.wait_for(track.get_stats(), 2.0)
@@ -273,6 +304,7 @@ class Recorder(RoomParticipant):
                     )
                 )
                 continue
+            self._keep_sample(name, list(stats))
             summary: dict[str, object] = {}
             for s in stats:
                 if s.HasField("inbound_rtp"):
@@ -299,6 +331,8 @@ class Recorder(RoomParticipant):
     async def stop(self) -> dict[str, TrackInfo]:
         """Stop recording and finalise every track file; safe to call after a failure."""
         await settle(self.transport_stats(), None, "recorder: transport stats")
+        if self._stats_task is not None:
+            await cancel_and_wait([self._stats_task], 2.0, "recorder: stats sampler")
         await cancel_and_wait(self._tasks.values(), 10.0, "recorder: track writers")
         await self.video.cancel()
         await self.leave()

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from floorbench import __version__
+from floorbench.audio.files import recover_parts
 from floorbench.audio.vad import VAD_RATE
 from floorbench.child_env import absolute_paths
 from floorbench.clock import SessionClock
@@ -37,7 +38,15 @@ from floorbench.pipelines.room.playback import PlaybackParticipant
 from floorbench.pipelines.room.recorder import Recorder
 from floorbench.pipelines.room.schedule import LivePlan, LiveRequest
 from floorbench.pipelines.run.model_process import ModelProcess, ScenarioFailed
-from floorbench.pipelines.run.timing_verdict import figures_of, receive_delays_ms, timing_verdict, unmeasured
+from floorbench.pipelines.run.sender_timing import sender_timing, timed_turns
+from floorbench.pipelines.run.timing_verdict import (
+    figures_of,
+    receive_delays_ms,
+    sender_figures,
+    sender_verdict,
+    timing_verdict,
+    unmeasured,
+)
 from floorbench.pipelines.run.turn_mapping import dialogue_turns, measure_latency, turn_entries
 from floorbench.pipelines.video.source import CameraSettings
 from floorbench.pipelines.video.timing import meta_entry as video_meta
@@ -70,11 +79,19 @@ SERVER_SYMPTOMS = frozenset({
     FailureKind.join_timeout, FailureKind.internal,
 })
 """how a managed server's death may show first in a room (then `ScenarioRun._blame_server` names the server)"""
+TIMING_CLOCK = "timing"
+"""turns.json ``clock``: each track's sender clock plus its leg's median latency (docs/transport.md)"""
 STALL_S = 1.0
 """a timed-out room whose playback ran dry this long in all was the machine's failure (`playback_stalled`)"""
 JOIN_S = 10.0
 """each of the harness's own set-up steps (the recorder joining, the playback publishing, the recorder
 hearing it) takes well under a second on a machine that keeps up; past this it is a `join_timeout`"""
+
+
+SENDER_RECORDS = (
+    "humans.sent.tsv", "model.sent.wav", "model.sent.tsv", "model.heard.wav", "model.heard.tsv",
+)
+"""the senders' own records (floorbench.pipelines.room.sender_log); an earlier try's are removed before the next"""
 
 
 _setup_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
@@ -207,6 +224,7 @@ class ScenarioRun:
             )
             timeline.close()
             self.meta.tracks = infos
+            self.meta.receivers = self.recorder.receivers() if self.recorder is not None else {}
             self.meta.duration_ms = self.clock.now_ms()
             try:  # in a worker thread: other rooms keep playing while this one's records are computed
                 await asyncio.to_thread(self._finish_records, self.playback, infos)
@@ -224,8 +242,10 @@ class ScenarioRun:
     def _open_timeline(self) -> TimelineWriter:
         """A fresh folder state: stale records gone, meta.json written, the clock anchor first on the timeline."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        for stale in ("meta.json", "timeline.jsonl", "turns.json"):
+        for stale in ("meta.json", "timeline.jsonl", "turns.json", *SENDER_RECORDS):
             (self.dir / stale).unlink(missing_ok=True)
+        for stale_log in self.dir.glob("tracks/*.frames.tsv"):  # appended to: an earlier try's lines would stay
+            stale_log.unlink()
         self._write_meta()
         timeline = TimelineWriter(self.dir / "timeline.jsonl")
         timeline.write(
@@ -407,6 +427,8 @@ class ScenarioRun:
             parent_pid=os.getpid(),
             max_lifetime_s=self.timeout_s + 120,
             impair=s.impair.spec() if s.impair is not None and s.impair.active else None,
+            records_dir=self.dir.resolve(),
+            clock_anchor_ns=self.clock.anchor.monotonic_ns,
         )
 
     async def _invite_external(self) -> float:
@@ -537,7 +559,13 @@ class ScenarioRun:
             await asyncio.sleep(0.2)
 
     def _finish_records(self, playback: PlaybackParticipant | None, infos: dict[str, TrackInfo]) -> None:
-        """turns.json on the recorder clock, transport latency, onset errors (meta.json)."""
+        """turns.json on the timing clock, the legs' latencies, both timing verdicts (meta.json).
+
+        The receiver-clock figures come first, as before the sender records (`turn_mapping`: the turns in
+        the recorder's copy; meta.json ``timing_receiver``), then every track is timed at its sender where
+        floorbench owns it (`sender_timing`; ``timing``, ``legs``). If that fails, turns.json stays on the
+        recorder's clock and the verdict says why.
+        """
         if playback is None or "humans" not in infos or "model" not in infos:
             return
         import soundfile as sf
@@ -551,16 +579,33 @@ class ScenarioRun:
         humans, model = infos["humans"], infos["model"]
         latency = measure_latency(sent, sr_sent, rec, sr_rec, starts, humans.start_ns)
         fit = playback.writer.fit()
+        underruns = playback.writer.underruns
         self.meta.transport_latency_ms = {"humans": latency.summary()}
         self.meta.playback = {
             "online_start_ns": playback.writer.first_write_ns,
             "capture_fit_start_ns": fit.start_ns,
-            "underruns": playback.writer.underruns,
+            "underruns": underruns,
             "queue_ms": playback.queue_ms,
             "turn_onset_error_ms": latency.onset_errors(),
         }
-        self.meta.timing = timing_verdict(figures_of(latency, playback.writer.underruns, receive_delays_ms(events)))
-        turns = dialogue_turns(self.scenario.turns, starts, ends, latency, humans.start_ns - model.start_ns)
+        delays = receive_delays_ms(events)
+        self.meta.timing_receiver = timing_verdict(figures_of(latency, underruns, delays))
+        on_recorder = dialogue_turns(self.scenario.turns, starts, ends, latency, humans.start_ns - model.start_ns)
+        turns, clock, time_map = on_recorder, None, None
+        try:
+            if self.model.joins == "pipeline":  # a model process killed at the end leaves its records as parts
+                recover_parts(self.dir)
+            timing = sender_timing(self.dir, starts, ends, humans, model, model_is_ours=self.model.joins == "pipeline")
+        except Exception as e:
+            log.exception("scenario %s: sender timing failed", self.scenario.scenario_id)
+            self.meta.timing = unmeasured(f"sender timing failed ({type(e).__name__}: {e}); turns.json is on the recorder's clock")
+        else:
+            self.meta.transport_latency_ms.update(timing.transport())
+            self.meta.legs = timing.legs([t.id for t in self.scenario.turns])
+            figures = sender_figures(timing, underruns, self.meta.receivers, delays)
+            self.meta.timing = sender_verdict(figures, timing.clocks.record())
+            turns, clock = timed_turns(self.scenario.turns, timing, model.start_ns, on_recorder), TIMING_CLOCK
+            time_map = timing.time_map.points() or None
         write_json_atomic(
             self.dir / "turns.json",
             DialogueTurns(
@@ -569,6 +614,8 @@ class ScenarioRun:
                 condition=str(self.scenario.condition),
                 turns=turns,
                 model_wav_end_ms=model.samples * 1000 // model.sample_rate,
+                clock=clock,
+                model_time_map=time_map,
             ),
         )
 

@@ -1,11 +1,22 @@
 """Every scenario checks its own timing: `ok` or `degraded`, with the figures and the bounds.
 
-The recorder already measures where each human turn landed (turn_mapping): a
-room that is overloaded shows it as large onset errors, drift, playback
-underruns, turns that cannot be found in the recording, or an absurd transport
-latency — and still ends `completed`. The verdict makes that visible in
-``meta.json`` so a fast or busy run can be trusted without re-measuring, and
-`floorbench score --exclude-degraded` can leave such scenarios out.
+Two verdicts, one deciding (docs/architecture.md, "Timing verdict"):
+
+- **`sender_verdict`** (meta.json ``timing``) judges what can change a score
+  once every track floorbench sends is timed at its sender
+  (`sender_timing`): a sender that slipped (the playback's or the model's
+  source ran dry), a turn the model heard later or earlier than the others
+  beyond the bound, evidence that is missing, and — for a track only a
+  receiver timed (an external agent's) — how far that receiver's jitter
+  buffer may have moved it, from its counters. The recorder's own jitter on
+  a sender-timed track no longer moves a score, so it no longer degrades one.
+- **`timing_verdict`** (meta.json ``timing_receiver``) is the verdict of the
+  receiver-clock figures, as before the sender records — onset errors and
+  drift of the turns in the recorder's copy, its receive delays — kept beside
+  the other for comparison.
+
+A busy machine shows up in either while its scenarios still end `completed`;
+`floorbench score --exclude-degraded` leaves the degraded ones out.
 
 Pure functions on figures; the bounds live once, in `records.TimingBounds`.
 """
@@ -16,6 +27,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from floorbench.audio.alignment import percentile_ms
+from floorbench.pipelines.run.sender_timing import RECORDER, SenderTiming
 from floorbench.pipelines.run.turn_mapping import TransportLatency
 from floorbench.records import EventKind, TimelineEvent, TimingBounds, TimingFigures, TimingVerdict
 
@@ -86,3 +99,85 @@ def timing_verdict(figures: TimingFigures, bounds: TimingBounds = BOUNDS) -> Tim
 def unmeasured(reason: str, bounds: TimingBounds = BOUNDS) -> TimingVerdict:
     """The verdict of a scenario whose timing could not be measured: degraded, never silently ok."""
     return TimingVerdict(verdict=DEGRADED, reasons=[f"timing not measured: {reason}"], bounds=bounds)
+
+
+def sender_figures(
+    timing: SenderTiming,
+    underruns: int | None,
+    receivers: dict[str, dict[str, object]] | None = None,
+    receive_delay_ms: dict[str, int] | None = None,
+) -> TimingFigures:
+    """The figures of the sender-timed verdict: slips, the model's hearing, missing evidence, and the jitter
+    buffers of the tracks only a receiver timed."""
+    clocks = timing.clocks.record()
+    receiver_timed = [track for track, clock in clocks.items() if clock == RECORDER]
+    stretch = {}
+    for track in receiver_timed:
+        value = (receivers or {}).get(track, {}).get("stretch_us")
+        if isinstance(value, int):
+            stretch[track] = value
+    missing = list(timing.evidence_missing)
+    for track in receiver_timed:
+        if track not in stretch:
+            missing.append(f"no jitter-buffer counters for the {track} track: how far its recording moved is unknown")
+    heard = timing.humans_to_model
+    spread_turn, spread = heard.spread_ns() if heard is not None else (None, None)
+    leg = timing.model
+    to_room = timing.humans_to_room
+    return TimingFigures(
+        underruns=underruns,
+        turns_measured=len(to_room.latency_ns) + len(to_room.not_found),
+        turns_not_found=len(to_room.not_found),
+        transport_latency_p95_ms=percentile_ms(list(to_room.latency_ns.values()), 95) if to_room.latency_ns else None,
+        receive_delay_ms={k: v for k, v in (receive_delay_ms or {}).items() if k in receiver_timed},
+        model_slips=len(leg.slips) if leg is not None else None,
+        model_slipped_ms=round(sum(g for _, g in leg.slips) / 1e6, 1) if leg is not None else None,
+        heard_turns=len(heard.latency_ns) if heard is not None else 0,
+        heard_spread_us=None if spread is None else spread // 1000,
+        heard_spread_turn=spread_turn,
+        heard_latency_p95_ms=percentile_ms(list(heard.latency_ns.values()), 95) if heard and heard.latency_ns else None,
+        model_onsets=leg.onsets_sent if leg is not None else None,
+        model_onsets_not_found=(leg.onsets_sent - len(leg.onsets_found)) if leg is not None else 0,
+        receiver_stretch_us=stretch,
+        evidence_missing=missing,
+    )
+
+
+def sender_verdict(figures: TimingFigures, clocks: dict[str, str], bounds: TimingBounds = BOUNDS) -> TimingVerdict:
+    """`ok` unless something that can change a score went wrong; each reason names the track and the cause."""
+    f, b = figures, bounds
+    reasons: list[str] = []
+    if f.turns_measured == 0:
+        reasons.append("no turn was played: timing not measured")
+    if f.underruns is None:
+        reasons.append("humans: playback underruns not measured")
+    elif f.underruns > b.underruns_max:
+        reasons.append(f"humans: the playback's source ran dry {f.underruns} time(s) > {b.underruns_max} (a sender slipped)")
+    if f.model_slips is not None and f.model_slips > b.model_slips_max:
+        reasons.append(
+            f"model: its source ran dry {f.model_slips} time(s) inside its speech ({f.model_slipped_ms} ms in all) "
+            f"> {b.model_slips_max} (a sender slipped)"
+        )
+    if f.heard_spread_us is not None and f.heard_spread_us > b.heard_spread_max_us:
+        reasons.append(
+            f"model: heard turn {f.heard_spread_turn} {f.heard_spread_us} µs off the scenario's median humans → model "
+            f"latency > {b.heard_spread_max_us} µs"
+        )
+    lat = f.heard_latency_p95_ms
+    if lat is not None and lat > b.transport_latency_p95_max_ms:
+        reasons.append(f"model: heard the humans {lat} ms late (p95) > {b.transport_latency_p95_max_ms} ms")
+    for what in f.evidence_missing:
+        reasons.append(f"evidence missing: {what}")
+    receiver_timed = {track for track, clock in clocks.items() if clock == RECORDER}
+    for track, stretch in sorted(f.receiver_stretch_us.items()):
+        if track in receiver_timed and stretch > b.stretch_max_us:
+            reasons.append(
+                f"{track}: timed by the recorder, whose jitter buffer moved it up to {stretch} µs > {b.stretch_max_us} µs"
+            )
+    for track, delay in sorted(f.receive_delay_ms.items()):
+        if track in receiver_timed and delay > b.receive_delay_max_ms:
+            reasons.append(
+                f"{track}: timed by the recorder, which heard it {delay} ms late on average > {b.receive_delay_max_ms} ms"
+            )
+    return TimingVerdict(verdict=DEGRADED if reasons else OK, reasons=reasons, figures=f, bounds=b, clocks=clocks)
+

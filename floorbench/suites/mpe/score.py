@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from floorbench.audio.time_map import TimeMap
 from floorbench.audio.vad import WINDOW_MS, VadRules
 from floorbench.paths import outputs
 from floorbench.scoring import metrics
@@ -33,6 +34,7 @@ from floorbench.scoring.inputs import (
     DialogueSource,
     Discovery,
     InputError,
+    clock_counts,
     discover,
     read_model_track,
     run_label,
@@ -114,19 +116,30 @@ def _timing_stage(
             s.error = res.error
             continue
         assert s.turns is not None
-        segs = res.segments(opts.vad_rules)
+        tmap = s.time_map  # the speech found on model.wav, onto the turns' clock (docs/transport.md)
+        segs = tmap.segments_ms(res.segments(opts.vad_rules))
         d = Dialogue(
             scenario_id=s.turns.scenario_id, pair_id=s.turns.pair_id, condition=s.turns.condition,
-            turns=s.turns.turns, duration_ms=covered_ms(res.duration_ms, s.turns.model_wav_end_ms),
+            turns=s.turns.turns, duration_ms=on_clock(tmap, res.duration_ms, s.turns.model_wav_end_ms),
         )
-        items_by.append((s, timing_items(d, segs, opts.timing_rules)))
+        items = timing_items(d, segs, opts.timing_rules)
+        legs = s.legs()
+        for it in items:
+            it.legs = legs.get(it.turn_id)
+        items_by.append((s, items))
         vad_rows.append(
             {
                 "scenario_id": d.scenario_id, "folder": s.folder.name, "duration_ms": res.duration_ms,
-                "sample_rate": res.rate, "segments": segs, **(res.curve() or {}),
+                "sample_rate": res.rate, "segments": segs, "clock": s.clock, **(res.curve() or {}),
             }
         )
     return items_by, vad_rows
+
+
+def on_clock(time_map: TimeMap, file_ms: int, recorded_end_ms: int | None) -> int:
+    """`covered_ms` on the turns' clock: model.wav's end carried through its time map."""
+    end = covered_ms(file_ms, recorded_end_ms)
+    return time_map.to_timing_ms(end)
 
 
 def covered_ms(file_ms: int, recorded_end_ms: int | None) -> int:
@@ -158,6 +171,7 @@ def run_selection(disc: Discovery, exclude_degraded: bool) -> tuple[list[Dialogu
         "timing_ok": ok,
         "timing_degraded": len(degraded),
         "excluded_degraded": len(degraded) if exclude_degraded else 0,
+        **clock_counts(disc.scorable),
     }
     left_out = {id(d) for d in degraded} if exclude_degraded else set()
     sources = [d for d in disc.scorable if id(d) not in left_out]
@@ -182,6 +196,7 @@ def _content_stage(
         PendingDialogue(
             turns=s.turns, items=its,
             read_audio=(lambda p=s.model_wav: read_model_track(p)[0]),
+            time_map=s.time_map,
         )
         for s, its in items_by
         if s.turns is not None and any(i.needs_transcript for i in its)

@@ -29,8 +29,9 @@ import numpy as np
 from floorbench.audio.vad import WINDOW_MS, VadRules
 from floorbench.paths import outputs
 from floorbench.records import write_json_atomic
-from floorbench.scoring.inputs import DialogueSource, Discovery, InputError, discover, run_label
+from floorbench.scoring.inputs import DialogueSource, Discovery, InputError, clock_counts, discover, run_label
 from floorbench.scoring.stats import bootstrap_ratios, percentile_interval
+from floorbench.scoring.transport_summary import transport_summary
 from floorbench.suites.turns.events import DialogueOutcome, score_dialogue
 from floorbench.suites.turns.match import TaskCounts
 from floorbench.suites.turns.rules import TurnEvent, TurnsRules
@@ -119,11 +120,13 @@ def _score_all(sources: list[DialogueSource], workers: int, rules: TurnsRules, v
             s.error = res.error
             continue
         assert s.turns is not None
-        segs = res.segments(vad_rules)
+        tmap = s.time_map  # the speech found on model.wav, onto the turns' clock (docs/transport.md)
+        segs = [list(seg) for seg in tmap.segments_ms(res.segments(vad_rules))]
         end = res.duration_ms if s.turns.model_wav_end_ms is None else min(res.duration_ms, s.turns.model_wav_end_ms)
+        end = tmap.to_timing_ms(end)
         outcomes.append(score_dialogue(s.turns.scenario_id, s.turns.condition, s.turns.turns, segs, end, rules))
         rows.append({"scenario_id": s.turns.scenario_id, "folder": s.folder.name, "duration_ms": res.duration_ms,
-                     "sample_rate": res.rate, "segments": segs})
+                     "sample_rate": res.rate, "segments": segs, "clock": s.clock})
     return outcomes, rows
 
 
@@ -147,6 +150,7 @@ def score_turns(
     if exclude_degraded:
         sources = [d for d in sources if d not in degraded]
     outcomes, rows = _score_all(sources, workers, rules, vad_rules)
+    legs = {s.turns.scenario_id: s.legs() for s in sources if s.turns is not None}
     not_run: dict[str, int] = {}
     for s in sources:
         for label, n in not_run_clips(s.folder).items():
@@ -156,7 +160,8 @@ def score_turns(
         "created": datetime.now(UTC).isoformat(timespec="seconds"), "source": str(target),
         "source_kind": disc.kind, "run": run_label(disc), "run_info": disc.run_info,
         "scenarios": disc.counts() | {"scored": len(outcomes), "timing_degraded": len(degraded),
-                                      "excluded_degraded": len(degraded) if exclude_degraded else 0},
+                                      "excluded_degraded": len(degraded) if exclude_degraded else 0,
+                                      **clock_counts(sources)},
         "errors": disc.errors,
         "settings": {
             "rules": asdict(rules), "vad": asdict(vad_rules) | {"model": "silero_vad.onnx", "window_ms": WINDOW_MS},
@@ -169,9 +174,11 @@ def score_turns(
         "dialogues": [
             {"scenario_id": o.scenario_id, "conversation_type": o.conversation_type,
              "eot": _counts(o.eot) | {"latencies_ms": o.eot.latencies_ms},
-             "yield": _counts(o.yield_) | {"latencies_ms": o.yield_.latencies_ms}}
+             "yield": _counts(o.yield_) | {"latencies_ms": o.yield_.latencies_ms},
+             **({"legs": {str(k): v for k, v in legs[o.scenario_id].items()}} if legs.get(o.scenario_id) else {})}
             for o in outcomes
         ],
+        "transport_latency_ms": transport_summary([s.meta for s in sources if s.meta], target if target.is_dir() else None),
     }
     scores_path, submission_path, vad_path, report_path = outputs(out, names, InputError)
     write_json_atomic(scores_path, scores)

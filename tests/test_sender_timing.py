@@ -1,0 +1,201 @@
+"""Tracks timed at their senders (floorbench.pipelines.run.sender_timing) and a receiver's counters
+(floorbench.pipelines.room.neteq), on synthetic folders: a stretched recording no longer moves a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from floorbench.audio.track_alignment import audible_runs, warp
+from floorbench.pipelines.room.neteq import NetEqSample, summarize
+from floorbench.pipelines.room.sender_log import SentClock
+from floorbench.pipelines.run.sender_timing import (
+    RECORDER,
+    SENDER,
+    SentTrack,
+    TurnSend,
+    find_turns,
+    model_leg,
+    resample,
+    sender_slips,
+    sender_timing,
+)
+from floorbench.pipelines.run.timing_verdict import sender_figures, sender_verdict
+from floorbench.records import EventKind, TimelineEvent, TrackInfo
+from tests.support.warp import jitter_buffer_edits, received, sent_track
+
+S = 1_000_000_000
+MS = 1_000_000
+
+
+def continuous_clock(n: int, rate: int, t0: int, frame: int = 960) -> SentClock:
+    starts = np.arange(0, n, frame, dtype=np.int64)
+    return SentClock(rate, starts, t0 + starts * S // rate, np.minimum(frame, n - starts))
+
+
+def test_the_model_leg_takes_the_recorders_stretch_out() -> None:
+    """24 kHz sent, 16 kHz recorded 60 ms later through a jitter buffer that moved it 40 times."""
+    rng = np.random.default_rng(5)
+    sent24, _ = sent_track(21, bursts=10, rate=24000)
+    t0, start = 5 * S, 5 * S - 200 * MS  # the recorder's sample 0 came 200 ms before the model's first
+    x16 = resample(sent24, 24000, 16000)
+    runs_onsets = [s for s, _ in audible_runs(x16, 16000)]
+    edits = jitter_buffer_edits(rng, len(x16), runs_onsets, count=40)
+    warped, where = warp(x16, edits)
+    lead = 200 * 16 + 60 * 16  # the recording's offset and the leg's 60 ms
+    recorded = received(warped, rng, lead)
+    leg = model_leg(SentTrack(sent24, 24000, continuous_clock(len(sent24), 24000, t0)), recorded, 16000, start)
+    assert leg.onsets_sent == len(runs_onsets) == len(leg.onsets_found)
+    assert leg.slips == []
+    tmap = leg.time_map(start)
+    med = leg.median_ns
+    assert med is not None
+    for onset in runs_onsets:
+        true_rec = int(where[onset]) + lead
+        # each onset's own latency is the leg plus the stretch before it ...
+        send = t0 + onset * S // 16000
+        moved = (true_rec - onset - lead) * S // 16000
+        found = min(leg.onsets_found, key=lambda o: abs(o[0] - send))
+        assert abs(found[1] - (60 * MS + moved)) <= 130_000
+        # ... and on the timing clock it is its send time plus the one median: the stretch is gone
+        timing_us = tmap.to_timing_us(true_rec * 1_000_000 / 16000)
+        assert abs(timing_us - (send + med - start) / 1000) <= 130
+
+
+def test_turns_found_in_a_copy_give_each_turns_latency() -> None:
+    rng = np.random.default_rng(2)
+    sent, onsets = sent_track(3, bursts=5)
+    sends = {k: TurnSend(k, o, 10 * S + o * S // 16000) for k, o in enumerate(onsets)}
+    copy = received(sent, rng, 48 * 16)  # the copy's sample 0 arrived when sent sample 0 left; the audio 48 ms later
+    arrivals = find_turns(sent, 16000, copy, 16000, sends, 10 * S)
+    assert arrivals.not_found == ()
+    assert all(abs(v - 48 * MS) <= 100_000 for v in arrivals.latency_ns.values())
+    assert arrivals.spread_ns()[1] is not None and arrivals.spread_ns()[1] <= 100_000
+
+
+def test_a_gap_inside_sound_is_a_slip_a_pause_or_an_interruption_is_not() -> None:
+    rate = 16000
+    tone = (np.sin(np.arange(rate) * 0.3) * 8000).astype(np.int16)
+    z = np.zeros
+    # 0.5 s of sound, 50 ms dry, 0.5 s, a 1.5 s pause, 0.5 s cut by a clear, 100 ms, 0.5 s
+    audio = np.concatenate([tone[:8000], z(800, np.int16), tone[:8000], z(24000, np.int16), tone[:8000],
+                            z(1600, np.int16), tone[:8000]])
+    starts = np.array([0, 8800, 40800, 50400], np.int64)
+    times = np.array([S, S + 550 * MS, S + 2550 * MS, S + 3150 * MS], np.int64)
+    clock = SentClock(rate, starts, times, np.array([8000, 8000, 8000, 8000], np.int64), clears=[(48800, 0, 4000)])
+    slips = sender_slips(SentTrack(audio, rate, clock))
+    assert slips == [(S + 550 * MS, 50 * MS)]
+
+
+def test_receiver_counters_bound_the_stretch() -> None:
+    def c(ins: float, rem: float, conc: float, received_: float = 48000.0) -> dict[str, float]:
+        return {
+            "inserted_samples_for_deceleration": ins, "removed_samples_for_acceleration": rem,
+            "concealed_samples": conc, "total_samples_received": received_, "total_samples_duration": received_ / 48000,
+            "jitter_buffer_delay": 0.04 * received_, "jitter_buffer_emitted_count": received_,
+        }
+
+    samples = [
+        NetEqSample(0, c(0, 0, 2000, 0)),  # before the first packet: start-up concealment, not counted
+        NetEqSample(2000, c(0, 0, 2000)),
+        NetEqSample(4000, c(480, 0, 2000)),  # +10 ms
+        NetEqSample(6000, c(480, 960, 2240)),  # −20 ms + 5 ms
+        NetEqSample(8000, c(480, 960, 2240)),
+    ]
+    out = summarize(samples)
+    assert out["stretch_us"] == 15_000  # from +10 ms to −5 ms
+    assert out["moved_us"] == 35_000
+    assert out["displacement_us"] == [[2000, 0], [4000, 10_000], [6000, -5_000], [8000, -5_000]]
+    assert out["jitter_buffer_delay_ms"] == 40.0 and out["clock_rate"] == 48000
+    assert summarize([]) == {"samples": 0}
+
+
+# -- a whole folder ----------------------------------------------------------------------------------
+
+
+def write(folder: Path, name: str, audio: np.ndarray, rate: int) -> None:
+    sf.write(str(folder / name), audio, rate, subtype="PCM_16")
+
+
+def sent_tsv(path: Path, clock: SentClock) -> None:
+    path.write_text("".join(f"f\t{s}\t{t}\t{n}\t{t}\n" for s, t, n in zip(clock.starts, clock.times_ns, clock.lengths, strict=True)))
+
+
+def folder_of_a_scenario(tmp: Path, model_records: bool) -> tuple[dict[int, TimelineEvent], dict[int, TimelineEvent], TrackInfo, TrackInfo]:
+    """Humans sent at 16 kHz from t = 2 s, heard by the model 45 ms later, recorded 40 ms later through a
+    stretching jitter buffer; the model's replies sent from t = 3 s, recorded 50 ms later, stretched too."""
+    rng = np.random.default_rng(9)
+    humans, turn_onsets = sent_track(31, bursts=4)
+    h0, rec0 = 2 * S, 2 * S - 100 * MS
+    hclock = continuous_clock(len(humans), 16000, h0, 160)
+    write(tmp, "humans.sent.wav", humans, 16000)
+    sent_tsv(tmp / "humans.sent.tsv", hclock)
+    hw, _ = warp(humans, jitter_buffer_edits(rng, len(humans), turn_onsets, 12))
+    write(tmp, "humans.wav", received(hw, rng, (100 + 40) * 16), 16000)
+    model, model_onsets = sent_track(32, bursts=3, rate=24000)
+    m0 = 3 * S
+    mclock = continuous_clock(len(model), 24000, m0)
+    m16 = resample(model, 24000, 16000)
+    mw, _ = warp(m16, jitter_buffer_edits(rng, len(m16), [o * 2 // 3 for o in model_onsets], 12))
+    write(tmp, "model.wav", received(mw, rng, (1100 + 50) * 16), 16000)
+    if model_records:
+        write(tmp, "model.sent.wav", model, 24000)
+        sent_tsv(tmp / "model.sent.tsv", mclock)
+        write(tmp, "model.heard.wav", received(humans, rng, 0), 16000)
+        ends = np.arange(160, len(humans) + 1, 160)
+        (tmp / "model.heard.tsv").write_text("".join(f"{n}\t{h0 + 45 * MS + n * S // 16000}\n" for n in ends))
+    starts = {k: TimelineEvent.of((h0 + o * S // 16000) // MS, EventKind.turn_start, "playback", turn_id=k, sample=o)
+              for k, o in enumerate(turn_onsets)}
+    ends_ = {k: TimelineEvent.of((h0 + (o + 4800) * S // 16000) // MS, EventKind.turn_end, "playback", turn_id=k,
+                                 sample=o + 4800) for k, o in enumerate(turn_onsets)}
+
+    def info(name: str, samples: int) -> TrackInfo:
+        return TrackInfo(name=name, participant=name, file=f"{name}.wav", sample_rate=16000, samples=samples,
+                         start_ms=rec0 // MS, start_ns=rec0, fit_residual_p50_us=0, fit_residual_p99_us=0)
+
+    return starts, ends_, info("humans", len(hw)), info("model", len(mw))
+
+
+def test_a_folder_with_sender_records_is_timed_at_its_senders(tmp_path: Path) -> None:
+    starts, ends, humans, model = folder_of_a_scenario(tmp_path, model_records=True)
+    timing = sender_timing(tmp_path, starts, ends, humans, model, model_is_ours=True)
+    assert timing.clocks.record() == {"humans": SENDER, "model": SENDER}
+    assert timing.evidence_missing == []
+    assert timing.humans_to_model is not None
+    assert all(abs(v - 45 * MS) < 200_000 for v in timing.humans_to_model.latency_ns.values())
+    assert timing.model is not None and len(timing.model.onsets_found) == timing.model.onsets_sent == 3
+    # a turn's time: its send time plus the humans → room median, from model.wav's sample 0
+    med = timing.humans_to_room.median_ns
+    assert med is not None and abs(med - 40 * MS) < 20 * MS
+    for s in timing.sends.values():
+        assert timing.place_ms(s.send_ns, model.start_ns) == round((s.send_ns + med - model.start_ns) / MS)
+    legs = timing.legs(sorted(timing.sends))
+    assert all("humans_to_model_ms" in row and "humans_to_room_ms" in row for row in legs)
+    figures = sender_figures(timing, underruns=0)
+    verdict = sender_verdict(figures, timing.clocks.record())
+    assert (verdict.verdict, verdict.reasons) == ("ok", [])
+    assert verdict.clocks == {"humans": "sender", "model": "sender"}
+
+
+def test_a_model_without_records_is_timed_by_the_recorder_and_bounded_by_its_counters(tmp_path: Path) -> None:
+    starts, ends, humans, model = folder_of_a_scenario(tmp_path, model_records=False)
+    external = sender_timing(tmp_path, starts, ends, humans, model, model_is_ours=False)
+    assert external.clocks.record() == {"humans": SENDER, "model": RECORDER}
+    assert external.evidence_missing == [] and external.time_map.is_identity
+    v = sender_verdict(sender_figures(external, 0, {"model": {"stretch_us": 4000}}), external.clocks.record())
+    assert v.verdict == "ok"
+    v = sender_verdict(sender_figures(external, 0, {"model": {"stretch_us": 12000}}), external.clocks.record())
+    assert v.verdict == "degraded"
+    assert v.reasons == ["model: timed by the recorder, whose jitter buffer moved it up to 12000 µs > 10000 µs"]
+    v = sender_verdict(sender_figures(external, 0, {}), external.clocks.record())
+    assert v.reasons == ["evidence missing: no jitter-buffer counters for the model track: how far its recording "
+                         "moved is unknown"]
+    # floorbench's own model process without its records: the evidence is missing, not an external agent
+    ours = sender_timing(tmp_path, starts, ends, humans, model, model_is_ours=True)
+    assert ours.clocks.model == RECORDER
+    assert ours.evidence_missing == [
+        "no model.heard.wav/.tsv: when the model heard each turn is unknown",
+        "no model.sent.wav/.tsv: the model's track is timed by the recorder",
+    ]
