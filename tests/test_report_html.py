@@ -109,7 +109,7 @@ def test_report_draws_the_curve_scoring_stored_without_running_vad(
         raise AssertionError("the report ran Silero")
 
     monkeypatch.setattr(vad, "speech_probabilities_many", no_silero)
-    monkeypatch.setattr(vad, "_session", no_silero)
+    monkeypatch.setattr(vad, "vad_session", no_silero)
     lines = (runs[0] / "vad.jsonl").read_text().splitlines()
     for line in lines:
         row = json.loads(line)
