@@ -82,8 +82,13 @@ def test_yields_within_measures_from_the_barge_ins_start_on_the_fine_segments() 
     assert slow == (False, "1100 ms", 1100.0)
     never = judge(p, ev(placed, [(1300, 20000)], dur=20000))["step 2 yields_within_ms"]
     assert never[:2] == (False, "did not stop (still speaking when the recording ended)")
-    quiet = judge(p, ev(placed, [(1300, 2300)]))["step 2 yields_within_ms"]
-    assert quiet[:2] == (False, "the agent was not speaking when the barge-in started (its speech ended 200 ms before)")
+    quiet = judge(p, ev(placed, [(1300, 1600)]))["step 2 yields_within_ms"]
+    assert quiet[:2] == (False, "the agent was not speaking when the barge-in started (its speech ended 900 ms before)")
+    # a barge-in in a pause between two sentences: the agent held the floor; it stopped at once if it
+    # did not go on (its speech ended under yield_gap_ms = 300 ms before), else at the end of what it went on with
+    assert judge(p, ev(placed, [(1300, 2400)]))["step 2 yields_within_ms"][:2] == (True, "0 ms")
+    paused = [(1300, 2400), (2700, 4000)]
+    assert judge(p, ev(placed, [(1300, 4000)], fine=paused))["step 2 yields_within_ms"][:2] == (False, "1500 ms")
     missed = judge(p, ev({1: (0, 1000)}, [], not_run={2}))["step 2 yields_within_ms"]
     assert missed[0] is False and missed[1].startswith("not played")
 

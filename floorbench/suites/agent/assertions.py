@@ -210,21 +210,41 @@ def _covering(segments: Sequence[Segment], t: int) -> Segment | None:
     return next(((s, e) for s, e in segments if s <= t < e), None)
 
 
-def yields_within(plan: Sequence[StepPlan], ev: Evidence, n: int, limit: int) -> Result:
+def stop_after(ev: Evidence, t: int, gap_ms: int) -> int | None:
+    """When the agent, holding the floor at `t`, stopped: None if it was not holding it.
+
+    It holds the floor at `t` if a speech segment (pauses under 800 ms merged) covers `t`, or
+    ended less than `gap_ms` before it (a pause between two sentences); it has stopped at the end
+    of its run of speech (pauses of `gap_ms` cut) still going at `t` — or, if it was pausing at
+    `t`, at `t` itself, unless it went on inside that segment: then at the end of the run it went
+    on with.
+    """
+    held = _covering(ev.segments, t) or next(((s, e) for s, e in ev.segments if t - gap_ms < e <= t), None)
+    if held is None:
+        return None
+    runs = [(s, e) for s, e in ev.fine if s < held[1] and e > held[0]]
+    going = next(((s, e) for s, e in runs if s <= t < e), None)
+    if going is not None:
+        return going[1]
+    later = next(((s, e) for s, e in runs if s > t), None)
+    return t if later is None else later[1]
+
+
+def yields_within(plan: Sequence[StepPlan], ev: Evidence, n: int, limit: int, rules: AgentRules) -> Result:
     def res(passed: bool, text: str, value: float | None = None) -> Result:
         return Result(f"step {n} yields_within_ms", "yields_within_ms", n, f"≤ {limit} ms", passed, text, value)
 
     p = ev.placed.get(n)
     if p is None:
         return res(False, NOT_PLAYED)
-    seg = _covering(ev.fine, p.start_ms)
-    if seg is None:
-        before = [e for _, e in ev.fine if e <= p.start_ms]
+    stop = stop_after(ev, p.start_ms, rules.yield_gap_ms)
+    if stop is None:
+        before = [e for _, e in ev.segments if e <= p.start_ms]
         ago = f" (its speech ended {p.start_ms - max(before)} ms before)" if before else ""
         return res(False, "the agent was not speaking when the barge-in started" + ago)
-    if seg[1] >= ev.duration_ms - END_SLACK_MS:
+    if stop >= ev.duration_ms - END_SLACK_MS:
         return res(False, "did not stop (still speaking when the recording ended)")
-    took = seg[1] - p.start_ms
+    took = stop - p.start_ms
     return res(took <= limit, f"{took} ms", float(took))
 
 
@@ -353,7 +373,7 @@ def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evide
         if Check.responds_within_ms in e:
             out.append(responds_within(plan, ev, n, int(e[Check.responds_within_ms]), rules))
         if Check.yields_within_ms in e:
-            out.append(yields_within(plan, ev, n, int(e[Check.yields_within_ms])))
+            out.append(yields_within(plan, ev, n, int(e[Check.yields_within_ms]), rules))
         if Check.keeps_talking in e:
             out.append(keeps_talking(plan, ev, n, int(e[Check.keeps_talking])))
         if Check.no_overlap_ms in e:

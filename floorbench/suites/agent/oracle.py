@@ -19,7 +19,7 @@ from floorbench.processors.reference import OracleClip, OraclePlan, OracleSettin
 from floorbench.suites.agent.rules import StepKind
 from floorbench.suites.agent.schema import AgentScenario, AgentStep, continues
 
-LONG_REPLY = "I can help with that. Let me tell you a little more about how it works."
+LONG_REPLY = "I can help with that. Let me tell you more about it."
 SHORT_REPLY = "Sure, go ahead."
 
 
