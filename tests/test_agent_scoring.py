@@ -154,3 +154,26 @@ def test_floorbench_test_errors_are_one_line_and_exit_2_before_any_room(
     code, _ = invoke(["test", *args, "--model", "silent", *out])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and err[0].startswith("error: ") and wanted in err[0], err
+
+
+def test_the_verdict_stage_writes_results_and_junit_and_a_regression_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from floorbench.suites.agent.commands import _judge
+
+    (tmp_path / "t.yaml").write_text(TESTS.replace(", yields_within_ms: 800", "").replace(
+        "      - barge_in: wait\n        expect: {yields_within_ms: 800}\n", ""))
+    tests = load_test_file(tmp_path / "t.yaml")
+    (scen,) = write_test_suite(tests, tmp_path / "suite", 1)
+    make_trial(tmp_path / "good" / "run", scen, 2600)
+    code = _judge(tests, tmp_path / "good", tmp_path / "good" / "run", 1, "tiny.en", None, tmp_path / "good.xml", None, 100)
+    good = json.loads((tmp_path / "good" / "results.json").read_text())
+    assert code == 0 and good["exit_code"] == 0 and good["tests"][0]["status"] == "passed", capsys.readouterr().out
+    assert '<testcase name="greet" classname="t"' in (tmp_path / "good.xml").read_text()
+
+    make_trial(tmp_path / "bad" / "run", scen, 0)  # the agent went silent
+    code = _judge(tests, tmp_path / "bad", tmp_path / "bad" / "run", 1, "tiny.en", None, None, good["tests"], 100)
+    out = capsys.readouterr().out
+    assert code == 1 and "baseline: " in out and "regressed" in out and "no response" in out, out
+    bad = json.loads((tmp_path / "bad" / "results.json").read_text())
+    assert {(c["what"], c["change"]) for c in bad["baseline"]} >= {("pass rate", "regressed")}
