@@ -52,6 +52,18 @@ for _mod in COMMAND_MODULES:
             raise
 
 
+def _suite_commands() -> None:
+    """Top-level commands a suite adds itself (its part `cli_commands`: suite agent's `test`)."""
+    from floorbench.suites.registry import all_suites
+
+    for plugin in all_suites():
+        if plugin.cli_commands:
+            plugin.part("cli_commands")(app)
+
+
+_suite_commands()
+
+
 def _quiet_logs() -> None:
     """WebRTC teardown warnings from the LiveKit SDK ("peer connection is closed …")
     are noise for a user; FLOORBENCH_LOG=DEBUG brings everything back."""

@@ -53,7 +53,7 @@ SUITE_ROLES: dict[str, str] = {
     "schedule": "pipelines",
     "oracle": "processors",
     **dict.fromkeys(("score", "events", "export", "match", "tables", "agreement", "expected", "frames", "inputs",
-                     "judge", "verdicts", "timing"), "scoring"),
+                     "judge", "verdicts", "timing", "assertions", "baseline"), "scoring"),
     "report": "report",
     "commands": "top",
 }

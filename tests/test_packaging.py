@@ -50,6 +50,7 @@ NOT_IMPORTED_ON_PURPOSE = {
     "ruff": "dev",
     "pyright": "dev",
     "setuptools": "dev: this file builds the wheel offline",
+    "junitparser": "dev: tests/test_agent_verdicts.py reads `floorbench test --junit` back",
 }
 WHEEL_MAX_BYTES = 8_000_000
 

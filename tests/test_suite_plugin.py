@@ -232,7 +232,7 @@ def test_an_installed_suite_is_found_by_name_and_its_parts_load_lazily(knock_ins
     assert callable(plugin.part("score")) and "knock_suite.score" in sys.modules
     with pytest.raises(registry.SuiteNotFound, match="has no 'report'"):
         plugin.part("report")
-    with pytest.raises(registry.SuiteNotFound, match="no suite 'nope'; the suites are mpe, turns, av, knock"):
+    with pytest.raises(registry.SuiteNotFound, match="no suite 'nope'; the suites are mpe, turns, av, agent, knock"):
         registry.get_suite("nope")
 
 

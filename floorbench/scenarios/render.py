@@ -9,6 +9,10 @@ hash of (text, voice, backend version, sample rate, post-processing). So
   keeps what it finished and the next run renders only what is missing;
 - changing a text, a voice or the rate changes the key, never reuses stale audio.
 
+A turn whose record says ``recorded: true`` (a suite's recorded clip, copied
+into the suite folder with its audio set) is neither synthesized nor
+rewritten; the runner resamples it to the suite's rate when it plays it.
+
 `audio/manifest.json` lists every clip with its key facts and the SHA-256 of
 the file, which `floorbench suite info` checks. Voices come from each
 scenario's fixed speaker→voice map (`speakers: {A: {voice: ...}}`) and from
@@ -173,6 +177,8 @@ def plan(suite: LoadedSuite, rate: int, voice_map: dict[str, str] | None = None)
         where[("preamble",)] = c.key
     for s in suite.scenarios:
         for t in s.turns:
+            if getattr(t, "recorded", False):  # a recorded clip the suite copied in: its audio is kept as it is
+                continue
             v = s.speakers[t.speaker].voice
             v = voice_map.get(v, v)
             c = make_clip(t.text, v, rate, backends)
@@ -303,7 +309,8 @@ def _write_back(
         for sp in new.speakers.values():
             sp.voice = voice_map.get(sp.voice, sp.voice)
         for t in new.turns:
-            t.audio = by_key[where[(s.scenario_id, t.id)]].rel
+            if (s.scenario_id, t.id) in where:
+                t.audio = by_key[where[(s.scenario_id, t.id)]].rel
         if new != s:
             write_scenario(suite.files[s.scenario_id], new)
     write_suite(root, s_suite)

@@ -1,4 +1,5 @@
-"""Statistics of suite mpe (docs/suites/mpe.md): scenario bootstrap, exact McNemar, Spearman rank agreement.
+"""Statistics of suite mpe (docs/suites/mpe.md): scenario bootstrap, exact McNemar, Spearman rank agreement;
+and the Wilson score interval of a pass rate (suite agent's trials, docs/testing.md).
 
 The bootstrap resamples *scenarios* with replacement (all items of a drawn
 scenario come along) and recomputes each metric as a ratio of sums, so
@@ -64,6 +65,27 @@ def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[fl
     a = (1.0 - level) / 2.0 * 100.0
     lo, hi = np.percentile(r, [a, 100.0 - a])
     return float(lo), float(hi)
+
+
+Z95 = 1.959963984540054
+"""the two-sided 95 % normal quantile"""
+
+
+def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float] | tuple[None, None]:
+    """The Wilson score interval of `k` successes in `n` trials (95 % by default); (None, None) for n = 0.
+
+    Unlike the normal approximation it stays inside [0, 1] and is not empty at 0 or n successes
+    (5 of 5 gives 0.566–1.0), which is why a pass rate of a few trials is read with it.
+    """
+    if not 0 <= k <= n:
+        raise ValueError(f"wilson_interval: need 0 <= k <= n, got k={k}, n={n}")
+    if n == 0:
+        return None, None
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def mcnemar_exact(b: int, c: int) -> float:

@@ -33,6 +33,7 @@ BUILTIN: dict[str, str] = {
     "mpe": "floorbench.suites.mpe:PLUGIN",
     "turns": "floorbench.suites.turns:PLUGIN",
     "av": "floorbench.suites.av:PLUGIN",
+    "agent": "floorbench.suites.agent:PLUGIN",
 }
 """built-in suites by import path of their `SuitePlugin` (imported when first asked for)"""
 
@@ -97,6 +98,8 @@ class SuitePlugin:
       `floorbench report` when every run given is of this suite;
     - ``commands(app) -> None`` — adds the suite's own commands (its importers) to
       `floorbench suite`;
+    - ``cli_commands(app) -> None`` — adds the suite's own top-level commands to
+      `floorbench` itself (suite agent's `floorbench test`);
     - ``own_labels(path) -> bool`` and ``label_agreement(path, judge, out, options)`` —
       `floorbench judge-agreement --labels` on a label file of the suite's own judge.
     """
@@ -118,6 +121,8 @@ class SuitePlugin:
     report: str | None = None
     reports: str | None = None
     commands: str | None = None
+    cli_commands: str | None = None
+    """``(app) -> None``: top-level commands of the suite's own, added to `floorbench` (floorbench/cli.py)"""
     own_labels: str | None = None
     """``(path) -> bool``: a human-label file of this suite's own judge (not the answer/intrusion labels)"""
     label_agreement: str | None = None
@@ -144,7 +149,7 @@ class SuitePlugin:
 
 PART_NAMES = frozenset({
     "load_scenario", "suite_info", "live_schedule", "score", "recognises", "generate", "oracle",
-    "report", "reports", "commands", "own_labels", "label_agreement",
+    "report", "reports", "commands", "cli_commands", "own_labels", "label_agreement",
 })
 
 

@@ -1,0 +1,391 @@
+"""The assertions of a conversation test, judged on one trial's evidence: pure functions, no files.
+
+Inputs are what scoring reads from a run folder (docs/testing.md "How each
+assertion is measured"): the steps and their expectations (meta.json
+``schedule``), where each caller clip was heard on the model's clock
+(turns.json), which timed steps the schedule did not play (timeline.jsonl),
+the agent's speech segments from model.wav ([start_ms, end_ms), VAD with the
+shared rules, and a finer cut with `yield_gap_ms` for barge-ins), and the ASR
+text of the agent's speech in each content window. Every result carries the
+measured value, passing or not.
+
+Windows, on the model's clock:
+
+- a step's *reply window*: from its clip's end (less `early_ms`) to the start
+  of the next say or barge_in clip, or the end of the recording; a silence
+  step's window is the silence itself;
+- a caller *turn*: a say with the says that continue it after a pause
+  (`pause_ms`), or a barge-in.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from floorbench.suites.agent.rules import CONTENT, AgentRules, Check, StepKind
+
+Segment = tuple[int, int]
+END_SLACK_MS = 40
+"""a segment ending this close to the recording's end was cut by it (the agent was still talking)"""
+TEXT_SHOWN = 80
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    """One step as meta.json ``schedule.steps`` records it."""
+
+    n: int
+    kind: StepKind
+    clip: int | None = None
+    pause_ms: int | None = None
+    expect: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, d: Mapping[str, Any]) -> StepPlan:
+        return cls(int(d["n"]), StepKind(d["kind"]), d.get("clip"), d.get("pause_ms"), asserted(d.get("expect")))
+
+
+def asserted(expect: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The assertions an expectation record sets (unset ones are None or an empty list)."""
+    return {k: v for k, v in (expect or {}).items() if v is not None and v != []}
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A caller clip as heard on the model's clock."""
+
+    start_ms: int
+    end_ms: int
+
+
+@dataclass
+class Evidence:
+    """One trial's recording, reduced to what the assertions read."""
+
+    placed: dict[int, Placed]
+    """step number → its clip, as heard"""
+    segments: list[Segment]
+    """the agent's speech (the shared VAD rules: 800 ms pauses merged)"""
+    fine: list[Segment]
+    """the agent's speech with pauses of `yield_gap_ms` ending a segment"""
+    duration_ms: int
+    not_run: set[int] = field(default_factory=set)
+    """timed steps the schedule did not play (the agent had not started speaking)"""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One assertion on one trial."""
+
+    key: str
+    """stable over trials: ``step 2 responds_within_ms`` or ``test no_overlap_ms``"""
+    check: str
+    step: int | None
+    expected: str
+    passed: bool
+    measured: str
+    value: float | None = None
+    """the measured number, where there is one (ms)"""
+
+    def line(self) -> str:
+        where = f"step {self.step}" if self.step is not None else "test"
+        return f"{where}: {self.check} {self.expected}: measured {self.measured}"
+
+
+NOT_PLAYED = "not played (the agent did not start speaking after the caller's turn)"
+
+
+# -- windows -----------------------------------------------------------------------------------
+
+
+def _next_turn_start(plan: Sequence[StepPlan], ev: Evidence, n: int) -> int:
+    for st in plan[n:]:
+        if st.kind in (StepKind.say, StepKind.barge_in) and st.n in ev.placed:
+            return ev.placed[st.n].start_ms
+    return ev.duration_ms
+
+
+def reply_window(plan: Sequence[StepPlan], ev: Evidence, n: int, rules: AgentRules) -> tuple[int, int] | None:
+    """Step `n`'s reply window (None: its clip was not played)."""
+    p = ev.placed.get(n)
+    if p is None:
+        return None
+    if plan[n - 1].kind is StepKind.silence:
+        return p.start_ms, p.end_ms
+    return max(0, p.end_ms - rules.early_ms), max(p.end_ms, _next_turn_start(plan, ev, n))
+
+
+def content_windows(plan: Sequence[StepPlan], ev: Evidence, test_expect: Mapping[str, Any],
+                    rules: AgentRules) -> dict[str, tuple[int, int]]:
+    """The windows whose agent speech needs a transcript: ``step N`` and ``test`` (the whole call)."""
+    out: dict[str, tuple[int, int]] = {}
+    for st in plan:
+        if any(c.value in st.expect for c in CONTENT):
+            w = reply_window(plan, ev, st.n, rules)
+            if w is not None:
+                out[f"step {st.n}"] = w
+    if any(c.value in test_expect for c in CONTENT):
+        out["test"] = (0, ev.duration_ms)
+    return out
+
+
+def speech_in(segments: Sequence[Segment], lo: int, hi: int) -> list[Segment]:
+    """The parts of `segments` inside [lo, hi)."""
+    return [(max(s, lo), min(e, hi)) for s, e in segments if e > lo and s < hi]
+
+
+def turns(plan: Sequence[StepPlan], ev: Evidence) -> list[tuple[int, list[Placed]]]:
+    """The caller's turns as heard: (first step, its clips); a say continued after a pause joins its turn."""
+    out: list[tuple[int, list[Placed]]] = []
+    for st in plan:
+        p = ev.placed.get(st.n)
+        if p is None or st.kind not in (StepKind.say, StepKind.barge_in):
+            continue
+        if st.kind is StepKind.say and st.pause_ms is not None and out:
+            out[-1][1].append(p)
+        else:
+            out.append((st.n, [p]))
+    return out
+
+
+def continued(plan: Sequence[StepPlan], n: int) -> bool:
+    nxt = plan[n] if n < len(plan) else None
+    return nxt is not None and nxt.kind is StepKind.say and nxt.pause_ms is not None
+
+
+# -- the timing assertions ---------------------------------------------------------------------
+
+
+def response_latency(plan: Sequence[StepPlan], ev: Evidence, n: int, rules: AgentRules) -> tuple[int | None, str]:
+    """(latency ms, measured text) of the agent's response to step `n`'s end of turn."""
+    w = reply_window(plan, ev, n, rules)
+    if w is None:
+        return None, NOT_PLAYED
+    end = ev.placed[n].end_ms
+    segs = ev.fine if plan[n - 1].kind is StepKind.barge_in else ev.segments
+    onset = next((s for s, _ in segs if w[0] <= s < w[1]), None)
+    if onset is not None:
+        return onset - end, f"{onset - end} ms"
+    if any(s < w[0] and e > end for s, e in segs):
+        return None, "no response (the agent was still speaking from before)"
+    return None, "no response"
+
+
+def responds_within(plan: Sequence[StepPlan], ev: Evidence, n: int, limit: int, rules: AgentRules) -> Result:
+    lat, text = response_latency(plan, ev, n, rules)
+    return Result(f"step {n} responds_within_ms", "responds_within_ms", n, f"≤ {limit} ms",
+                  lat is not None and lat <= limit, text, None if lat is None else float(lat))
+
+
+def overlap_of(ev: Evidence, clips: Sequence[Placed]) -> int:
+    """The most ms one agent segment that began during a caller turn spoke over the caller's clips."""
+    lo, hi = clips[0].start_ms, clips[-1].end_ms
+    worst = 0
+    for s, e in ev.segments:
+        if lo <= s < hi:
+            worst = max(worst, sum(max(0, min(e, c.end_ms) - max(s, c.start_ms)) for c in clips))
+    return worst
+
+
+def no_overlap(plan: Sequence[StepPlan], ev: Evidence, limit: int, step: int | None = None) -> Result:
+    key = f"step {step} no_overlap_ms" if step is not None else "test no_overlap_ms"
+    groups = [(first, clips) for first, clips in turns(plan, ev)
+              if step is None or any(c == ev.placed.get(step) for c in clips)]
+    if step is not None and not groups:
+        return Result(key, "no_overlap_ms", step, f"≤ {limit} ms", False, NOT_PLAYED)
+    worst, at = 0, None
+    for first, clips in groups:
+        o = overlap_of(ev, clips)
+        if o > worst:
+            worst, at = o, first
+    measured = f"{worst} ms" + (f" (the caller's turn at step {at})" if at is not None else "")
+    return Result(key, "no_overlap_ms", step, f"≤ {limit} ms", worst <= limit, measured, float(worst))
+
+
+def _covering(segments: Sequence[Segment], t: int) -> Segment | None:
+    return next(((s, e) for s, e in segments if s <= t < e), None)
+
+
+def stop_after(ev: Evidence, t: int, gap_ms: int) -> int | None:
+    """When the agent, holding the floor at `t`, stopped: None if it was not holding it.
+
+    It holds the floor at `t` if a speech segment (pauses under 800 ms merged) covers `t`, or
+    ended less than `gap_ms` before it (a pause between two sentences); it has stopped at the end
+    of its run of speech (pauses of `gap_ms` cut) still going at `t` — or, if it was pausing at
+    `t`, at `t` itself, unless it went on inside that segment: then at the end of the run it went
+    on with.
+    """
+    held = _covering(ev.segments, t) or next(((s, e) for s, e in ev.segments if t - gap_ms < e <= t), None)
+    if held is None:
+        return None
+    runs = [(s, e) for s, e in ev.fine if s < held[1] and e > held[0]]
+    going = next(((s, e) for s, e in runs if s <= t < e), None)
+    if going is not None:
+        return going[1]
+    later = next(((s, e) for s, e in runs if s > t), None)
+    return t if later is None else later[1]
+
+
+def yields_within(plan: Sequence[StepPlan], ev: Evidence, n: int, limit: int, rules: AgentRules) -> Result:
+    def res(passed: bool, text: str, value: float | None = None) -> Result:
+        return Result(f"step {n} yields_within_ms", "yields_within_ms", n, f"≤ {limit} ms", passed, text, value)
+
+    p = ev.placed.get(n)
+    if p is None:
+        return res(False, NOT_PLAYED)
+    stop = stop_after(ev, p.start_ms, rules.yield_gap_ms)
+    if stop is None:
+        before = [e for _, e in ev.segments if e <= p.start_ms]
+        ago = f" (its speech ended {p.start_ms - max(before)} ms before)" if before else ""
+        return res(False, "the agent was not speaking when the barge-in started" + ago)
+    if stop >= ev.duration_ms - END_SLACK_MS:
+        return res(False, "did not stop (still speaking when the recording ended)")
+    took = stop - p.start_ms
+    return res(took <= limit, f"{took} ms", float(took))
+
+
+def keeps_talking(plan: Sequence[StepPlan], ev: Evidence, n: int, keep_ms: int) -> Result:
+    def res(passed: bool, text: str, value: float | None = None) -> Result:
+        return Result(f"step {n} keeps_talking", "keeps_talking", n, f"still speaking {keep_ms} ms after it",
+                      passed, text, value)
+
+    p = ev.placed.get(n)
+    if p is None:
+        return res(False, NOT_PLAYED)
+    seg = _covering(ev.segments, p.start_ms)
+    if seg is None:
+        return res(False, "the agent was not speaking when the backchannel started")
+    if seg[1] >= ev.duration_ms - END_SLACK_MS:
+        return res(True, "kept talking to the end of the recording", float(seg[1] - p.end_ms))
+    past = seg[1] - p.end_ms
+    if past < 0:
+        return res(False, f"stopped {seg[1] - p.start_ms} ms into it", float(past))
+    return res(past >= keep_ms, f"kept talking {past} ms past it" if past >= keep_ms else f"stopped {past} ms after it",
+               float(past))
+
+
+def silent(plan: Sequence[StepPlan], ev: Evidence, n: int, window: Mapping[str, Any], rules: AgentRules) -> Result:
+    after, span = int(window.get("after_ms") or 0), window.get("for_ms")
+    expected = "no speech in the step's window" + (f" from +{after} ms" if after else "") + (
+        f" for {span} ms" if span is not None else "")
+
+    def res(passed: bool, text: str, value: float | None = None) -> Result:
+        return Result(f"step {n} silent", "silent", n, expected, passed, text, value)
+
+    w = reply_window(plan, ev, n, rules)
+    if w is None:
+        return res(False, NOT_PLAYED)
+    p = ev.placed[n]
+    base = p.start_ms if plan[n - 1].kind is StepKind.silence else p.end_ms
+    lo = base + after
+    hi = w[1] if span is None else min(w[1], lo + int(span))
+    spoken = speech_in(ev.segments, lo, hi)
+    if not spoken:
+        return res(True, f"silent for {max(0, hi - lo)} ms", 0.0)
+    ms = sum(e - s for s, e in spoken)
+    return res(False, f"spoke {ms} ms (from +{spoken[0][0] - base} ms)", float(ms))
+
+
+def nearest_rank(values: Sequence[float], pct: int) -> float:
+    """The `pct`-th percentile by nearest rank (a missing response, `inf`, counts as the slowest)."""
+    xs = sorted(values)
+    return xs[max(0, math.ceil(pct / 100 * len(xs)) - 1)]
+
+
+def measured_turns(plan: Sequence[StepPlan]) -> list[int]:
+    """The steps whose response latency counts for the latency percentiles: says that end the caller's
+    turn and expect an answer (no `silent`)."""
+    return [st.n for i, st in enumerate(plan) if st.kind is StepKind.say and not continued(plan, i + 1)
+            and "silent" not in st.expect]
+
+
+def latencies(plan: Sequence[StepPlan], ev: Evidence, rules: AgentRules) -> list[int | None]:
+    """The response latency of each measured turn (None: no response or not played)."""
+    return [response_latency(plan, ev, n, rules)[0] for n in measured_turns(plan)]
+
+
+def latency_percentile(plan: Sequence[StepPlan], ev: Evidence, pct: int, limit: int, rules: AgentRules) -> Result:
+    check = f"latency_p{pct}_ms"
+    lat = latencies(plan, ev, rules)
+    key = f"test {check}"
+    if not lat:
+        return Result(key, check, None, f"p{pct} ≤ {limit} ms", False, "no caller turn to measure")
+    v = nearest_rank([math.inf if x is None else float(x) for x in lat], pct)
+    missing = sum(x is None for x in lat)
+    if math.isinf(v):
+        return Result(key, check, None, f"p{pct} ≤ {limit} ms", False,
+                      f"no response ({missing} of {len(lat)} turns unanswered)")
+    return Result(key, check, None, f"p{pct} ≤ {limit} ms", v <= limit, f"p{pct} {int(v)} ms over {len(lat)} turns", v)
+
+
+# -- the content assertions --------------------------------------------------------------------
+
+
+def normalise(text: str) -> str:
+    """Lower case, words only: what `contains` compares (punctuation and case do not matter)."""
+    return " ".join(re.sub(r"[^\w']+", " ", text.lower()).split())
+
+
+def says(text: str, phrase: str) -> bool:
+    return f" {normalise(phrase)} " in f" {normalise(text)} "
+
+
+def heard(text: str) -> str:
+    t = " ".join(text.split())
+    if not t:
+        return "heard nothing"
+    return f'heard "{t[:TEXT_SHOWN]}{"…" if len(t) > TEXT_SHOWN else ""}"'
+
+
+def content(key: str, step: int | None, expect: Mapping[str, Any], text: str | None) -> list[Result]:
+    """contains / matches / not_contains on the words of one window (None: the step was not played)."""
+    out: list[Result] = []
+
+    def add(check: str, expected: str, passed: bool) -> None:
+        out.append(Result(f"{key} {check}", check, step, expected, passed, NOT_PLAYED if text is None else heard(text)))
+
+    words = list(expect.get("contains") or [])
+    if words:
+        add("contains", "says " + ", ".join(f'"{w}"' for w in words), text is not None and all(says(text, w) for w in words))
+    if expect.get("matches"):
+        pattern = str(expect["matches"])
+        add("matches", f"matches /{pattern}/", text is not None and re.search(pattern, text, re.IGNORECASE) is not None)
+    never = list(expect.get("not_contains") or [])
+    if never:
+        add("not_contains", "never says " + ", ".join(f'"{w}"' for w in never),
+            text is not None and not any(says(text, w) for w in never))
+    return out
+
+
+# -- one trial ---------------------------------------------------------------------------------
+
+
+def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evidence, texts: Mapping[str, str],
+             rules: AgentRules = AgentRules()) -> list[Result]:
+    """Every assertion of one trial, in step order, then the test's own."""
+    out: list[Result] = []
+    for st in plan:
+        e, n = st.expect, st.n
+        if Check.responds_within_ms in e:
+            out.append(responds_within(plan, ev, n, int(e[Check.responds_within_ms]), rules))
+        if Check.yields_within_ms in e:
+            out.append(yields_within(plan, ev, n, int(e[Check.yields_within_ms]), rules))
+        if Check.keeps_talking in e:
+            out.append(keeps_talking(plan, ev, n, int(e[Check.keeps_talking])))
+        if Check.no_overlap_ms in e:
+            out.append(no_overlap(plan, ev, int(e[Check.no_overlap_ms]), step=n))
+        if Check.silent in e:
+            out.append(silent(plan, ev, n, e[Check.silent] or {}, rules))
+        out += content(f"step {n}", n, e, texts.get(f"step {n}") if n in ev.placed else None)
+    te = test_expect
+    if Check.no_overlap_ms in te:
+        out.append(no_overlap(plan, ev, int(te[Check.no_overlap_ms])))
+    for pct in (50, 95):
+        if f"latency_p{pct}_ms" in te:
+            out.append(latency_percentile(plan, ev, pct, int(te[f"latency_p{pct}_ms"]), rules))
+    out += content("test", None, te, texts.get("test", ""))
+    return out

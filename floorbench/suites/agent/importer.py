@@ -1,0 +1,130 @@
+"""Test files → a suite folder of suite `agent`: one scenario per test and trial.
+
+The folder is an ordinary suite (``suite.yaml``, ``scenarios/*.yaml``,
+``audio/``), so `floorbench render` renders its lines with the local voices
+and `floorbench run` plays it. What cannot be rendered is copied in as a
+*recorded* clip (``audio/recorded/``, never synthesized or rewritten by the
+renderer): a line given as an audio file (resampled to the suite's rate) and
+each `silence` step (digital silence of its length, so the recorder places it
+on the model's clock like any clip). Recorded files are named by a hash of
+their samples, so a changed file is a changed suite.
+
+The same tests give the same bytes (file order, trials, voices), so a suite
+written twice has one `suite_hash` and a run of it resumes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from floorbench.scenarios.files import dump_yaml, write_text_atomic
+from floorbench.scenarios.schema import Preamble, Speaker, Suite, check_id
+from floorbench.suites.agent.rules import CLIP_LABELS, StepKind
+from floorbench.suites.agent.schema import AgentClip, AgentScenario
+from floorbench.suites.agent.validate import AgentTestError, ConversationTest
+
+RECORDED_DIR = "audio/recorded"
+MAX_TRIALS = 100
+
+
+def scenario_id(test: str, trial: int) -> str:
+    return f"{test}.t{trial}"
+
+
+def check_unique(tests: list[ConversationTest]) -> None:
+    """Test names are unique over every file given (each names its scenarios and its results)."""
+    seen: dict[str, Path] = {}
+    for t in tests:
+        if t.name in seen:
+            raise AgentTestError(f"{t.source}: test {t.name}: a test of this name is in {seen[t.name]} too; rename one")
+        seen[t.name] = t.source
+
+
+def write_test_suite(tests: list[ConversationTest], out: Path, trials: int, rate: int = 16000) -> list[AgentScenario]:
+    """Write the suite folder `out` for `tests`, `trials` scenarios each; return the scenarios."""
+    if not 1 <= trials <= MAX_TRIALS:
+        raise AgentTestError(f"--trials must be 1..{MAX_TRIALS}, got {trials}")
+    check_unique(tests)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "scenarios").mkdir(exist_ok=True)
+    suite = Suite(
+        name="tests", suite="agent", sample_rate=rate, preamble=Preamble(text="", voice="flite:slt"),
+        description="conversation tests: " + ", ".join(sorted({str(t.source) for t in tests})),
+    )
+    write_text_atomic(out / "suite.yaml", dump_yaml(suite.model_dump(mode="json", exclude_none=True)))
+    scenarios = [scenario for t in tests for scenario in _scenarios(t, out, trials, rate)]
+    keep = {f"{s.scenario_id}.yaml" for s in scenarios}
+    for stale in (out / "scenarios").glob("*.yaml"):
+        if stale.name not in keep:
+            stale.unlink()
+    for s in scenarios:
+        path = out / "scenarios" / f"{s.scenario_id}.yaml"
+        write_text_atomic(path, dump_yaml(s.model_dump(mode="json", exclude_none=True)))
+    return scenarios
+
+
+def _scenarios(t: ConversationTest, out: Path, trials: int, rate: int) -> list[AgentScenario]:
+    speakers: dict[str, Speaker] = {"U": Speaker(name="Caller", voice=t.voice)}
+    by_voice = {t.voice: "U"}
+    clips: list[AgentClip] = []
+    steps = [s.model_copy(deep=True) for s in t.steps]
+    for st in steps:
+        line = t.lines.get(st.n)
+        if line is None:
+            continue
+        if line.voice and line.voice not in by_voice:
+            by_voice[line.voice] = f"U{len(by_voice) + 1}"
+            speakers[by_voice[line.voice]] = Speaker(name="Caller", voice=line.voice)
+        audio: str | None = None
+        if st.kind is StepKind.silence:
+            audio = _recorded(out, np.zeros((st.ms or 0) * rate // 1000, dtype=np.int16), rate)
+        elif line.audio_file is not None:
+            audio = _recorded(out, _read(line.audio_file, rate), rate)
+        clip = AgentClip(
+            id=len(clips) + 1, speaker=by_voice.get(line.voice, "U"), label=CLIP_LABELS[st.kind], text=line.text,
+            audio=audio, recorded=audio is not None, step=st.n,
+        )
+        clips.append(clip)
+        st.clip = clip.id
+    out_list = []
+    for k in range(1, trials + 1):
+        sid = scenario_id(t.name, k)
+        try:
+            check_id(sid)
+        except ValueError as e:
+            raise AgentTestError(f"{t.source}: test {t.name}: {e}") from None
+        out_list.append(AgentScenario(
+            scenario_id=sid, test=t.name, source=str(t.source), trial=k, trials=trials, tags=t.tags,
+            timeout_s=t.timeout_s, pass_threshold=t.pass_threshold, speakers=speakers,
+            turns=[c.model_copy() for c in clips], steps=steps, expect=t.expect,
+        ))
+    return out_list
+
+
+def _read(path: Path, rate: int) -> np.ndarray:
+    import soundfile as sf
+    import soxr
+
+    x, sr = sf.read(str(path), dtype="float32", always_2d=True)
+    mono = x.mean(axis=1)
+    if sr != rate:
+        mono = soxr.resample(mono, sr, rate)
+    return (np.clip(mono, -1.0, 1.0) * 32767).astype(np.int16)
+
+
+def _recorded(out: Path, pcm: np.ndarray, rate: int) -> str:
+    """Write a recorded clip once, named by its samples; its path relative to the suite folder."""
+    import soundfile as sf
+
+    key = hashlib.sha256(np.ascontiguousarray(pcm).tobytes() + str(rate).encode()).hexdigest()[:20]
+    rel = f"{RECORDED_DIR}/{key}.flac"
+    path = out / rel
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{key}.tmp.flac")
+        sf.write(str(tmp), pcm, rate, format="FLAC", subtype="PCM_16")
+        tmp.replace(path)
+    return rel

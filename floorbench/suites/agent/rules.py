@@ -1,0 +1,121 @@
+"""The rules of suite `agent` (conversation tests, docs/testing.md), declared once.
+
+`AgentRules` holds every number of a conversation test: how the caller's
+steps are timed against the agent's speech (the live schedule,
+`floorbench.suites.agent.schedule`), and how an assertion reads the recording
+(the evaluators, `floorbench.suites.agent.assertions`). Both record it, so a
+changed number is visibly a different test. A test file may set the caller's
+timing per file, test or step (`gap_ms`, `wait_ms`, `after_ms`); the defaults
+are here.
+
+Speech detection is shared by every suite (`floorbench.audio.vad.VadRules`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class StepKind(StrEnum):
+    """What the caller does in one step of a test (docs/testing.md "Steps")."""
+
+    say = "say"
+    """speak a line once the agent's turn has ended (`gap_ms` of its silence), or at once if
+    the agent stays silent for `wait_ms`; with `pause_ms`: go on with the same turn after a
+    mid-turn pause of that length, whatever the agent does"""
+    barge_in = "barge_in"
+    """speak `after_ms` after the agent started its reply (interrupting it)"""
+    backchannel = "backchannel"
+    """say a short "mm-hm" `after_ms` after the agent started its reply (it should go on)"""
+    silence = "silence"
+    """stay silent for a number of ms, right after the previous step"""
+    hang_up = "hang_up"
+    """end the call once the agent's turn has ended (nothing after it is played or recorded)"""
+
+
+CLIP_LABELS: dict[StepKind, str] = {
+    StepKind.say: "caller_say",
+    StepKind.barge_in: "caller_barge_in",
+    StepKind.backchannel: "caller_backchannel",
+    StepKind.silence: "caller_silence",
+}
+"""each step kind that plays a clip → the label its clip carries in the scenario and turns.json
+(prefixed, so that no other suite's labels are the same words)"""
+LABELS: tuple[str, ...] = tuple(CLIP_LABELS.values())
+TIMED_TO_AGENT = frozenset({StepKind.barge_in, StepKind.backchannel})
+"""steps placed against the onset of the agent's reply"""
+TURN_ENDS = frozenset({StepKind.say, StepKind.barge_in})
+"""steps whose clip hands the floor to the agent (a say the caller goes on with after a pause does not)"""
+
+
+class Check(StrEnum):
+    """The assertions (docs/testing.md "Assertions")."""
+
+    responds_within_ms = "responds_within_ms"
+    no_overlap_ms = "no_overlap_ms"
+    yields_within_ms = "yields_within_ms"
+    keeps_talking = "keeps_talking"
+    silent = "silent"
+    latency_p50_ms = "latency_p50_ms"
+    latency_p95_ms = "latency_p95_ms"
+    contains = "contains"
+    matches = "matches"
+    not_contains = "not_contains"
+
+
+CONTENT = frozenset({Check.contains, Check.matches, Check.not_contains})
+"""assertions on the agent's words (ASR of its speech)"""
+STEP_CHECKS: dict[StepKind, frozenset[Check]] = {
+    StepKind.say: frozenset({Check.responds_within_ms, Check.no_overlap_ms, Check.silent}) | CONTENT,
+    StepKind.barge_in: frozenset({Check.yields_within_ms, Check.responds_within_ms, Check.no_overlap_ms,
+                                  Check.silent}) | CONTENT,
+    StepKind.backchannel: frozenset({Check.keeps_talking}),
+    StepKind.silence: frozenset({Check.silent}) | CONTENT,
+    StepKind.hang_up: frozenset(),
+}
+"""the assertions a step of each kind may carry"""
+TEST_CHECKS = frozenset({Check.no_overlap_ms, Check.latency_p50_ms, Check.latency_p95_ms}) | CONTENT
+"""the assertions a whole test may carry (over the whole conversation)"""
+
+
+@dataclass(frozen=True)
+class AgentRules:
+    """The numbers of a conversation test; defaults are floorbench's (docs/testing.md)."""
+
+    gap_ms: int = 500
+    """say: the caller speaks once the agent has been silent this long (the end of its turn)"""
+    wait_ms: int = 5000
+    """say after a caller turn: if the agent has not started to answer within this long, the caller
+    goes on anyway (the first step waits 0 ms unless it says otherwise)"""
+    after_ms: int = 1000
+    """barge_in, backchannel: start this long after the onset of the agent's reply"""
+    onset_window_ms: int = 5000
+    """barge_in, backchannel: wait this long for the agent to start replying; otherwise the step
+    is not played (and its assertions fail: "not played")"""
+    response_cap_ms: int = 30000
+    """the caller waits at most this long, from the agent's onset, for its turn to end"""
+    tail_ms: int = 1000
+    """after the last step: the room stays open until the agent has been silent this long"""
+    lead_in_ms: int = 500
+    """silence before the first step, once every participant has subscribed"""
+    vad_margin_ms: int = 250
+    """how long past a moment the schedule waits for the agent's audio of it to arrive and be analysed"""
+    early_ms: int = 250
+    """a response onset up to this long before the caller's clip ends still counts as a response
+    (the clip's end includes the voice's trailing pad and the VAD's 32 ms grid)"""
+    yield_gap_ms: int = 300
+    """yields_within_ms: the agent has stopped once it has been silent this long (a finer cut than
+    the 800 ms merge gap of the speech segments, so a quick reply after yielding is not merged in)"""
+    keep_talking_ms: int = 500
+    """keeps_talking: the agent still speaks this long after the backchannel ended"""
+    max_steps: int = 50
+    max_ms: int = 120000
+    """largest silence, gap, wait, offset or pause a test may give"""
+    max_timeout_s: int = 1800
+    """longest time limit a test may set"""
+
+    def __post_init__(self) -> None:
+        for name in ("gap_ms", "wait_ms", "after_ms", "onset_window_ms", "tail_ms", "early_ms", "yield_gap_ms"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"AgentRules.{name} must be ≥ 0")

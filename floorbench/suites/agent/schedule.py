@@ -1,0 +1,199 @@
+"""The live schedule of suite `agent` (docs/testing.md "Steps"): the caller's steps, timed against the agent.
+
+- ``say`` waits for the agent's turn to end: if the agent has started a reply
+  since the caller's last turn (or is speaking), until it has been silent for
+  `gap_ms` (at most `response_cap_ms` from its onset); if it has not started
+  within `wait_ms`, the caller goes on. A say with `pause_ms` continues the
+  caller's turn that long after the previous clip, whatever the agent does;
+- ``barge_in`` / ``backchannel`` start `after_ms` after the onset of the
+  agent's reply to the caller's last turn, as heard in the room; if the agent
+  does not start within `onset_window_ms`, the step is not played and the
+  timeline says ``not_run`` with its clip and step;
+- ``silence`` plays its length of silence right after the previous step;
+- ``hang_up`` waits for the agent's turn to end like a say, then ends the call;
+  without one, the room stays open until the agent's last reply has ended
+  (`tail_ms` of its silence).
+
+Every decision is a timeline line (`EventKind`) with the step's number. The
+steps, their expectations and the rules go to meta.json ``schedule``
+(`describe`), which is where the scorer reads them: scoring needs the run
+folder alone. The schedule sees the room only through
+`floorbench.pipelines.room.schedule.Playback`, so it runs on a virtual clock in
+tests/test_agent_schedule.py exactly as in a LiveKit room.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from floorbench.pipelines.room.schedule import MS, LivePlan, LiveRequest, Playback
+from floorbench.records import EventKind
+from floorbench.suites.agent.rules import TIMED_TO_AGENT, AgentRules, StepKind
+from floorbench.suites.agent.schema import AgentScenario, AgentStep, Expect
+
+
+@dataclass
+class _Reply:
+    """The agent's reply to the caller's last turn (or, before any, to the start of the call)."""
+
+    since_ns: int
+    onset_ns: int | None = None
+
+
+def _compact(expect: Expect) -> dict[str, object]:
+    """Only the assertions set (meta.json stays readable)."""
+    return {k: v for k, v in expect.model_dump(mode="json").items() if v is not None and v != []}
+
+
+class AgentSchedule:
+    """Plays one conversation test's steps against the agent's speech."""
+
+    def __init__(self, scenario: AgentScenario, clip_audio: dict[int, np.ndarray], sample_rate: int,
+                 rules: AgentRules = AgentRules()) -> None:
+        self.scenario = scenario
+        self.clip_audio = clip_audio
+        self.sr = sample_rate
+        self.rules = rules
+
+    def describe(self) -> dict[str, object]:
+        s = self.scenario
+        return {
+            "policy": "agent", "test": s.test, "trial": s.trial, "trials": s.trials, "source": s.source,
+            "tags": list(s.tags), "pass_threshold": s.pass_threshold, "rules": asdict(self.rules),
+            "steps": [st.model_dump(mode="json", exclude_none=True) | {"expect": _compact(st.expect)} for st in s.steps],
+            "expect": _compact(s.expect),
+        }
+
+    def timeout_s(self, audio_s: float) -> float:
+        """The room's limit: the test's own, else its audio plus every step's longest wait, and slack."""
+        if self.scenario.timeout_s is not None:
+            return self.scenario.timeout_s
+        r = self.rules
+        per_step = (max(r.wait_ms, r.onset_window_ms) + r.response_cap_ms + r.gap_ms) / 1000 + 1
+        waits = sum(per_step + (st.ms or 0) / 1000 + (st.gap_ms or 0) / 1000 for st in self.scenario.steps)
+        return audio_s + waits + per_step + 60
+
+    def _gap(self, st: AgentStep) -> int:
+        return self.rules.gap_ms if st.gap_ms is None else st.gap_ms
+
+    def samples(self, ms: int) -> int:
+        return ms * self.sr // 1000
+
+    async def run(self, pb: Playback) -> None:
+        w = pb.writer
+        first = w.cursor + self.samples(self.rules.lead_in_ms)
+        reply = _Reply(pb.clock.now_ns())
+        turn_given = False
+        prev_end = first
+        for st in self.scenario.steps:
+            if st.kind is StepKind.hang_up:
+                await self._turn_over(pb, st, reply, self._gap(st), self.rules.wait_ms if turn_given else 0)
+                pb.log(EventKind.wait, reason="hang_up", step=st.n)
+                break
+            if st.kind is StepKind.say and st.pause_ms is not None:
+                prev_end, end_ns = await self._play(pb, st, prev_end + self.samples(st.pause_ms), "pause")
+                reply = _Reply(end_ns)
+            elif st.kind is StepKind.say:
+                wait = st.wait_ms if st.wait_ms is not None else (self.rules.wait_ms if turn_given else 0)
+                await self._turn_over(pb, st, reply, self._gap(st), wait, not_before=first)
+                prev_end, end_ns = await self._play(pb, st, max(first, w.cursor), "turn_over")
+                reply, turn_given = _Reply(end_ns), True
+            elif st.kind in TIMED_TO_AGENT:
+                onset = await self._onset(pb, reply, self.rules.onset_window_ms)
+                if onset is None:
+                    pb.log(EventKind.wait, turn_id=st.clip, step=st.n, reason="not_run", label=str(st.kind),
+                           why="the agent did not start speaking after the caller's last turn")
+                    continue
+                at = self._sample_at(pb, onset + (st.after_ms or 0) * MS)
+                prev_end, end_ns = await self._play(pb, st, at, "timed", onset_ms=onset // MS)
+                if st.kind is StepKind.barge_in:
+                    reply, turn_given = _Reply(end_ns), True
+            else:  # silence: right after the previous step
+                prev_end, _ = await self._play(pb, st, max(prev_end, first), "after_previous")
+        else:
+            await self._turn_over(pb, None, reply, self.rules.tail_ms, self.rules.wait_ms if turn_given else 0)
+        pb.log(EventKind.end, sample=w.cursor, t_ms=w.playout_ns(w.cursor) // MS)
+
+    def _sample_at(self, pb: Playback, t_ns: int) -> int:
+        """The track sample that leaves at `t_ns` (the cursor if that moment has passed)."""
+        cur = pb.writer.cursor
+        ahead = t_ns - pb.writer.playout_ns(cur)
+        return cur + max(0, ahead) * self.sr // 1_000_000_000
+
+    async def _play(self, pb: Playback, st: AgentStep, at: int, why: str, **extra: object) -> tuple[int, int]:
+        """Play the step's clip from sample `at`; log its start and end; return its end (sample, session ns)."""
+        assert st.clip is not None
+        w = pb.writer
+        sc = w.schedule(self.clip_audio[st.clip], at, f"step {st.n}")
+        late = sc.start - at
+        pb.log(EventKind.turn_start, turn_id=st.clip, step=st.n, sample=sc.start, t_ms=w.playout_ns(sc.start) // MS,
+               label=str(st.kind), speaker="caller",
+               reason=why if late <= 0 else f"late by {late * 1000 // self.sr} ms", **extra)
+        await sc.written.wait()
+        end_ns = w.playout_ns(sc.end)
+        pb.log(EventKind.turn_end, turn_id=st.clip, step=st.n, sample=sc.end, t_ms=end_ns // MS, label=str(st.kind))
+        return sc.end, end_ns
+
+    async def _until_heard(self, pb: Playback, t_ns: int) -> None:
+        """Return once the agent's audio up to `t_ns` was heard (or one second past it with none arriving)."""
+        mon = pb.monitor
+        while mon.received_until_ns < t_ns:
+            if pb.clock.now_ns() > t_ns + 1000 * MS:
+                return
+            await mon.wait_change(0.05)
+
+    async def _onset(self, pb: Playback, reply: _Reply, window_ms: int, not_before_ns: int = 0) -> int | None:
+        """The onset of the agent's reply since `reply.since_ns`, waiting up to `window_ms` for it
+        (and at least until `not_before_ns`); None if it did not start."""
+        if reply.onset_ns is not None:
+            return reply.onset_ns
+        mon, margin = pb.monitor, self.rules.vad_margin_ms * MS
+        since = reply.since_ns
+        await self._until_heard(pb, since + margin)
+        deadline = max(since + window_ms * MS, not_before_ns)
+        onset: int | None = since if mon.speaking_at(since) else None
+        reason = "already_speaking"
+        while onset is None:
+            onset = mon.onset_between(since, deadline)
+            if onset is not None:
+                reason = "onset"
+                break
+            if mon.received_until_ns >= deadline + margin or pb.clock.now_ns() > deadline + 1000 * MS:
+                pb.log(EventKind.wait, reason="no_onset", from_ms=since // MS, until_ms=deadline // MS)
+                return None
+            await mon.wait_change(0.05)
+        reply.onset_ns = onset
+        pb.log(EventKind.wait, reason=reason, from_ms=since // MS, onset_ms=onset // MS)
+        return onset
+
+    async def _turn_over(self, pb: Playback, st: AgentStep | None, reply: _Reply, gap_ms: int, wait_ms: int,
+                         not_before: int = 0) -> None:
+        """Wait for the end of the agent's turn: `gap_ms` of its silence after its reply began, at most
+        `response_cap_ms` from the onset; no wait past `wait_ms` if it never starts."""
+        not_before_ns = pb.writer.playout_ns(not_before) if not_before else 0
+        onset = await self._onset(pb, reply, wait_ms, not_before_ns)
+        step = st.n if st is not None else None
+        if onset is None:
+            pb.log(EventKind.wait, step=step, reason="no_reply", until_ms=pb.clock.now_ns() // MS)
+            return
+        mon = pb.monitor
+        cap = onset + self.rules.response_cap_ms * MS
+        while True:
+            now = pb.clock.now_ns()
+            if mon.silent_for_ns(now) >= gap_ms * MS:
+                ended = "turn_over"
+                break
+            if now >= cap:
+                ended = "cap"
+                break
+            await mon.wait_change(0.05)
+        pb.log(EventKind.wait, step=step, reason=ended, until_ms=pb.clock.now_ns() // MS,
+               last_speech_ms=(mon.last_speech_end_ns or 0) // MS)
+
+
+def live_schedule(req: LiveRequest) -> LivePlan:
+    """Suite agent's part `live_schedule` (floorbench.suites.registry): the caller's steps, no preamble."""
+    schedule = AgentSchedule(req.scenario, req.turn_audio, req.sample_rate)
+    return LivePlan(schedule, schedule.timeout_s(req.audio_s))

@@ -1,0 +1,148 @@
+"""Records of suite `agent` (conversation tests, docs/testing.md): a test, its steps, its expectations.
+
+A test file (YAML, `floorbench.suites.agent.validate.load_test_file`) holds
+tests; each test becomes one scenario per trial in a suite folder
+(`floorbench.suites.agent.importer`), which `floorbench render` renders and
+`floorbench run` plays like any suite's. The scenario record is
+`AgentScenario`:
+
+- ``turns`` are the caller's clips in playing order — one per step that plays
+  audio (say, barge_in, backchannel, silence), labelled with the step's kind
+  (`rules.CLIP_LABELS`); a clip from an audio file or a silence is
+  ``recorded`` (copied into the suite folder, never synthesized);
+- ``steps`` are the test's steps with their timing and their expectations,
+  each naming its clip;
+- ``expect`` holds the expectations of the whole conversation.
+
+Like every suite's record it has ``scenario_id``, ``pair_id``, ``condition``,
+``speakers`` and ``turns`` (each with id, speaker, label, text, audio, gold),
+so the runner, the renderer and turns.json treat it as any other.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from floorbench.scenarios.schema import ID_RULE, SCHEMA_VERSION, Speaker, check_id
+from floorbench.suites.agent.rules import StepKind
+
+SUITE_KIND = "agent"
+
+
+class SilentWindow(BaseModel):
+    """`silent`: no agent speech in the step's window, from `after_ms` into it, for `for_ms` (None: to its end)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    after_ms: int = 0
+    for_ms: int | None = None
+
+
+class Expect(BaseModel):
+    """The assertions of one step or of a whole test (None: not asserted); docs/testing.md "Assertions"."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    responds_within_ms: int | None = None
+    no_overlap_ms: int | None = None
+    yields_within_ms: int | None = None
+    keeps_talking: int | None = Field(default=None, description="ms the agent still speaks after the backchannel")
+    silent: SilentWindow | None = None
+    latency_p50_ms: int | None = None
+    latency_p95_ms: int | None = None
+    contains: list[str] = Field(default_factory=list)
+    matches: str | None = None
+    not_contains: list[str] = Field(default_factory=list)
+
+    def asserted(self) -> list[str]:
+        """The names of the assertions set, in declaration order."""
+        out: list[str] = []
+        for name in type(self).model_fields:
+            v = getattr(self, name)
+            if v is not None and v != []:
+                out.append(name)
+        return out
+
+
+class AgentStep(BaseModel):
+    """One caller step: what it does, when, and what it expects of the agent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int = Field(description="1-based position in the test")
+    kind: StepKind
+    clip: int | None = Field(default=None, description="the id of the clip it plays (None: silence-free hang_up)")
+    text: str | None = None
+    gap_ms: int | None = Field(default=None, description="say, hang_up: the agent's silence that ends its turn")
+    wait_ms: int | None = Field(default=None, description="say: longest wait for the agent to start replying")
+    pause_ms: int | None = Field(default=None, description="say: continue the caller's turn after this pause")
+    after_ms: int | None = Field(default=None, description="barge_in, backchannel: offset from the agent's onset")
+    ms: int | None = Field(default=None, description="silence: how long")
+    reply: str | None = Field(default=None, description="what the `oracle` reference agent says after this step")
+    expect: Expect = Field(default_factory=Expect)
+
+
+class AgentClip(BaseModel):
+    """One clip of the caller's track (a step's audio)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: int
+    speaker: str
+    label: str
+    text: str
+    audio: str | None = Field(default=None, description="relative to the suite folder")
+    recorded: bool = Field(default=False, description="copied in (audio file or silence), not rendered")
+    step: int = Field(description="the step that plays it")
+
+    @property
+    def gold(self) -> str | None:
+        return None
+
+    @property
+    def gold_aliases(self) -> list[str]:
+        return []
+
+
+class AgentScenario(BaseModel):
+    """One trial of one conversation test."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    suite: str = SUITE_KIND
+    scenario_id: str = Field(description=f"<test>.t<trial>: {ID_RULE}")
+    test: str
+    source: str = Field(default="", description="the test file it came from, as given")
+    trial: int = 1
+    trials: int = 1
+    tags: list[str] = Field(default_factory=list)
+    timeout_s: float | None = None
+    pass_threshold: float | None = None
+    speakers: dict[str, Speaker]
+    turns: list[AgentClip]
+    steps: list[AgentStep]
+    expect: Expect = Field(default_factory=Expect)
+    meta: dict[str, str | int] = Field(default_factory=dict)
+
+    @field_validator("scenario_id")
+    @classmethod
+    def _id_rule(cls, value: str) -> str:
+        return check_id(value)
+
+    @property
+    def pair_id(self) -> str:
+        return self.scenario_id
+
+    @property
+    def condition(self) -> str:
+        return "test"
+
+    def clip(self, clip_id: int) -> AgentClip:
+        return next(c for c in self.turns if c.id == clip_id)
+
+
+def continues(steps: list[AgentStep], i: int) -> bool:
+    """Does the caller go on with the same turn after step `i` (the next step is a say with pause_ms)?"""
+    nxt = steps[i + 1] if i + 1 < len(steps) else None
+    return nxt is not None and nxt.kind is StepKind.say and nxt.pause_ms is not None

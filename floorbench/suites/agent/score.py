@@ -1,0 +1,199 @@
+"""Scoring suite `agent`: every trial's assertions, from its run folder alone.
+
+Per scenario folder (one trial of one test): meta.json (the outcome, and in
+``schedule`` the test's steps and expectations as played), turns.json (each
+caller clip on the model's clock), timeline.jsonl (timed steps not played),
+model.wav (VAD: the agent's speech; ASR of it in each content window, the
+packaged ``tiny.en`` by default, cached as `floorbench score` caches it).
+
+A trial is ``passed`` when every assertion holds, ``failed`` when one does not,
+and ``error`` — never a pass — when its room failed (any outcome but
+completed, with the failure's kind and reason), when it was planned but never
+ran, or when its evidence is missing or unreadable (no turns.json or
+model.wav, a played clip not found in turns.json). The aggregation over trials
+is `floorbench.suites.agent.verdicts`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from floorbench.audio.vad import VadRules
+from floorbench.records import read_timeline
+from floorbench.scoring.inputs import DialogueSource, InputError, discover, read_model_track, run_label
+from floorbench.suites.agent.assertions import (
+    Evidence,
+    Placed,
+    Result,
+    StepPlan,
+    asserted,
+    content_windows,
+    evaluate,
+    latencies,
+    speech_in,
+)
+from floorbench.suites.agent.rules import AgentRules
+
+AGENT_SCORES_VERSION = 1
+
+
+def is_agent_run(target: Path) -> bool:
+    """A run folder of suite agent: a scenario's meta.json says its schedule's policy is ``agent``."""
+    try:
+        disc = discover(target)
+    except InputError:
+        return False
+    return any(d.meta is not None and d.meta.schedule.get("policy") == "agent" for d in disc.dialogues)
+
+
+def split_trial_id(scenario_id: str) -> tuple[str, int]:
+    """``greeting.t3`` → (``greeting``, 3): a trial whose meta.json has no schedule is still placed."""
+    name, _, k = scenario_id.rpartition(".t")
+    return (name, int(k)) if name and k.isdigit() else (scenario_id, 1)
+
+
+def planned_ids(target: Path) -> list[str]:
+    """The scenarios run.json planned (a trial that never ran is an error, not a pass)."""
+    try:
+        info = json.loads((target / "run.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return []
+    scen = info.get("scenarios") if isinstance(info, dict) else None
+    if isinstance(scen, dict):
+        return [str(k) for k in scen]
+    if isinstance(scen, list):
+        return [str(s.get("scenario_id")) for s in scen if isinstance(s, dict) and s.get("scenario_id")]
+    return []
+
+
+def _error(sid: str, why: str, schedule: dict[str, Any] | None = None) -> dict[str, Any]:
+    test, trial = split_trial_id(sid)
+    sched = schedule or {}
+    return {"scenario_id": sid, "test": sched.get("test", test), "trial": sched.get("trial", trial),
+            "source": sched.get("source", ""), "tags": sched.get("tags", []),
+            "pass_threshold": sched.get("pass_threshold"), "status": "error", "error": why,
+            "timing": None, "assertions": [], "latencies_ms": [], "duration_ms": None}
+
+
+def _evidence(d: DialogueSource, plan: list[StepPlan], rules: AgentRules, vad: Any) -> Evidence:
+    """The trial's evidence; `InputError` when a played clip is missing from turns.json."""
+    assert d.turns is not None
+    by_clip = {st.clip: st.n for st in plan if st.clip is not None}
+    placed = {by_clip[t.turn_id]: Placed(t.start_ms, t.end_ms) for t in d.turns.turns if t.turn_id in by_clip}
+    not_run = {int(e.model_extra["step"]) for e in read_timeline(d.folder / "timeline.jsonl")
+               if e.reason == "not_run" and e.model_extra and isinstance(e.model_extra.get("step"), int)}
+    missing = [st.n for st in plan if st.clip is not None and st.n not in placed and st.n not in not_run]
+    if missing:
+        raise InputError(f"{d.folder}: step {missing[0]}'s clip was played but is not in turns.json; "
+                         "the evidence is incomplete, run the test again")
+    dur = vad.duration_ms if d.turns.model_wav_end_ms is None else min(vad.duration_ms, d.turns.model_wav_end_ms)
+    fine = VadRules(merge_gap_ms=rules.yield_gap_ms)
+    return Evidence(placed=placed, segments=list(vad.segments(VadRules())), fine=list(vad.segments(fine)),
+                    duration_ms=dur, not_run=not_run)
+
+
+def _transcripts(pending: list[tuple[int, DialogueSource, Evidence, dict[str, tuple[int, int]]]],
+                 asr: str, asr_download: bool, cache_dir: Path) -> dict[int, dict[str, str]]:
+    """ASR of the agent's speech in every content window, by trial index and window key."""
+    from floorbench.scoring.asr import Transcriber, clip_audio
+    from floorbench.scoring.cache import JsonlCache
+
+    clips: list[np.ndarray] = []
+    where: list[tuple[int, str]] = []
+    for i, d, ev, windows in pending:
+        audio = read_model_track(d.model_wav)[0]
+        for key, (lo, hi) in windows.items():
+            clips.append(clip_audio(audio, speech_in(ev.segments, lo, hi), (lo, hi)))
+            where.append((i, key))
+    out: dict[int, dict[str, str]] = {}
+    if not clips:
+        return out
+    if any(len(c) for c in clips):
+        tr = Transcriber(asr, allow_download=asr_download, cache=JsonlCache(cache_dir / "asr.jsonl"))
+        texts = tr.transcribe(clips)
+    else:
+        texts = ["" for _ in clips]
+    for (i, key), text in zip(where, texts, strict=True):
+        out.setdefault(i, {})[key] = text
+    return out
+
+
+def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = False, workers: int = 1,
+                 cache_dir: Path | None = None, rules: AgentRules = AgentRules(),
+                 expected: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every trial under `target` (a run folder), judged; `expected`: the scenario ids that should be there."""
+    from floorbench.scoring.vad_stage import run_vad
+
+    disc = discover(target)
+    trials: dict[str, dict[str, Any]] = {}
+    ready: list[tuple[DialogueSource, list[StepPlan], dict[str, Any]]] = []
+    for d in disc.dialogues:
+        sid = d.folder.name
+        sched = dict(d.meta.schedule) if d.meta is not None else {}
+        if d.meta is not None and d.outcome != "completed":
+            kind = d.meta.failure_kind.value if d.meta.failure_kind else d.outcome
+            trials[sid] = _error(sid, f"the room failed ({kind}): {d.meta.failure_reason or d.outcome}", sched)
+        elif d.error is not None or d.turns is None:
+            trials[sid] = _error(sid, f"evidence missing: {d.error or 'no turns.json'}", sched)
+        elif sched.get("policy") != "agent":
+            trials[sid] = _error(sid, f"{d.folder / 'meta.json'}: not a conversation test's trial (no agent schedule)")
+        else:
+            ready.append((d, [StepPlan.of(s) for s in sched.get("steps", [])], sched))
+    vad = run_vad([d.model_wav for d, _, _ in ready], workers=workers) if ready else {}
+    judged: list[tuple[int, DialogueSource, Evidence, dict[str, tuple[int, int]]]] = []
+    for i, (d, plan, sched) in enumerate(ready):
+        res = vad[d.model_wav]
+        try:
+            if res.error:
+                raise InputError(res.error)
+            ev = _evidence(d, plan, rules, res)
+        except InputError as e:
+            trials[d.folder.name] = _error(d.folder.name, f"evidence missing: {e}", sched)
+            continue
+        judged.append((i, d, ev, content_windows(plan, ev, asserted(sched.get("expect")), rules)))
+    texts = _transcripts([j for j in judged if j[3]], asr, asr_download, cache_dir or target / "scoring-cache")
+    for i, d, ev, _ in judged:
+        _, plan, sched = ready[i]
+        results = evaluate(plan, asserted(sched.get("expect")), ev, texts.get(i, {}), rules)
+        trials[d.folder.name] = _trial(d, sched, results, [x for x in latencies(plan, ev, rules)])
+    for sid in expected or planned_ids(target):
+        if sid not in trials:
+            trials[sid] = _error(sid, "not run (no scenario folder); run the test again")
+    return [trials[k] for k in sorted(trials, key=lambda s: (split_trial_id(s)[0], split_trial_id(s)[1]))]
+
+
+def _trial(d: DialogueSource, sched: dict[str, Any], results: list[Result], lat: list[int | None]) -> dict[str, Any]:
+    verdict = d.meta.timing.verdict if d.meta is not None and d.meta.timing is not None else None
+    return {
+        "scenario_id": d.folder.name, "test": sched.get("test"), "trial": sched.get("trial"),
+        "source": sched.get("source", ""), "tags": sched.get("tags", []), "pass_threshold": sched.get("pass_threshold"),
+        "status": "passed" if all(r.passed for r in results) else "failed", "error": None, "timing": verdict,
+        "assertions": [asdict(r) for r in results], "latencies_ms": lat,
+        "duration_ms": d.meta.duration_ms if d.meta is not None else None,
+    }
+
+
+def score_agent(target: Path, out: Path | None = None, **kw: Any) -> tuple[dict[str, Any], Path]:
+    """`floorbench score` of an agent run: agent_scores.json (trials and tests); returns (scores, folder)."""
+    from floorbench.records import write_json_atomic
+    from floorbench.suites.agent.verdicts import aggregate
+
+    threshold = kw.pop("pass_threshold", None)
+    trials = score_trials(target, **kw)
+    disc = discover(target)
+    scores = {
+        "scores_version": AGENT_SCORES_VERSION, "suite": "agent",
+        "created": datetime.now(UTC).isoformat(timespec="seconds"), "source": str(target), "run": run_label(disc),
+        "rules": asdict(kw.get("rules", AgentRules())), "trials": trials,
+        "tests": aggregate(trials, threshold),
+    }
+    out = out or target
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / "agent_scores.json", scores)
+    return scores, out

@@ -1,0 +1,429 @@
+"""Reading conversation tests: the test file format (docs/testing.md), one line per problem.
+
+`load_test_file` parses and checks one YAML test file into `ConversationTest`
+records; every problem is one `AgentTestError` line naming the file, the test
+and the step, and saying what to write instead. The suite's parts
+`load_scenario` and `suite_info` check the scenario files a test file was
+turned into (`floorbench.suites.agent.importer`).
+
+A test file::
+
+    voice: flite:slt          # the caller's voice (file default; a test or a step may set its own)
+    gap_ms: 500               # optional defaults: gap_ms, timeout_s, pass_threshold, tags
+    tests:
+      - name: greeting
+        tags: [smoke]
+        steps:
+          - say: Hello, who am I speaking to?
+            expect: {responds_within_ms: 1500, contains: hello}
+          - barge_in: Sorry, one moment.
+            after_ms: 1200
+            expect: {yields_within_ms: 800}
+          - hang_up
+        expect: {no_overlap_ms: 200}
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from pydantic import ValidationError
+
+from floorbench.scenarios.schema import Scenario
+from floorbench.scenarios.validate import LoadedSuite, ScenarioError, check_audio, pydantic_line, read_yaml
+from floorbench.suites.agent.rules import (
+    CLIP_LABELS,
+    STEP_CHECKS,
+    TEST_CHECKS,
+    AgentRules,
+    Check,
+    StepKind,
+)
+from floorbench.suites.agent.schema import AgentScenario, AgentStep, Expect, SilentWindow, continues
+
+RULES = AgentRules()
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
+TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+FILE_KEYS = ("voice", "gap_ms", "timeout_s", "pass_threshold", "tags", "tests")
+TEST_KEYS = ("name", "tags", "voice", "gap_ms", "timeout_s", "pass_threshold", "steps", "expect")
+STEP_OPTIONS: dict[StepKind, tuple[str, ...]] = {
+    StepKind.say: ("voice", "audio", "gap_ms", "wait_ms", "pause_ms", "reply", "expect"),
+    StepKind.barge_in: ("voice", "audio", "after_ms", "reply", "expect"),
+    StepKind.backchannel: ("voice", "audio", "after_ms", "expect"),
+    StepKind.silence: ("expect",),
+    StepKind.hang_up: ("gap_ms",),
+}
+STEP_FORMS = "say: TEXT, barge_in: TEXT, backchannel: TEXT, silence: MS or hang_up"
+
+
+class AgentTestError(ScenarioError):
+    """A test file breaks the format; the message is one line naming the file, test and step."""
+
+
+@dataclass
+class CallerLine:
+    """A step's audio as the test file gives it: text in a voice, or an audio file."""
+
+    voice: str
+    text: str
+    audio_file: Path | None = None
+
+
+@dataclass
+class ConversationTest:
+    """One test of a test file, checked, before it is turned into one scenario per trial."""
+
+    name: str
+    source: Path
+    steps: list[AgentStep]
+    lines: dict[int, CallerLine]
+    """step number → the audio it plays (steps that play audio)"""
+    expect: Expect = field(default_factory=Expect)
+    tags: list[str] = field(default_factory=list)
+    voice: str = "flite:slt"
+    timeout_s: float | None = None
+    pass_threshold: float | None = None
+
+
+def load_test_file(path: Path) -> list[ConversationTest]:
+    """Parse and check one test file; one `AgentTestError` line on the first problem."""
+    try:
+        data = read_yaml(path)
+    except AgentTestError:
+        raise
+    except ScenarioError as e:
+        raise AgentTestError(str(e)) from None
+    if not isinstance(data, dict) or "tests" not in data:
+        raise AgentTestError(f"{path}: expected a mapping with 'tests:' (a list of tests); see docs/testing.md")
+    _keys(str(path), data, FILE_KEYS, "at the top of a test file")
+    defaults = {
+        "voice": _voice(str(path), data.get("voice", "flite:slt")),
+        "gap_ms": _ms(str(path), "gap_ms", data.get("gap_ms")),
+        "timeout_s": _timeout(str(path), data.get("timeout_s")),
+        "pass_threshold": _threshold(str(path), data.get("pass_threshold")),
+        "tags": _tags(str(path), data.get("tags")),
+    }
+    tests = data["tests"]
+    if not isinstance(tests, list) or not tests:
+        raise AgentTestError(f"{path}: 'tests' must be a non-empty list of tests (each with name and steps)")
+    out: list[ConversationTest] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(tests):
+        t = _test(path, i, raw, defaults)
+        if t.name in seen:
+            raise AgentTestError(f"{path}: test {t.name}: the name is used twice; give each test its own name")
+        seen.add(t.name)
+        out.append(t)
+    return out
+
+
+def _keys(where: str, data: dict[Any, Any], allowed: tuple[str, ...], what: str) -> None:
+    for k in data:
+        if k not in allowed:
+            raise AgentTestError(f"{where}: unknown key {k!r} {what}; use {', '.join(allowed)}")
+
+
+def _int(where: str, name: str, value: object, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise AgentTestError(f"{where}: {name} must be a whole number of ms ({lo}–{hi}), got {value!r}")
+    if not lo <= value <= hi:
+        raise AgentTestError(f"{where}: {name}={value}; use {lo}–{hi}")
+    return value
+
+
+def _ms(where: str, name: str, value: object, lo: int = 0) -> int | None:
+    return None if value is None else _int(where, name, value, lo, RULES.max_ms)
+
+
+def _timeout(where: str, value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= RULES.max_timeout_s:
+        raise AgentTestError(f"{where}: timeout_s={value!r}; use a number of seconds, 1–{RULES.max_timeout_s}")
+    return float(value)
+
+
+def _threshold(where: str, value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise AgentTestError(f"{where}: pass_threshold={value!r}; use a pass rate above 0 and at most 1 (1.0: every trial)")
+    return float(value)
+
+
+def _tags(where: str, value: object) -> list[str]:
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(t, str) and TAG.fullmatch(t) for t in items):
+        raise AgentTestError(f"{where}: tags must be a list of words (letters, digits, _ . -), got {value!r}")
+    return list(items)
+
+
+def _voice(where: str, value: object) -> str:
+    from floorbench.speech.tts import TTSError, parse_voice
+
+    if not isinstance(value, str):
+        raise AgentTestError(f"{where}: voice must be a voice id such as flite:slt or piper:joe, got {value!r}")
+    try:
+        parse_voice(value)
+    except TTSError as e:
+        raise AgentTestError(f"{where}: {e}") from None
+    return value
+
+
+def _test(path: Path, i: int, raw: object, defaults: dict[str, Any]) -> ConversationTest:
+    if not isinstance(raw, dict):
+        raise AgentTestError(f"{path}: test {i + 1}: expected a mapping with name and steps, got {type(raw).__name__}")
+    name = raw.get("name")
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise AgentTestError(
+            f"{path}: test {i + 1}: name {name!r}; give a name of 1–100 letters, digits, _ or -, starting with a letter or digit"
+        )
+    where = f"{path}: test {name}"
+    _keys(where, raw, TEST_KEYS, "in a test")
+    voice = _voice(where, raw["voice"]) if "voice" in raw else defaults["voice"]
+    gap = _ms(where, "gap_ms", raw.get("gap_ms"))
+    gap = (RULES.gap_ms if defaults["gap_ms"] is None else defaults["gap_ms"]) if gap is None else gap
+    steps_raw = raw.get("steps")
+    if not isinstance(steps_raw, list) or not steps_raw:
+        raise AgentTestError(f"{where}: no steps; add a list under 'steps:' ({STEP_FORMS})")
+    if len(steps_raw) > RULES.max_steps:
+        raise AgentTestError(f"{where}: {len(steps_raw)} steps; a test has at most {RULES.max_steps}")
+    steps: list[AgentStep] = []
+    lines: dict[int, CallerLine] = {}
+    for n, s in enumerate(steps_raw, 1):
+        step, line = _step(path, f"{where}: step {n}", n, s, voice, gap)
+        steps.append(step)
+        if line is not None:
+            lines[n] = line
+    _check_order(where, steps)
+    expect = _expect(f"{where}: expect", raw.get("expect"), TEST_CHECKS, "a test")
+    timeout = _timeout(where, raw.get("timeout_s"))
+    threshold = _threshold(where, raw.get("pass_threshold"))
+    return ConversationTest(
+        name=name, source=path, steps=steps, lines=lines, expect=expect,
+        tags=sorted(set(defaults["tags"]) | set(_tags(where, raw.get("tags")))), voice=voice,
+        timeout_s=defaults["timeout_s"] if timeout is None else timeout,
+        pass_threshold=defaults["pass_threshold"] if threshold is None else threshold,
+    )
+
+
+def _kind(where: str, raw: object) -> tuple[StepKind, object, dict[str, Any]]:
+    """(kind, its value, the other keys) of one step as written."""
+    if isinstance(raw, str):
+        if raw == StepKind.hang_up:
+            return StepKind.hang_up, None, {}
+        raise AgentTestError(f"{where}: {raw!r} is not a step; write {STEP_FORMS}")
+    if not isinstance(raw, dict):
+        raise AgentTestError(f"{where}: expected a step ({STEP_FORMS}), got {type(raw).__name__}")
+    kinds = [k for k in raw if k in StepKind.__members__]
+    if len(kinds) != 1:
+        found = ", ".join(map(str, kinds)) or "none of them"
+        raise AgentTestError(f"{where}: a step has exactly one of say, barge_in, backchannel, silence, hang_up ({found} given)")
+    kind = StepKind(kinds[0])
+    where = f"{where} ({kind})"
+    options = {k: v for k, v in raw.items() if k != kind}
+    _keys(where, options, STEP_OPTIONS[kind], f"on a {kind} step")
+    return kind, raw[kind], options
+
+
+def _step(path: Path, where: str, n: int, raw: object, voice: str, gap: int) -> tuple[AgentStep, CallerLine | None]:
+    kind, value, opt = _kind(where, raw)
+    where = f"{where} ({kind})"
+    step = AgentStep(n=n, kind=kind, expect=_expect(f"{where}: expect", opt.get("expect"), STEP_CHECKS[kind], f"a {kind} step"))
+    if kind is StepKind.hang_up:
+        if value not in (None, True, {}):
+            raise AgentTestError(f"{where}: write just 'hang_up' (options such as gap_ms go beside it)")
+        step.gap_ms = _ms(where, "gap_ms", opt.get("gap_ms"))
+        step.gap_ms = gap if step.gap_ms is None else step.gap_ms
+        return step, None
+    if kind is StepKind.silence:
+        step.ms = _int(where, "silence", value, 1, RULES.max_ms)
+        return step, CallerLine(voice="", text=f"(silence {step.ms} ms)")
+    line = _line(path, where, value, opt, voice)
+    if kind is StepKind.say:
+        step.gap_ms = _ms(where, "gap_ms", opt.get("gap_ms"))
+        step.gap_ms = gap if step.gap_ms is None else step.gap_ms
+        step.wait_ms = _ms(where, "wait_ms", opt.get("wait_ms"))
+        step.pause_ms = _ms(where, "pause_ms", opt.get("pause_ms"), lo=1)
+        if step.pause_ms is not None and ("gap_ms" in opt or "wait_ms" in opt):
+            raise AgentTestError(f"{where}: pause_ms continues the caller's turn whatever the agent does; drop gap_ms/wait_ms")
+    else:
+        after = _ms(where, "after_ms", opt.get("after_ms"))
+        step.after_ms = RULES.after_ms if after is None else after
+    if "reply" in opt:
+        if not isinstance(opt["reply"], str) or not opt["reply"].strip():
+            raise AgentTestError(f"{where}: reply must be the text the oracle says; write it or drop it")
+        step.reply = opt["reply"]
+    step.text = line.text
+    return step, line
+
+
+def _line(path: Path, where: str, value: object, opt: dict[str, Any], voice: str) -> CallerLine:
+    """The audio a say/barge_in/backchannel plays: its text in its voice, or its `audio` file."""
+    v = _voice(where, opt["voice"]) if "voice" in opt else voice
+    audio = opt.get("audio")
+    if value is not None and not isinstance(value, str):
+        raise AgentTestError(f"{where}: the text must be a string (quote it), got {value!r}")
+    text = (value or "").strip()
+    if audio is None:
+        if not text:
+            raise AgentTestError(f"{where}: empty line; write what the caller says, or give an audio file with audio: FILE")
+        return CallerLine(voice=v, text=text)
+    if not isinstance(audio, str) or not audio.strip():
+        raise AgentTestError(f"{where}: audio must be a file path (relative to the test file), got {audio!r}")
+    file = (path.parent / audio).resolve()
+    try:
+        check_audio(file.parent, file.name, where, required=True)
+    except ScenarioError as e:
+        raise AgentTestError(str(e).replace("run `floorbench render` on the suite", "check the path")) from None
+    return CallerLine(voice=v, text=text or f"(audio {Path(audio).name})", audio_file=file)
+
+
+def _expect(where: str, raw: object, allowed: frozenset[Check], what: str) -> Expect:
+    if raw is None:
+        return Expect()
+    if not isinstance(raw, dict):
+        raise AgentTestError(f"{where}: expected a mapping of assertions (e.g. responds_within_ms: 1500)")
+    out = Expect()
+    for key, value in raw.items():
+        if key not in Check.__members__:
+            raise AgentTestError(f"{where}: unknown assertion {key!r}; use one of {', '.join(sorted(c.value for c in allowed))}")
+        check = Check(key)
+        if check not in allowed:
+            raise AgentTestError(f"{where}: {key} does not apply to {what}; there use {', '.join(sorted(c.value for c in allowed))}")
+        _set(out, f"{where}: {key}", check, value)
+    if out.silent is not None and (out.responds_within_ms is not None or out.contains or out.matches):
+        raise AgentTestError(f"{where}: silent with responds_within_ms/contains/matches on one step contradicts itself; keep one")
+    return out
+
+
+def _words(where: str, value: object) -> list[str]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items or not all(isinstance(w, str) and w.strip() for w in items):
+        raise AgentTestError(f"{where}: give a word or phrase, or a list of them")
+    return [str(w).strip() for w in items]
+
+
+def _set(out: Expect, where: str, check: Check, value: object) -> None:
+    if check in (Check.contains, Check.not_contains):
+        setattr(out, check.value, _words(where, value))
+    elif check is Check.matches:
+        if not isinstance(value, str) or not value:
+            raise AgentTestError(f"{where}: give a regular expression (quote it)")
+        try:
+            re.compile(value)
+        except re.error as e:
+            raise AgentTestError(f"{where}: not a regular expression ({e}); fix it") from None
+        out.matches = value
+    elif check is Check.keeps_talking:
+        if value is True:
+            out.keeps_talking = RULES.keep_talking_ms
+        elif value is False:
+            raise AgentTestError(f"{where}: false is not an assertion; write true (or ms to keep talking after it), or drop it")
+        else:
+            out.keeps_talking = _int(where, "keeps_talking", value, 0, RULES.max_ms)
+    elif check is Check.silent:
+        out.silent = _silent(where, value)
+    else:
+        setattr(out, check.value, _int(where, check.value, value, 0, RULES.max_ms))
+
+
+def _silent(where: str, value: object) -> SilentWindow:
+    if value is True:
+        return SilentWindow()
+    if not isinstance(value, dict):
+        raise AgentTestError(f"{where}: write true, or {{after_ms: MS, for_ms: MS}} for part of the step's window")
+    _keys(where, value, ("after_ms", "for_ms"), "in silent")
+    return SilentWindow(
+        after_ms=_int(where, "after_ms", value.get("after_ms", 0), 0, RULES.max_ms),
+        for_ms=None if value.get("for_ms") is None else _int(where, "for_ms", value.get("for_ms"), 1, RULES.max_ms),
+    )
+
+
+def _check_order(where: str, steps: list[AgentStep]) -> None:
+    """The rules that hold between steps: a pause continues a say, hang_up ends the call."""
+    for i, s in enumerate(steps):
+        at = f"{where}: step {s.n} ({s.kind})"
+        if s.kind is StepKind.hang_up and i != len(steps) - 1:
+            raise AgentTestError(f"{at}: hang_up ends the call; make it the last step")
+        if s.kind is StepKind.say and s.pause_ms is not None and (i == 0 or steps[i - 1].kind is not StepKind.say):
+            raise AgentTestError(f"{at}: pause_ms goes on with the caller's turn, so it must follow a say step")
+        if continues(steps, i) and s.expect.responds_within_ms is not None:
+            raise AgentTestError(
+                f"{at}: the caller goes on after a pause (step {s.n + 1} has pause_ms), so the agent has no turn "
+                "here; put responds_within_ms on the last part (silent here checks the pause)"
+            )
+
+
+# -- the suite's parts: checking the scenario files a test file became ----------------------
+
+
+def parse_agent_scenario(path: Path, data: object) -> AgentScenario:
+    try:
+        return AgentScenario.model_validate(data)
+    except ValidationError as err:
+        sid = data.get("scenario_id") if isinstance(data, dict) else None
+        raise ScenarioError(pydantic_line(path, str(sid) if sid else None, data, err)) from None
+
+
+def check_agent_scenario(s: AgentScenario, path: Path) -> None:
+    """The rules the schedule and the scorer rely on; one line naming the file, scenario and step."""
+    where = f"{path}: scenario {s.scenario_id}"
+    if not s.steps:
+        raise ScenarioError(f"{where}: no steps; regenerate it from its test file")
+    if [c.id for c in s.turns] != list(range(1, len(s.turns) + 1)):
+        raise ScenarioError(f"{where}: clip ids must be 1, 2, 3, … in order; regenerate it from its test file")
+    clips = {c.id: c for c in s.turns}
+    for i, st in enumerate(s.steps):
+        at = f"{where}: step {st.n} ({st.kind})"
+        if st.n != i + 1:
+            raise ScenarioError(f"{at}: step numbers must be 1, 2, 3, … in order")
+        if st.kind is StepKind.hang_up:
+            if st.clip is not None or i != len(s.steps) - 1:
+                raise ScenarioError(f"{at}: hang_up plays nothing and comes last")
+            continue
+        c = clips.get(st.clip) if st.clip is not None else None
+        if c is None or c.step != st.n or c.label != CLIP_LABELS[st.kind]:
+            raise ScenarioError(f"{at}: names clip {st.clip}, which is not its {CLIP_LABELS[st.kind]} clip")
+        if c.speaker not in s.speakers:
+            raise ScenarioError(f"{at}: clip {c.id}: speaker {c.speaker!r} is not in speakers")
+        if st.kind is StepKind.silence and not c.recorded:
+            raise ScenarioError(f"{at}: a silence clip is recorded (never rendered); set recorded: true")
+
+
+def load_agent_scenario(
+    path: Path, data: object, root: Path | None = None, audio: bool = False, strict_vocab: bool = False
+) -> Scenario:
+    """Suite agent's part `load_scenario` (`strict_vocab` is suite mpe's)."""
+    s = parse_agent_scenario(path, data)
+    check_agent_scenario(s, path)
+    if audio:
+        base = root or path.parent
+        for c in s.turns:
+            check_audio(base, c.audio, f"{path}: scenario {s.scenario_id}: step {c.step}", required=True)
+    return cast(Scenario, s)
+
+
+def agent_suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> Any:
+    """`floorbench suite info` of a suite made from test files: clips per step kind, tests, trials."""
+    from collections import Counter
+
+    from floorbench.scenarios.info import SuiteInfo
+
+    scen: list[AgentScenario] = [s for s in cast(list[Any], suite.scenarios) if isinstance(s, AgentScenario)]
+    labels = Counter(c.label for s in scen for c in s.turns)
+    lengths = [len(s.turns) for s in scen] or [0]
+    return SuiteInfo(
+        name=suite.suite.name, root=str(root), pairs=len({s.test for s in scen}), scenarios=len(scen),
+        sample_rate=suite.suite.sample_rate, generator=suite.suite.generator,
+        labels={label: labels.get(label, 0) for label in CLIP_LABELS.values()},
+        attributes={"tag": dict(sorted(Counter(t for s in scen for t in s.tags).items()))},
+        tasks={}, humans=dict(sorted(Counter(len(s.speakers) for s in scen).items())),
+        turns_mean_x100=round(100 * sum(lengths) / len(lengths)), turns_min=min(lengths), turns_max=max(lengths),
+        request_quintiles={}, differs={}, rendered=all(c.audio for s in scen for c in s.turns),
+    )

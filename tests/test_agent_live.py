@@ -1,0 +1,93 @@
+"""`floorbench test` live: the example's tests against the reference agents, in real LiveKit rooms.
+
+Three `floorbench test` command lines run one after the other, as processes, on one LiveKit server on
+127.0.0.1 (the `livekit` fixture), each through the whole path: the test file written as a
+suite, rendered, played by the runner, every trial's assertions judged from its recording:
+
+- `oracle` (answers each turn with the words asked for, yields to a barge-in, talks through a
+  backchannel) passes the example's greeting (responds within 1500 ms, says the word, no talking
+  over the caller), stops-when-interrupted and ignores-backchannel: exit 0, and a JUnit file with
+  three passing testcases (the fourth, the mid-turn pause, is eager's below: one room less);
+- `silent` fails the greeting's `responds_within_ms` with the measured value "no response": exit 1;
+- `eager` (answers every end of speech after 500 ms, whoever spoke, and never stops) starts in
+  the caller's mid-turn pause and talks over the rest: `no_overlap_ms` fails with the overlap
+  it measured: exit 1.
+
+A trial whose room failed would exit 2 and fail this test with its reason. The agents speak with
+flite (`voice` in their config) rather than Piper, whose model takes seconds to load in every
+model process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from floorbench.transports.server import LiveKitConnection
+
+pytestmark = pytest.mark.live
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "tests" / "basic.yaml"
+
+
+def start(out: Path, conn: LiveKitConnection, model: str, *extra: str) -> subprocess.Popen[str]:
+    out.mkdir(parents=True)
+    config = out.parent / f"{model}.yaml"
+    config.write_text(f"adapter: {model}\n" + ("voice: flite:kal16\n" if model != "silent" else ""))
+    env = {**os.environ, "LIVEKIT_API_KEY": conn.api_key, "LIVEKIT_API_SECRET": conn.api_secret,
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    cmd = [sys.executable, "-c", "from floorbench.cli import main; main()", "test", str(EXAMPLE), "--config", str(config),
+           "--out", str(out), "--livekit-url", conn.url, "--quiet", *extra]
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def finish(p: subprocess.Popen[str], out: Path) -> tuple[int, str, dict[str, Any]]:
+    text, _ = p.communicate(timeout=240)
+    results = json.loads((out / "results.json").read_text()) if (out / "results.json").is_file() else {}
+    return p.returncode, text, results
+
+
+def test_the_reference_agents_pass_and_fail_the_example_tests(tmp_path: Path, livekit: LiveKitConnection) -> None:
+    t0 = time.monotonic()
+    junit = tmp_path / "oracle.xml"
+    runs = {  # one at a time: three runs at once starved this 2-core machine (playback underruns, late replies)
+        "oracle": ("--junit", str(junit), "-k", "greeting", "-k", "interrupted", "-k", "backchannel"),
+        "silent": ("-k", "greeting"),
+        "eager": ("-k", "no-talking-over"),
+    }
+    done = {m: finish(start(tmp_path / m, livekit, m, *extra), tmp_path / m) for m, extra in runs.items()}
+    print(f"three test runs: {time.monotonic() - t0:.0f} s")  # shown with -s
+    for model, (code, text, _) in done.items():
+        assert code in (0, 1), f"{model}: exit {code} (2: an error, a room failed)\n{text}"
+
+    code, text, res = done["oracle"]
+    assert code == 0, text
+    tests = {t["test"]: t for t in res["tests"]}
+    assert set(tests) == {"greeting", "stops-when-interrupted", "ignores-backchannel"}
+    assert all(t["status"] == "passed" and (t["k"], t["n"]) == (1, 1) for t in tests.values()), text
+    measured = {a["key"]: a["measured"][0]["value"] for t in tests.values() for a in t["assertions"]}
+    assert 0 < measured["step 1 responds_within_ms"] <= 1500  # the oracle's 400 ms, plus transport and its voice
+    assert measured["step 2 yields_within_ms"] <= 800
+    cases = junit.read_text()
+    assert cases.count("<testcase ") == 3 and "<failure" not in cases and "<error" not in cases
+
+    code, text, res = done["silent"]
+    assert code == 1, text
+    (greeting,) = res["tests"]
+    failing = {a["key"]: a["measured"][0]["measured"] for a in greeting["assertions"] if a["k"] == 0}
+    assert failing["step 1 responds_within_ms"] == "no response", text
+    assert failing["step 1 contains"] == "heard nothing"
+    assert "step 1 responds_within_ms ≤ 1500 ms: 0/1: t1 no response" in text
+
+    code, text, res = done["eager"]
+    assert code == 1, text
+    (pause,) = res["tests"]
+    overlap = next(a for a in pause["assertions"] if a["key"] == "test no_overlap_ms")
+    assert overlap["k"] == 0 and overlap["measured"][0]["value"] > 200, text
