@@ -57,3 +57,48 @@ def test_join_token_grants_the_room():
         "ws://127.0.0.1:7880", "key", "a-secret-of-at-least-32-characters!!", "room-9", "bot"
     )
     assert "ws://127.0.0.1:7880" in text and token.split(".")[0] in text and "a-secret" not in text
+
+
+def test_an_identity_prefix_takes_a_dispatched_workers_agent_job_id():
+    m = ext(dispatch="my-agent", identity="agent-*")
+    assert m.matches("agent-AJ_x1") and not m.matches("bot") and not m.matches("recorder")
+
+
+def test_the_dispatch_carries_the_configured_metadata_room_and_scenario(monkeypatch: pytest.MonkeyPatch):
+    """ScenarioRun's dispatch sends the model's metadata (config `dispatch_metadata` + room + scenario)."""
+    import asyncio
+
+    from livekit import api
+
+    from floorbench.pipelines.run.scenario_run import ScenarioRun
+
+    sent: list[object] = []
+
+    class FakeDispatch:
+        async def create_dispatch(self, req: object) -> None:
+            sent.append(req)
+
+    class FakeAPI:
+        def __init__(self, *a: object) -> None:
+            self.agent_dispatch = FakeDispatch()
+
+        async def aclose(self) -> None:
+            pass
+
+    monkeypatch.setattr(api, "LiveKitAPI", FakeAPI)
+    run = ScenarioRun.__new__(ScenarioRun)  # only what _dispatch reads
+    run.model = ext(dispatch="my-agent", dispatch_metadata={"lang": "en"})
+    run.room, run.scenario = "fb-r-s1", type("S", (), {"scenario_id": "s1"})()
+    run.conn = type("C", (), {"http_url": "http://x", "api_key": "k", "api_secret": "s"})()
+    asyncio.run(run._dispatch("my-agent"))
+    (req,) = sent
+    assert req.agent_name == "my-agent" and req.room == "fb-r-s1"  # type: ignore[attr-defined]
+    assert json.loads(req.metadata) == {"lang": "en", "room": "fb-r-s1", "scenario_id": "s1"}  # type: ignore[attr-defined]
+
+
+def test_dispatch_or_identity_alone_means_the_external_model(tmp_path):
+    from floorbench.pipelines.commands import _model_and_config
+
+    assert _model_and_config(None, None, None, "my-agent") == ("external", {"dispatch": "my-agent"})
+    assert _model_and_config(None, None, "bot", None) == ("external", {"identity": "bot"})
+    assert _model_and_config("oracle", None, None, None)[0] == "oracle"

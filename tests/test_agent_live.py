@@ -13,13 +13,15 @@ suite, rendered, played by the runner, every trial's assertions judged from its 
   the caller's mid-turn pause and talks over the rest: `no_overlap_ms` fails with the overlap
   it measured: exit 1.
 
-A trial whose room failed would exit 2 and fail this test with its reason. The agents speak with
+A trial whose room failed would exit 2 and fail this test with its reason. Every room is deleted
+on the server once its scenario ends (none is left open afterwards). The agents speak with
 flite (`voice` in their config) rather than Piper, whose model takes seconds to load in every
 model process.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -91,3 +93,17 @@ def test_the_reference_agents_pass_and_fail_the_example_tests(tmp_path: Path, li
     (pause,) = res["tests"]
     overlap = next(a for a in pause["assertions"] if a["key"] == "test no_overlap_ms")
     assert overlap["k"] == 0 and overlap["measured"][0]["value"] > 200, text
+
+    assert asyncio.run(open_rooms(livekit)) == []
+
+
+async def open_rooms(conn: LiveKitConnection) -> list[str]:
+    from livekit import api
+
+    lk = api.LiveKitAPI(conn.http_url, conn.api_key, conn.api_secret)
+    try:
+        rooms = await lk.room.list_rooms(api.ListRoomsRequest())
+    finally:
+        await lk.aclose()
+    return [r.name for r in rooms.rooms if "greeting" in r.name or "interrupted" in r.name or "backchannel" in r.name
+            or "talking-over" in r.name]

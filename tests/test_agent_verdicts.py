@@ -153,3 +153,16 @@ def test_a_bad_baseline_is_one_line(tmp_path: Path, content: str | None, wanted:
         f.write_text(content)
     with pytest.raises(BaselineError, match=wanted):
         read_baseline(f)
+
+
+def test_text_from_files_and_transcripts_is_escaped_on_the_terminal_and_in_xml() -> None:
+    nasty = "heard \"\x1b[31mred\u202e\nline\""
+    tests = aggregate([trial("t", 1, assertion("step 1 contains", False, nasty))])
+    lines = summary_lines(tests)
+    assert all("\x1b" not in x and "\u202e" not in x and "\n" not in x for x in lines)
+    assert any("\\x1b[31mred\\u202e\\nline" in x for x in lines)
+    xml = junit_xml(tests)
+    assert "\x1b" not in xml and "\u202e" not in xml
+    ET.fromstring(xml.split("\n", 1)[1])  # well-formed
+    changes = compare(aggregate([trial("t\x1b", 1, OK)]), aggregate([trial("t\x1b", 1, SLOW)] * 1), 100)
+    assert all("\x1b" not in x for x in table(changes))

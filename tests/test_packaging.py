@@ -195,6 +195,15 @@ def test_run_reports_an_unknown_name_in_one_line(tmp_path: Path) -> None:
     assert "openai-realtime" in res.output
 
 
+def test_suite_info_takes_a_packaged_suite_by_name(tmp_path: Path, monkeypatch) -> None:
+    from floorbench.cli import app
+
+    monkeypatch.chdir(tmp_path)  # no folder called example here
+    res = CliRunner().invoke(app, ["suite", "info", "example", "--json", "--no-check-audio"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["scenarios"] == 8
+
+
 def _build_wheel(out: Path) -> tuple[Path, str]:
     """Build from a clean copy of the sources (no build/ or egg-info left in the checkout)."""
     setuptools = pytest.importorskip("setuptools")

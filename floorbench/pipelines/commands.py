@@ -208,6 +208,8 @@ def _model_and_config(
     from floorbench.pipelines.dispatch.protocol import model_and_config
 
     name, cfg = model_and_config(model, read_model_config(config))  # as `floorbench worker --config` reads it
+    if not name and (identity or dispatch):
+        name = "external"  # an agent that joins by itself
     if not name:
         fail("no model: pass --model NAME or a --config with 'adapter: NAME'")
     if identity:

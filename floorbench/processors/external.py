@@ -14,9 +14,9 @@ Config (YAML or ``floorbench run --model external --identity NAME [--dispatch AG
     dispatch_metadata: {}     # optional: JSON handed to the dispatched job
 
 With ``dispatch`` the worker picks its own identity (LiveKit Agents uses
-``agent-<job id>``); set ``identity`` to what your worker uses, or leave it out
-to accept the first participant that is not one of floorbench's own
-(`matches`). For a person or a product joining by hand, `join_instructions`
+``agent-<job id>``): leave ``identity`` out to accept the first participant that
+is not one of floorbench's own, or give a prefix (``identity: agent-*``), or the
+exact identity your worker uses (`matches`). For a person or a product joining by hand, `join_instructions`
 gives the room URL and a join token (printed by the runner).
 """
 
@@ -82,10 +82,19 @@ class ExternalParticipant(Model[ExternalSettings]):
         )
 
     def matches(self, identity: str) -> bool:
-        """Is this participant the model? With no `identity`, any participant not floorbench's own."""
+        """Is this participant the model? With no `identity`, any participant not floorbench's own;
+        an `identity` ending in ``*`` is a prefix (``agent-*``: a LiveKit Agents worker's ``agent-<job id>``)."""
+        if identity in FLOORBENCH_IDENTITIES or identity.startswith("floorbench-"):
+            return False
+        if self.identity and self.identity.endswith("*"):
+            return identity.startswith(self.identity[:-1])
         if self.identity:
             return identity == self.identity
-        return identity not in FLOORBENCH_IDENTITIES and not identity.startswith("floorbench-")
+        return True
+
+    def dispatch_metadata(self, room: str, scenario_id: str | None = None) -> str:
+        """The dispatched job's metadata: `dispatch_metadata` from the config, plus room and scenario."""
+        return self.metadata_json(room, scenario_id)
 
     def metadata_json(self, room: str, scenario_id: str | None = None) -> str:
         """Metadata for the dispatched job: the configured mapping plus room and scenario."""

@@ -17,6 +17,7 @@ A user's own model registers with `register_model`, or is named in a config as
 from __future__ import annotations
 
 import importlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, cast
@@ -91,6 +92,10 @@ class Model(Generic[S]):
         cannot know in advance (a dispatched worker picks ``agent-<job id>``).
         """
         return identity == (self.settings.identity or "model")
+
+    def dispatch_metadata(self, room: str, scenario_id: str | None = None) -> str:
+        """The metadata of the LiveKit agent dispatch that sends this model into `room` (JSON text)."""
+        return json.dumps({"room": room, "scenario_id": scenario_id})
 
     def card(self) -> dict[str, Any]:
         """The model card stored in meta.json: adapter, id/version, config — no secrets."""

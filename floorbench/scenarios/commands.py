@@ -171,17 +171,18 @@ def render(
 
 @suite_app.command("info")
 def info(
-    suite_dir: Path = typer.Argument(..., help="suite folder (holding suite.yaml)"),
+    suite_dir: Path = typer.Argument(..., help="suite folder (holding suite.yaml), or a packaged suite by name: example"),
     check_audio: bool = typer.Option(True, "--check-audio/--no-check-audio", help="hash every audio file"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
 ) -> None:
     """Counts by label and attribute, hours of audio, dialogue length, pair differences; checks audio hashes."""
     from rich.console import Console
 
+    from floorbench.scenarios.files import resolve_suite
     from floorbench.scenarios.info import suite_info
 
     try:
-        si = suite_info(suite_dir, check_audio=check_audio)
+        si = suite_info(resolve_suite(suite_dir), check_audio=check_audio)
     except FloorbenchError as e:
         problems = [str(p) for p in getattr(e, "problems", None) or [str(e)]]
         for line in problems[1:]:

@@ -11,7 +11,6 @@ finalised, so nothing already recorded is lost; `meta.json` says how it ended.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import sys
@@ -219,6 +218,7 @@ class ScenarioRun:
             self._fail(timeline, *await self._blame_server(FailureKind.internal, f"{type(e).__name__}: {e}"))
         finally:
             infos = await self._stop_participants()
+            await settle(self._delete_room(), 5.0, f"{self.scenario.scenario_id}: deleting room {self.room}")
             timeline.write(
                 TimelineEvent(t_ms=self.clock.now_ms(), kind=EventKind.end, source="runner", reason=self.meta.outcome)
             )
@@ -457,9 +457,20 @@ class ScenarioRun:
                 api.CreateAgentDispatchRequest(
                     agent_name=agent_name,
                     room=self.room,
-                    metadata=json.dumps({"scenario_id": self.scenario.scenario_id}),
+                    metadata=self.model.dispatch_metadata(self.room, self.scenario.scenario_id),
                 )
             )
+        finally:
+            await lk.aclose()
+
+    async def _delete_room(self) -> None:
+        """Close the room on the server: a participant that joined by itself (a dispatched agent) is
+        disconnected, not left in a room nobody plays (LiveKit keeps a room open while anyone is in it)."""
+        from livekit import api
+
+        lk = api.LiveKitAPI(self.conn.http_url, self.conn.api_key, self.conn.api_secret)
+        try:
+            await lk.room.delete_room(api.DeleteRoomRequest(room=self.room))
         finally:
             await lk.aclose()
 

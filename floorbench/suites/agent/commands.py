@@ -121,8 +121,6 @@ def _run(chosen: list[Any], out: Path, trials: int, model: str | None, config: P
 
     rooms, auto_rooms = parse_concurrency(concurrency)
     _check_run_numbers(None, join_timeout, 16000, rooms)
-    if model is None and config is None and (dispatch or identity):
-        model = "external"  # an agent that joins by itself
     try:
         cfg_path = resolve_model_config(config) if config is not None else None
         suite_dir = out / "suite"

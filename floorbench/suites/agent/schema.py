@@ -54,15 +54,6 @@ class Expect(BaseModel):
     matches: str | None = None
     not_contains: list[str] = Field(default_factory=list)
 
-    def asserted(self) -> list[str]:
-        """The names of the assertions set, in declaration order."""
-        out: list[str] = []
-        for name in type(self).model_fields:
-            v = getattr(self, name)
-            if v is not None and v != []:
-                out.append(name)
-        return out
-
 
 class AgentStep(BaseModel):
     """One caller step: what it does, when, and what it expects of the agent."""
