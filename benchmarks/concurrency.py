@@ -7,7 +7,14 @@ and prints per N:
 - onset error p50 / p99 (ms, |error| over every found turn of every scenario);
 - worst |drift| (ms per 100 s) and transport latency p95 (ms, playback → recorder);
 - playback underruns (sum) and turns not found;
-- timing verdicts (ok / degraded) and outcomes;
+- timing verdicts (ok / degraded) and outcomes, twice: the deciding one, every
+  track timed at its sender (meta.json ``timing``), and beside it the verdict the
+  receiver-clock figures alone would get (``timing_receiver``, as before the
+  sender records);
+- the recorder's jitter buffers (meta.json ``receivers``): per track the samples
+  it inserted, removed and concealed (ms, summed over the scenarios) and the
+  largest stretch they bound; the model's hearing (the largest humans → model
+  spread) and its sender slips;
 - CPU in cores: this process plus its children (model processes, the LiveKit
   server), from `resource.getrusage`, over the wall time; and what one room
   costs: CPU-seconds per second of dialogue, runner + children (model
@@ -75,7 +82,8 @@ def measure(out: Path, wall_s: float, cpu: tuple[float, float], n: int) -> dict[
     """The figures of one N from its scenarios' meta.json files; `cpu` is (runner, children) CPU seconds."""
     errors, latencies, drifts = [], [], []
     row: dict[str, Any] = {"n": n, "wall_s": wall_s, "cores": sum(cpu) / wall_s, "cpu": cpu, "underruns": 0, "not_found": 0,
-                           "ok": 0, "degraded": 0, "failed": 0, "dialogue_s": 0.0}
+                           "ok": 0, "degraded": 0, "recv_ok": 0, "recv_degraded": 0, "failed": 0, "dialogue_s": 0.0,
+                           "neteq": {}, "heard_spread_us": [], "model_slips": 0}
     for path in sorted(out.glob("*/meta.json")):
         meta = json.loads(path.read_text())
         if meta["outcome"] != "completed":
@@ -84,11 +92,29 @@ def measure(out: Path, wall_s: float, cpu: tuple[float, float], n: int) -> dict[
             continue
         row["dialogue_s"] += meta["duration_ms"] / 1000
         timing = meta.get("timing") or {}
+        receiver = meta.get("timing_receiver") or {}
         row["ok" if timing.get("verdict") == "ok" else "degraded"] += 1
+        row["recv_ok" if receiver.get("verdict") == "ok" else "recv_degraded"] += 1
         if timing.get("verdict") != "ok":
             print(f"  {meta['scenario_id']}: timing degraded: {'; '.join(timing.get('reasons') or [])}")
-        figures = timing.get("figures") or {}
+        if receiver.get("verdict") != "ok":
+            print(f"  {meta['scenario_id']}: (receiver clock) degraded: {'; '.join(receiver.get('reasons') or [])}")
+        figures = receiver.get("figures") or timing.get("figures") or {}
         row["not_found"] += figures.get("turns_not_found") or 0
+        sender = timing.get("figures") or {}
+        if sender.get("heard_spread_us") is not None:
+            row["heard_spread_us"].append(sender["heard_spread_us"])
+        row["model_slips"] += sender.get("model_slips") or 0
+        for track, c in (meta.get("receivers") or {}).items():
+            agg = row["neteq"].setdefault(track, {"ins": 0.0, "rem": 0.0, "conc": 0.0, "stretch": [], "delay": []})
+            rate = c.get("clock_rate") or 48000
+            agg["ins"] += 1000 * (c.get("inserted_samples_for_deceleration") or 0) / rate
+            agg["rem"] += 1000 * (c.get("removed_samples_for_acceleration") or 0) / rate
+            agg["conc"] += 1000 * (c.get("concealed_samples") or 0) / rate
+            if c.get("stretch_us") is not None:
+                agg["stretch"].append(c["stretch_us"])
+            if c.get("jitter_buffer_delay_ms") is not None:
+                agg["delay"].append(c["jitter_buffer_delay_ms"])
         pb = meta.get("playback", {})
         row["underruns"] += pb.get("underruns") or 0
         errors += [abs(e["error_ms"]) for e in pb.get("turn_onset_error_ms", [])]
@@ -136,6 +162,31 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+VERDICT_HEADER = ("N", "ok / degraded: sender clock (deciding)", "ok / degraded: receiver clock (before)",
+                  "humans jitter buffer: inserted / removed / concealed ms; max stretch µs; mean delay ms",
+                  "model jitter buffer: inserted / removed / concealed ms; max stretch µs; mean delay ms",
+                  "max humans → model spread µs", "model slips")
+
+
+def verdict_table(rows: list[dict[str, Any]]) -> str:
+    """Both verdicts side by side, and what the recorder's jitter buffers did (summed over the scenarios)."""
+
+    def buf(r: dict[str, Any], track: str) -> str:
+        a = r["neteq"].get(track)
+        if not a:
+            return "—"
+        stretch = max(a["stretch"], default=0)
+        delay = f"{np.mean(a['delay']):.1f}" if a["delay"] else "—"
+        return f"{a['ins']:.1f} / {a['rem']:.1f} / {a['conc']:.1f}; {stretch}; {delay}"
+
+    lines = ["| " + " | ".join(VERDICT_HEADER) + " |", "|" + "---|" * len(VERDICT_HEADER)]
+    for r in rows:
+        cells = [r["n"], f"{r['ok']} / {r['degraded']}", f"{r['recv_ok']} / {r['recv_degraded']}", buf(r, "humans"),
+                 buf(r, "model"), max(r["heard_spread_us"], default="—"), r["model_slips"]]
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", default="tests/fixtures/suites/tiny", help="suite folder or packaged suite name")
@@ -152,12 +203,16 @@ def main() -> None:
         print(f"== N={n}: {n * args.per_room} scenarios of {args.suite}, model {args.model}", flush=True)
         rows.append(run_one(suite, args.model, n, args.per_room, work / f"n{n}"))
     print(table(rows))
+    print("timing verdicts, sender clock beside receiver clock, and the recorder's jitter buffers:")
+    print(verdict_table(rows))
     print("where a room's CPU went (CPU-seconds per second of dialogue, by process and thread; benchmarks/thread_cpu.py):")
     for r in rows:
         print(f"N={r['n']}")
         print("\n".join(breakdown_lines(r["threads"], r["dialogue_s"])))
     all_ok = [r["n"] for r in rows if r["failed"] == 0 and r["degraded"] == 0]
-    print(f"largest N with every scenario ok: {max(all_ok) if all_ok else 'none'}  (runs in {work})")
+    recv_ok = [r["n"] for r in rows if r["failed"] == 0 and r["recv_degraded"] == 0]
+    print(f"largest N with every scenario ok: {max(all_ok) if all_ok else 'none'} on the sender clock, "
+          f"{max(recv_ok) if recv_ok else 'none'} on the receiver clock  (runs in {work})")
 
 
 if __name__ == "__main__":

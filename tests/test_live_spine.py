@@ -17,6 +17,7 @@ import pytest
 import soundfile as sf
 import yaml
 
+from floorbench.audio.time_map import time_map_of
 from floorbench.audio.vad import probabilities_to_segments, speech_probabilities
 from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.records import DialogueTurns, EventKind, FailureKind, Outcome, read_timeline
@@ -38,9 +39,10 @@ def run(suite: Path, model: str, out: Path, conn: LiveKitConnection, ids: list[s
 
 
 def model_segments(folder: Path) -> list[tuple[int, int]]:
+    """The model's speech in model.wav, on turns.json's clock (its model_time_map: the timing clock)."""
     audio, sr = sf.read(str(folder / "model.wav"), dtype="int16")
     assert sr == 16000
-    return probabilities_to_segments(speech_probabilities(audio))
+    return time_map_of(turns(folder).model_time_map).segments_ms(probabilities_to_segments(speech_probabilities(audio)))
 
 
 def envelope(audio: np.ndarray, frame: int = 160) -> np.ndarray:
@@ -118,10 +120,14 @@ def test_oracle_answers_after_every_request_and_yields(tmp_path: Path, tiny_suit
         # the scenario's own timing verdict must say degraded and why, never ok.
         errors = meta["playback"]["turn_onset_error_ms"]
         assert len(errors) == len(turns(folder).turns)
-        timing = meta["timing"]
+        # both tracks timed at their senders; the receiver-clock verdict beside it, for comparison
+        assert meta["timing"]["clocks"] == {"humans": "sender", "model": "sender"}
+        assert meta["timing"]["figures"]["heard_turns"] == len(errors)
+        timing = meta["timing_receiver"]
         assert timing["figures"]["turns_measured"] == len(errors)
         # the recorder read both tracks' receive statistics while everyone was still in the room
         assert set(timing["figures"]["receive_delay_ms"]) == {"humans", "model"}, timing
+        assert set(meta["receivers"]) == {"humans", "model"}
         worst_us = max(abs(e["error_ms"]) for e in errors) * 1000
         bound_us = timing["bounds"]["onset_error_p99_max_us"]  # a p99: the worst of 6 may sit a little above
         if timing["verdict"] == "ok":

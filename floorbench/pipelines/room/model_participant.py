@@ -70,16 +70,24 @@ class _SenderRecords:
 
             logging.getLogger(__name__).exception("model process: keeping %s failed; timing falls back to the recorder", what)
 
+    def source_created(self, sample_rate: int) -> None:
+        """The published source exists: a model that never speaks leaves an empty record, not none."""
+        if self.sent is not None or self._broken:
+            return
+        try:
+            from floorbench.pipelines.room.sender_log import SentTrackLog
+
+            self.sent = SentTrackLog(self.folder, "model", sample_rate, self.clock.now_ns)
+        except Exception:
+            self._failed("what it sends")
+
     def captured(self, frame: Any) -> None:
         if self._broken:
             return
         try:
             import numpy as np
 
-            from floorbench.pipelines.room.sender_log import SentTrackLog
-
-            if self.sent is None:
-                self.sent = SentTrackLog(self.folder, "model", frame.sample_rate, self.clock.now_ns)
+            self.source_created(frame.sample_rate)
             pcm = np.frombuffer(frame.data, dtype=np.int16)
             if frame.num_channels > 1:
                 pcm = pcm[:: frame.num_channels]
@@ -174,6 +182,10 @@ def _patch_livekit_rtc(in_rate: int, records: _SenderRecords | None = None) -> N
     if records is not None:
 
         class RecordedAudioSource(rtc.AudioSource):
+            def __init__(self, sample_rate: int, *args: Any, **kwargs: Any) -> None:
+                super().__init__(sample_rate, *args, **kwargs)
+                records.source_created(sample_rate)
+
             async def capture_frame(self, frame: Any) -> None:
                 if frame.samples_per_channel:
                     records.captured(frame)
