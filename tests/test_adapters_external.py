@@ -97,8 +97,8 @@ def test_the_dispatch_carries_the_configured_metadata_room_and_scenario(monkeypa
 
 
 def test_dispatch_or_identity_alone_means_the_external_model(tmp_path):
-    from floorbench.pipelines.commands import _model_and_config
+    from floorbench.pipelines.commands import system_under_test
 
-    assert _model_and_config(None, None, None, "my-agent") == ("external", {"dispatch": "my-agent"})
-    assert _model_and_config(None, None, "bot", None) == ("external", {"identity": "bot"})
-    assert _model_and_config("oracle", None, None, None)[0] == "oracle"
+    assert system_under_test(None, None, None, "my-agent") == ("external", {"dispatch": "my-agent"})
+    assert system_under_test(None, None, "bot", None) == ("external", {"identity": "bot"})
+    assert system_under_test("oracle", None, None, None)[0] == "oracle"

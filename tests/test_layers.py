@@ -185,3 +185,23 @@ def test_no_shipped_file_points_outside_the_project() -> None:
         for n, line in enumerate(text.splitlines(), 1):
             bad += [f"{path.relative_to(PACKAGE.parent)}:{n} mentions {s}" for s in SPEC_NAMES if s in line]
     assert not bad, "\n".join(bad)
+
+
+def private_imports(root: Path = PACKAGE) -> list[str]:
+    """``from floorbench.x import _name`` anywhere in the package: a helper two modules use is a
+    public name of the module that owns it."""
+    found: list[str] = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("floorbench"):
+                found += [f"{path.relative_to(root.parent)}:{node.lineno} imports {node.module}.{a.name}"
+                          for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+def test_no_private_name_is_imported_across_modules(tmp_path: Path) -> None:
+    assert not private_imports(), "\n".join(private_imports())
+    pkg = tmp_path / "floorbench"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("from floorbench.b import _helper, public\n")
+    assert private_imports(pkg) == ["floorbench/a.py:1 imports floorbench.b._helper"]

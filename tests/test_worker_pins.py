@@ -124,11 +124,11 @@ def test_unreadable_metadata_is_refused_and_noted_where_the_folder_is_the_worker
 
 
 def test_the_pins_come_from_the_same_options_as_the_run(root: Path, tmp_path: Path) -> None:
-    from floorbench.pipelines.commands import _model_and_config
+    from floorbench.pipelines.commands import system_under_test
 
     cfg = tmp_path / "model.yaml"
     cfg.write_text(yaml.safe_dump({"adapter": "websocket", **CONFIG}))
-    name, run_cfg = _model_and_config(None, cfg, None, None)
+    name, run_cfg = system_under_test(None, cfg, None, None)
     pins = Pins.from_command_line(root, None, cfg, None)
     assert pins.config_hash == dispatch.model_config_hash(name, run_cfg) and pins.model == "websocket"
     assert Pins.from_command_line(root, None, None, pins.config_hash.upper()).config_hash == pins.config_hash

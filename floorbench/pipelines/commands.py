@@ -160,14 +160,14 @@ def run(
     from floorbench.transports.server import LiveKitConnection, ServerError
 
     rooms, auto_rooms = parse_concurrency(concurrency)
-    _check_run_numbers(limit, join_timeout, record_rate, rooms)
+    check_run_numbers(limit, join_timeout, record_rate, rooms)
     profile = impair_profile(impair, impair_legs, impair_seed)
     try:
         suite = resolve_suite(suite)
         config = resolve_model_config(config) if config is not None else None
     except ScenarioError as e:
         fail(str(e))
-    name, cfg = _model_and_config(model, config, identity, dispatch)
+    name, cfg = system_under_test(model, config, identity, dispatch)
     try:
         conn = LiveKitConnection.from_env(livekit_url)
         opts = RunOptions(
@@ -201,7 +201,7 @@ def run(
     )
 
 
-def _model_and_config(
+def system_under_test(
     model: str | None, config: Path | None, identity: str | None, dispatch: str | None
 ) -> tuple[str, dict[str, Any]]:
     """The model's name (``--model``, else the config's ``adapter``/``model``) and its config."""
@@ -266,7 +266,7 @@ def parse_concurrency(text: str) -> tuple[int, bool]:
         fail(f"--concurrency {text!r}: use a number of rooms (1..64), 'auto' or 'auto:MAX'")
 
 
-def _check_run_numbers(limit: int | None, join_timeout: float, record_rate: int, concurrency: int = 1) -> None:
+def check_run_numbers(limit: int | None, join_timeout: float, record_rate: int, concurrency: int = 1) -> None:
     """Every number `run` takes is bounded, with the bound in the one-line error."""
     from floorbench.errors import OptionError, check_choice, check_range
     from floorbench.pipelines.run.runner import MAX_CONCURRENCY

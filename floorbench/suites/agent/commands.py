@@ -109,7 +109,7 @@ def _run(chosen: list[Any], out: Path, trials: int, model: str | None, config: P
          quiet: bool) -> Path:
     """Write and render the suite, then play it: the run folder."""
     from floorbench.errors import FloorbenchError
-    from floorbench.pipelines.commands import _check_run_numbers, _model_and_config, fail, parse_concurrency
+    from floorbench.pipelines.commands import check_run_numbers, fail, parse_concurrency, system_under_test
     from floorbench.pipelines.run.runner import RunOptions, run_suite
     from floorbench.pipelines.run.scenario_run import ScenarioSettings
     from floorbench.processors.registry import ModelError
@@ -120,7 +120,7 @@ def _run(chosen: list[Any], out: Path, trials: int, model: str | None, config: P
     from floorbench.transports.server import LiveKitConnection, ServerError
 
     rooms, auto_rooms = parse_concurrency(concurrency)
-    _check_run_numbers(None, join_timeout, 16000, rooms)
+    check_run_numbers(None, join_timeout, 16000, rooms)
     try:
         cfg_path = resolve_model_config(config) if config is not None else None
         suite_dir = out / "suite"
@@ -131,7 +131,7 @@ def _run(chosen: list[Any], out: Path, trials: int, model: str | None, config: P
             fail(f"{stats.failed[0]} (+{len(stats.failed) - 1} more)" if len(stats.failed) > 1 else stats.failed[0])
     except (FloorbenchError, ScenarioError) as e:
         fail(str(e))
-    name, cfg = _model_and_config(model, cfg_path, identity, dispatch)
+    name, cfg = system_under_test(model, cfg_path, identity, dispatch)
     run_dir = out / "run"
     try:
         opts = RunOptions(
