@@ -482,8 +482,8 @@ def timed_turns(
                 start_ms=timing.place_ms(s.send_ns, record_start_ns),
                 end_ms=timing.place_ms(s.end_ns, record_start_ns),
                 text=t.text,
-                gold=t.gold,
-                gold_aliases=list(t.gold_aliases),
+                gold=getattr(t, "gold", None),  # a suite's turns need only id, speaker, label, text, audio
+                gold_aliases=list(getattr(t, "gold_aliases", ())),
                 **extra,
             )
         )
