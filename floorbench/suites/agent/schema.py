@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from floorbench.scenarios.schema import ID_RULE, SCHEMA_VERSION, Speaker, check_id
+from floorbench.scenarios.schema import ID_RULE, SCHEMA_VERSION, Speaker, UngradedClip, check_id
 from floorbench.suites.agent.rules import StepKind
 
 SUITE_KIND = "agent"
@@ -73,26 +73,14 @@ class AgentStep(BaseModel):
     expect: Expect = Field(default_factory=Expect)
 
 
-class AgentClip(BaseModel):
-    """One clip of the caller's track (a step's audio)."""
+class AgentClip(UngradedClip):
+    """One clip of the caller's track (a step's audio); timing and words are judged, not a gold answer."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    id: int
-    speaker: str
     label: str
     text: str
     audio: str | None = Field(default=None, description="relative to the suite folder")
     recorded: bool = Field(default=False, description="copied in (audio file or silence), not rendered")
     step: int = Field(description="the step that plays it")
-
-    @property
-    def gold(self) -> str | None:
-        return None
-
-    @property
-    def gold_aliases(self) -> list[str]:
-        return []
 
 
 class AgentScenario(BaseModel):
