@@ -4,14 +4,18 @@ Every suite's schedule (`Suite.live_schedule`, floorbench.suites.registry) is a 
 run against a `Playback`: in a LiveKit room that is `playback.PlaybackParticipant`, in
 tests a fake on a virtual clock (tests/test_schedule_virtual.py). The protocols are
 small so that a schedule never sees the room itself.
+
+`SuiteSchedule` holds the steps every suite's schedule shares (the lead-in, waiting
+until the model's audio has been heard, its onset, its endpoint, the last line) and
+`LiveKnobs` the operational knobs they all have; a suite writes only its own policy.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 
@@ -97,6 +101,115 @@ class Schedule(Protocol):
     async def run(self, pb: Playback) -> None: ...
 
     def describe(self) -> dict[str, object]: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class LiveKnobs:
+    """The operational knobs of every suite's schedule (not benchmark rules).
+
+    A suite's config is a subclass that adds its ``rules`` (the scorer's record) as its
+    first field and any knobs of its own (keyword-only here, so ``Config(rules)`` works).
+    """
+
+    tail_ms: int = 3000
+    """how long the room stays open after the last clip (longer while the model speaks)"""
+    vad_margin_ms: int = 250
+    """how long past a deadline to wait for model audio to arrive and be analysed"""
+    lead_in_ms: int = 500
+    """silence before the first clip (or preamble), after every participant has subscribed"""
+
+
+S = TypeVar("S")
+C = TypeVar("C", bound=LiveKnobs)
+
+
+class SuiteSchedule(Generic[S, C]):
+    """The steps every suite's live schedule takes, written once; a suite adds its policy (`run`).
+
+    ``SuiteSchedule[Scenario, Config]``: the suite's scenario record and its config (a `LiveKnobs`).
+
+    Decisions about the model are taken on the reception clock: a deadline is judged
+    only once model audio up to it (plus `vad_margin_ms` for the VAD) has been heard,
+    so a late packet cannot turn an onset into "no onset".
+    """
+
+    policy: ClassVar[str] = ""
+    """the suite's name for its policy (`describe`, meta.json's ``schedule``)"""
+
+    def __init__(
+        self, scenario: S, clip_audio: dict[int, np.ndarray], sample_rate: int, config: C | None = None
+    ) -> None:
+        self.scenario = scenario
+        self.clip_audio = clip_audio
+        """each clip's (turn's) audio by id, int16 at `sample_rate`"""
+        self.sr = sample_rate
+        self.cfg: C = config if config is not None else self.default_config()
+
+    def default_config(self) -> C:
+        """The suite's config when none is given: its rules and knobs at their defaults."""
+        raise NotImplementedError
+
+    def describe(self) -> dict[str, object]:
+        """The policy, the suite's rules, its own knobs, then the shared ones (meta.json's ``schedule``)."""
+        own = asdict(self.cfg)
+        shared = {f.name: own.pop(f.name) for f in fields(LiveKnobs)}
+        return {"policy": self.policy, "rules": own.pop("rules"), **own, **shared}
+
+    def samples(self, ms: int) -> int:
+        return ms * self.sr // 1000
+
+    def lead_in(self, pb: Playback) -> int:
+        """The sample the first clip (or preamble) starts at: `lead_in_ms` after the writer's cursor."""
+        return pb.writer.cursor + self.samples(self.cfg.lead_in_ms)
+
+    def sample_at(self, pb: Playback, t_ns: int) -> int:
+        """The track sample that leaves at `t_ns` (the cursor if that moment has passed)."""
+        cur = pb.writer.cursor
+        ahead = t_ns - pb.writer.playout_ns(cur)
+        return cur + max(0, ahead) * self.sr // 1_000_000_000
+
+    async def until_heard(self, pb: Playback, t_ns: int) -> None:
+        """Return once model audio up to `t_ns` has been heard and analysed.
+
+        If no model audio arrives at all (no track, dead model), give up one
+        second past `t_ns` on the session clock: silence is what we heard.
+        """
+        mon = pb.monitor
+        while mon.received_until_ns < t_ns:
+            if pb.clock.now_ns() > t_ns + 1000 * MS:
+                return
+            await mon.wait_change(0.05)
+
+    async def wait_onset(self, pb: Playback, from_ns: int, deadline_ns: int) -> tuple[int | None, str]:
+        """The model's speech onset after `from_ns`, awaited until `deadline_ns` as heard, and why:
+        ``already_speaking`` (the onset is `from_ns`), ``onset``, or None and ``no_onset``."""
+        mon, margin = pb.monitor, self.cfg.vad_margin_ms * MS
+        await self.until_heard(pb, from_ns + margin)
+        if mon.speaking_at(from_ns):
+            return from_ns, "already_speaking"
+        while True:
+            onset = mon.onset_between(from_ns, deadline_ns)
+            if onset is not None:
+                return onset, "onset"
+            if mon.received_until_ns >= deadline_ns + margin or pb.clock.now_ns() > deadline_ns + 1000 * MS:
+                return None, "no_onset"
+            await mon.wait_change(0.05)
+
+    async def wait_endpoint(self, pb: Playback, endpoint_ms: int, cap_ns: int) -> str:
+        """Wait for `endpoint_ms` of model silence, or the cap; say which ended it (``endpoint``, ``cap``)."""
+        mon = pb.monitor
+        while True:
+            now = pb.clock.now_ns()
+            if mon.silent_for_ns(now) >= endpoint_ms * MS:
+                return "endpoint"
+            if now >= cap_ns:
+                return "cap"
+            await mon.wait_change(0.05)
+
+    def log_end(self, pb: Playback) -> None:
+        """The timeline's last schedule line: the track's end."""
+        w = pb.writer
+        pb.log(EventKind.end, sample=w.cursor, t_ms=w.playout_ns(w.cursor) // MS)
 
 
 @dataclass(frozen=True)

@@ -30,13 +30,13 @@ virtual clock in tests/test_av_schedule.py exactly as in a LiveKit room.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from floorbench.pipelines.room.schedule import MS, LivePlan, LiveRequest, Playback
+from floorbench.pipelines.room.schedule import MS, LiveKnobs, LivePlan, LiveRequest, Playback, SuiteSchedule
 from floorbench.records import EventKind
 from floorbench.suites.av.rules import AvRules
 from floorbench.suites.av.schema import AvClip, AvScenario
@@ -56,8 +56,9 @@ def camera_of(pb: Playback) -> Camera | None:
 
 
 @dataclass(frozen=True)
-class AvScheduleConfig:
-    """The suite's rules plus the schedule's own knobs (not benchmark rules)."""
+class AvScheduleConfig(LiveKnobs):
+    """The suite's rules plus the schedule's own knobs (not benchmark rules); `tail_ms` counts from the
+    event window's end or the last clip's, whichever is later."""
 
     rules: AvRules = field(default_factory=AvRules)
     turn_gap_ms: int = 500
@@ -66,12 +67,6 @@ class AvScheduleConfig:
     """model silence that ends its reply before the user's next untimed clip"""
     response_cap_ms: int = 30000
     """the longest the schedule waits for the model to stop, from the clip's end"""
-    tail_ms: int = 3000
-    """how long the room stays open after the event window and the last clip"""
-    vad_margin_ms: int = 250
-    """how long past a deadline to wait for model audio to arrive and be analysed"""
-    lead_in_ms: int = 500
-    """silence before the first clip, after every participant has subscribed"""
 
 
 @dataclass
@@ -84,8 +79,10 @@ class _Played:
     end_ns: int
 
 
-class AvSchedule:
+class AvSchedule(SuiteSchedule[AvScenario, AvScheduleConfig]):
     """Suite av's reactive schedule over one scenario's clips (audio + video)."""
+
+    policy = "av"
 
     def __init__(
         self,
@@ -93,28 +90,16 @@ class AvSchedule:
         clip_audio: dict[int, np.ndarray],
         clip_video: dict[int, Path],
         sample_rate: int,
-        config: AvScheduleConfig = AvScheduleConfig(),
+        config: AvScheduleConfig | None = None,
     ) -> None:
-        self.scenario = scenario
-        self.clip_audio = clip_audio
+        super().__init__(scenario, clip_audio, sample_rate, config)
         self.clip_video = clip_video
-        self.sr = sample_rate
-        self.cfg = config
+
+    def default_config(self) -> AvScheduleConfig:
+        return AvScheduleConfig()
 
     def describe(self) -> dict[str, object]:
-        cfg = self.cfg
-        return {
-            "policy": "av",
-            "rules": asdict(cfg.rules),
-            "turn_gap_ms": cfg.turn_gap_ms,
-            "endpoint_ms": cfg.endpoint_ms,
-            "response_cap_ms": cfg.response_cap_ms,
-            "tail_ms": cfg.tail_ms,
-            "vad_margin_ms": cfg.vad_margin_ms,
-            "lead_in_ms": cfg.lead_in_ms,
-            "fps": self.scenario.fps,
-            "size": list(self.scenario.size),
-        }
+        return super().describe() | {"fps": self.scenario.fps, "size": list(self.scenario.size)}
 
     def timeout_s(self, audio_s: float) -> float:
         """A scenario's wall-clock limit: its audio, every wait at its longest, and slack."""
@@ -122,12 +107,9 @@ class AvSchedule:
         per_clip = (c.rules.onset_wait_ms + c.rules.offset_max_ms + c.response_cap_ms) / 1000 + 2
         return audio_s + n * per_clip + (c.rules.window_max_ms + c.tail_ms + c.response_cap_ms) / 1000 + 90
 
-    def samples(self, ms: int) -> int:
-        return ms * self.sr // 1000
-
     async def run(self, pb: Playback) -> None:
         w = pb.writer
-        at = w.cursor + self.samples(self.cfg.lead_in_ms)
+        at = self.lead_in(pb)
         last: _Played | None = None
         event: _Played | None = None
         for clip in self.scenario.clips:
@@ -137,7 +119,7 @@ class AvSchedule:
                 if onset is None:
                     continue
                 planned = onset + clip.offset_ms * MS
-                played = await self._play(pb, clip, self._sample_at(pb, planned), planned, onset)
+                played = await self._play(pb, clip, self.sample_at(pb, planned), planned, onset)
             else:
                 if last is not None:
                     replied = await self._wait_floor(pb, clip.id, last.end_ns)
@@ -152,12 +134,6 @@ class AvSchedule:
             why = f"clip {self.scenario.event.clip} (the event's) was not played"
             pb.log(EventKind.wait, turn_id=self.scenario.event.clip, reason="event_not_run", why=why)
         await self._tail(pb, event)
-
-    def _sample_at(self, pb: Playback, t_ns: int) -> int:
-        """The track sample that leaves at `t_ns` (the cursor if that moment has passed)."""
-        cur = pb.writer.cursor
-        ahead = t_ns - pb.writer.playout_ns(cur)
-        return cur + max(0, ahead) * self.sr // 1_000_000_000
 
     async def _play(
         self, pb: Playback, clip: AvClip, at: int, planned_ns: int, onset_ns: int | None
@@ -214,42 +190,26 @@ class AvSchedule:
             planned_clip_start_ms=planned_ns // MS,
         )
 
-    async def _until_heard(self, pb: Playback, t_ns: int) -> None:
-        """Return once model audio up to `t_ns` was heard (or one second past it with none arriving)."""
-        mon = pb.monitor
-        while mon.received_until_ns < t_ns:
-            if pb.clock.now_ns() > t_ns + 1000 * MS:
-                return
-            await mon.wait_change(0.05)
-
     async def _onset(self, pb: Playback, clip: AvClip, since_ns: int) -> int | None:
         """The model's speech onset after `since_ns` (the previous clip's end), waiting up to onset_wait_ms.
 
         Already speaking at `since_ns` counts as an onset there. None: logged as
         the clip's ``not_run`` line with the reason.
         """
-        mon, margin = pb.monitor, self.cfg.vad_margin_ms * MS
-        await self._until_heard(pb, since_ns + margin)
         deadline = since_ns + self.cfg.rules.onset_wait_ms * MS
-        reason, onset = "already_speaking", since_ns if mon.speaking_at(since_ns) else None
-        while onset is None:
-            onset = mon.onset_between(since_ns, deadline)
-            if onset is not None:
-                reason = "onset"
-                break
-            if mon.received_until_ns >= deadline + margin or pb.clock.now_ns() > deadline + 1000 * MS:
-                pb.log(
-                    EventKind.wait,
-                    turn_id=clip.id,
-                    reason="not_run",
-                    label="av",
-                    why=f"the model did not start speaking within {self.cfg.rules.onset_wait_ms} ms "
-                    f"of the previous clip's end, so the cue had nothing to happen during",
-                    from_ms=since_ns // MS,
-                    until_ms=deadline // MS,
-                )
-                return None
-            await mon.wait_change(0.05)
+        onset, reason = await self.wait_onset(pb, since_ns, deadline)
+        if onset is None:
+            pb.log(
+                EventKind.wait,
+                turn_id=clip.id,
+                reason="not_run",
+                label="av",
+                why=f"the model did not start speaking within {self.cfg.rules.onset_wait_ms} ms "
+                f"of the previous clip's end, so the cue had nothing to happen during",
+                from_ms=since_ns // MS,
+                until_ms=deadline // MS,
+            )
+            return None
         pb.log(EventKind.wait, turn_id=clip.id, reason=reason, from_ms=since_ns // MS, onset_ms=onset // MS)
         return onset
 
@@ -259,18 +219,9 @@ class AvSchedule:
         True if the model spoke (the gap then counts from now), False if it stayed quiet.
         """
         c, mon = self.cfg, pb.monitor
-        await self._until_heard(pb, end_ns + c.turn_gap_ms * MS + c.vad_margin_ms * MS)
-        cap = end_ns + c.response_cap_ms * MS
-        ended = "quiet"
-        while mon.last_speech_end_ns is not None or mon.speaking_at(pb.clock.now_ns()):
-            now = pb.clock.now_ns()
-            if mon.silent_for_ns(now) >= c.endpoint_ms * MS:
-                ended = "endpoint"
-                break
-            if now >= cap:
-                ended = "cap"
-                break
-            await mon.wait_change(0.05)
+        await self.until_heard(pb, end_ns + c.turn_gap_ms * MS + c.vad_margin_ms * MS)
+        spoke = mon.last_speech_end_ns is not None or mon.speaking_at(pb.clock.now_ns())
+        ended = await self.wait_endpoint(pb, c.endpoint_ms, end_ns + c.response_cap_ms * MS) if spoke else "quiet"
         pb.log(
             EventKind.wait,
             turn_id=next_clip,
@@ -286,19 +237,14 @@ class AvSchedule:
         last_ns = w.playout_ns(w.cursor)
         if event is not None:
             last_ns = max(last_ns, event.start_ns + self.scenario.event.end_ms * MS)
-        await self._until_heard(pb, last_ns + c.tail_ms * MS)
+        await self.until_heard(pb, last_ns + c.tail_ms * MS)
         while pb.clock.now_ns() < last_ns + c.tail_ms * MS:
             await mon.wait_change(0.05)
         cap = last_ns + c.response_cap_ms * MS
-        ended = "quiet"
-        while mon.silent_for_ns(pb.clock.now_ns()) < c.endpoint_ms * MS:
-            if pb.clock.now_ns() >= cap:
-                ended = "cap"
-                break
-            ended = "endpoint"
-            await mon.wait_change(0.05)
+        quiet = mon.silent_for_ns(pb.clock.now_ns()) >= c.endpoint_ms * MS
+        ended = "quiet" if quiet else await self.wait_endpoint(pb, c.endpoint_ms, cap)
         pb.log(EventKind.wait, reason=f"tail_{ended}", until_ms=pb.clock.now_ns() // MS)
-        pb.log(EventKind.end, sample=w.cursor, t_ms=w.playout_ns(w.cursor) // MS)
+        self.log_end(pb)
 
 
 def live_schedule(req: LiveRequest) -> LivePlan:

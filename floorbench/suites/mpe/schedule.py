@@ -35,28 +35,22 @@ Decisions where the benchmark is silent (written down here and in docs/suites/mp
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from floorbench.pipelines.room.schedule import MS, LivePlan, LiveRequest, Playback
+from floorbench.pipelines.room.schedule import MS, LiveKnobs, LivePlan, LiveRequest, Playback, SuiteSchedule
 from floorbench.records import EventKind
 from floorbench.scenarios.schema import Label, Scenario
 from floorbench.suites.mpe.rules import MpeRules
 
 
 @dataclass(frozen=True)
-class MpeScheduleConfig:
-    """The benchmark's rules plus the schedule's own operational knobs (not benchmark rules)."""
+class MpeScheduleConfig(LiveKnobs):
+    """The benchmark's rules plus the schedule's operational knobs (`LiveKnobs`; not benchmark rules)."""
 
     rules: MpeRules = field(default_factory=MpeRules)
-    tail_ms: int = 3000
-    """how long the room stays open after the last turn (longer while the model speaks)"""
-    vad_margin_ms: int = 250
-    """how long past a deadline to wait for model audio to arrive and be analysed"""
-    lead_in_ms: int = 500
-    """silence before the preamble, after every participant has subscribed"""
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> MpeScheduleConfig:
@@ -66,8 +60,10 @@ class MpeScheduleConfig:
         return cls(rules=rules, **opts)
 
 
-class MpeSchedule:
+class MpeSchedule(SuiteSchedule[Scenario, MpeScheduleConfig]):
     """The reactive Duplex-MPE schedule over one scenario's turn audio."""
+
+    policy = "mpe"
 
     def __init__(
         self,
@@ -75,42 +71,17 @@ class MpeSchedule:
         preamble: np.ndarray | None,
         turn_audio: dict[int, np.ndarray],
         sample_rate: int,
-        config: MpeScheduleConfig = MpeScheduleConfig(),
+        config: MpeScheduleConfig | None = None,
     ) -> None:
-        self.scenario = scenario
+        super().__init__(scenario, turn_audio, sample_rate, config)
         self.preamble = preamble
-        self.turn_audio = turn_audio
-        self.sr = sample_rate
-        self.cfg = config
 
-    def describe(self) -> dict[str, object]:
-        cfg = self.cfg
-        return {
-            "policy": "mpe",
-            "rules": asdict(cfg.rules),
-            "tail_ms": cfg.tail_ms,
-            "vad_margin_ms": cfg.vad_margin_ms,
-            "lead_in_ms": cfg.lead_in_ms,
-        }
-
-    def samples(self, ms: int) -> int:
-        return ms * self.sr // 1000
-
-    async def _until_heard(self, pb: Playback, t_ns: int) -> None:
-        """Return once model audio up to `t_ns` has been heard and analysed.
-
-        If no model audio arrives at all (no track, dead model), give up one
-        second past `t_ns` on the session clock: silence is what we heard.
-        """
-        mon = pb.monitor
-        while mon.received_until_ns < t_ns:
-            if pb.clock.now_ns() > t_ns + 1000 * MS:
-                return
-            await mon.wait_change(0.05)
+    def default_config(self) -> MpeScheduleConfig:
+        return MpeScheduleConfig()
 
     async def run(self, pb: Playback) -> None:
-        cfg, rules, w = self.cfg, self.cfg.rules, pb.writer
-        at = w.cursor + self.samples(cfg.lead_in_ms)
+        rules, w = self.cfg.rules, pb.writer
+        at = self.lead_in(pb)
         if self.preamble is not None and len(self.preamble):
             clip = w.schedule(self.preamble, at, "preamble")
             pb.log(EventKind.preamble_start, sample=clip.start, t_ms=w.playout_ns(clip.start) // MS)
@@ -119,7 +90,7 @@ class MpeSchedule:
             at = clip.end + self.samples(rules.preamble_gap_ms)
         turns = self.scenario.turns
         for turn in turns:
-            audio = self.turn_audio[turn.id]
+            audio = self.clip_audio[turn.id]
             clip = w.schedule(audio, at, f"turn {turn.id}")
             late = clip.start - at
             pb.log(
@@ -151,38 +122,14 @@ class MpeSchedule:
         await self._tail(pb, w.playout_ns(w.cursor))
 
     async def _after_request(self, pb: Playback, turn_id: int, end_ns: int) -> None:
-        cfg, mon = self.cfg, pb.monitor
-        await self._until_heard(pb, end_ns + cfg.vad_margin_ms * MS)
-        if mon.speaking_at(end_ns):
-            onset_ref, outcome = end_ns, "already_speaking"
-        else:
-            deadline = end_ns + cfg.rules.onset_window_ms * MS
-            onset = None
-            while True:
-                onset = mon.onset_between(end_ns, deadline)
-                if onset is not None or mon.received_until_ns >= deadline + cfg.vad_margin_ms * MS:
-                    break
-                if pb.clock.now_ns() > deadline + 1000 * MS:
-                    break
-                await mon.wait_change(0.05)
-            if onset is None:
-                pb.log(
-                    EventKind.wait,
-                    turn_id=turn_id,
-                    reason="no_onset",
-                    from_ms=end_ns // MS,
-                    until_ms=deadline // MS,
-                )
-                return
-            onset_ref, outcome = onset, "onset"
-        pb.log(
-            EventKind.wait,
-            turn_id=turn_id,
-            reason=outcome,
-            from_ms=end_ns // MS,
-            onset_ms=onset_ref // MS,
-        )
-        ended = await self._wait_endpoint(pb, onset_ref + cfg.rules.response_cap_ms * MS)
+        rules, mon = self.cfg.rules, pb.monitor
+        deadline = end_ns + rules.onset_window_ms * MS
+        onset, outcome = await self.wait_onset(pb, end_ns, deadline)
+        if onset is None:
+            pb.log(EventKind.wait, turn_id=turn_id, reason=outcome, from_ms=end_ns // MS, until_ms=deadline // MS)
+            return
+        pb.log(EventKind.wait, turn_id=turn_id, reason=outcome, from_ms=end_ns // MS, onset_ms=onset // MS)
+        ended = await self.wait_endpoint(pb, rules.endpoint_ms, onset + rules.response_cap_ms * MS)
         pb.log(
             EventKind.wait,
             turn_id=turn_id,
@@ -191,24 +138,13 @@ class MpeSchedule:
             last_speech_ms=(mon.last_speech_end_ns or 0) // MS,
         )
 
-    async def _wait_endpoint(self, pb: Playback, cap_ns: int) -> str:
-        """Wait for `endpoint_ms` of model silence, or the cap; say which ended it."""
-        mon = pb.monitor
-        while True:
-            now = pb.clock.now_ns()
-            if mon.silent_for_ns(now) >= self.cfg.rules.endpoint_ms * MS:
-                return "endpoint"
-            if now >= cap_ns:
-                return "cap"
-            await mon.wait_change(0.05)
-
     async def _tail(self, pb: Playback, last_ns: int) -> None:
         cfg = self.cfg
-        await self._until_heard(pb, last_ns + cfg.tail_ms * MS)
+        await self.until_heard(pb, last_ns + cfg.tail_ms * MS)
         if pb.monitor.silent_for_ns(pb.clock.now_ns()) < cfg.rules.endpoint_ms * MS:
-            ended = await self._wait_endpoint(pb, last_ns + cfg.rules.response_cap_ms * MS)
+            ended = await self.wait_endpoint(pb, cfg.rules.endpoint_ms, last_ns + cfg.rules.response_cap_ms * MS)
             pb.log(EventKind.wait, reason=f"tail_{ended}", until_ms=pb.clock.now_ns() // MS)
-        pb.log(EventKind.end, sample=pb.writer.cursor, t_ms=pb.writer.playout_ns(pb.writer.cursor) // MS)
+        self.log_end(pb)
 
 
 def default_timeout_s(scenario: Scenario, audio_s: float, cfg: MpeScheduleConfig) -> float:

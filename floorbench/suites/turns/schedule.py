@@ -23,11 +23,9 @@ clock in tests/test_turns_schedule.py exactly as in a LiveKit room.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
-import numpy as np
-
-from floorbench.pipelines.room.schedule import MS, LivePlan, LiveRequest, Playback
+from floorbench.pipelines.room.schedule import MS, LiveKnobs, LivePlan, LiveRequest, Playback, SuiteSchedule
 from floorbench.records import EventKind
 from floorbench.suites.turns.rules import TurnEvent, TurnsRules
 from floorbench.suites.turns.schema import TurnsClip, TurnsScenario
@@ -36,16 +34,10 @@ E = TurnEvent
 
 
 @dataclass(frozen=True)
-class TurnsScheduleConfig:
-    """The suite's rules plus the schedule's own knobs (not benchmark rules)."""
+class TurnsScheduleConfig(LiveKnobs):
+    """The suite's rules plus the schedule's operational knobs (`LiveKnobs`; not benchmark rules)."""
 
     rules: TurnsRules = field(default_factory=TurnsRules)
-    tail_ms: int = 3000
-    """how long the room stays open after the last clip (longer while the model speaks)"""
-    vad_margin_ms: int = 250
-    """how long past a deadline to wait for model audio to arrive and be analysed"""
-    lead_in_ms: int = 500
-    """silence before the first clip, after every participant has subscribed"""
 
 
 @dataclass
@@ -63,30 +55,13 @@ def timed_to_model(clip: TurnsClip) -> bool:
     return clip.offset_ms is not None
 
 
-class TurnsSchedule:
+class TurnsSchedule(SuiteSchedule[TurnsScenario, TurnsScheduleConfig]):
     """The turns suite's reactive schedule over one scenario's clip audio."""
 
-    def __init__(
-        self,
-        scenario: TurnsScenario,
-        clip_audio: dict[int, np.ndarray],
-        sample_rate: int,
-        config: TurnsScheduleConfig = TurnsScheduleConfig(),
-    ) -> None:
-        self.scenario = scenario
-        self.clip_audio = clip_audio
-        self.sr = sample_rate
-        self.cfg = config
+    policy = "turns"
 
-    def describe(self) -> dict[str, object]:
-        cfg = self.cfg
-        return {
-            "policy": "turns",
-            "rules": asdict(cfg.rules),
-            "tail_ms": cfg.tail_ms,
-            "vad_margin_ms": cfg.vad_margin_ms,
-            "lead_in_ms": cfg.lead_in_ms,
-        }
+    def default_config(self) -> TurnsScheduleConfig:
+        return TurnsScheduleConfig()
 
     def timeout_s(self, audio_s: float) -> float:
         """A scenario's wall-clock limit: its audio, every reply's longest wait, and slack."""
@@ -95,12 +70,9 @@ class TurnsSchedule:
         per_reply = (r.onset_window_ms + r.response_cap_ms + r.endpoint_ms) / 1000 + 2
         return audio_s + len(self.scenario.turns) + replies * per_reply + self.cfg.tail_ms / 1000 + 90
 
-    def samples(self, ms: int) -> int:
-        return ms * self.sr // 1000
-
     async def run(self, pb: Playback) -> None:
         w = pb.writer
-        at = w.cursor + self.samples(self.cfg.lead_in_ms)
+        at = self.lead_in(pb)
         reply: _Reply | None = None
         for clip in self.scenario.turns:
             if timed_to_model(clip):
@@ -109,7 +81,7 @@ class TurnsSchedule:
                     pb.log(EventKind.wait, turn_id=clip.id, reason="not_run", label=str(clip.label),
                            why="the model did not start speaking after the last end of turn")
                     continue
-                _, end_ns = await self._play(pb, clip, self._sample_at(pb, onset + (clip.offset_ms or 0) * MS), onset)
+                _, end_ns = await self._play(pb, clip, self.sample_at(pb, onset + (clip.offset_ms or 0) * MS), onset)
                 if clip.label is E.interrupt:
                     reply = _Reply(end_ns)
                 at = w.cursor
@@ -127,12 +99,6 @@ class TurnsSchedule:
         if reply is not None and not reply.done:
             await self._endpoint(pb, None, reply)
         await self._tail(pb, w.playout_ns(w.cursor))
-
-    def _sample_at(self, pb: Playback, t_ns: int) -> int:
-        """The track sample that leaves at `t_ns` (the cursor if that moment has passed)."""
-        cur = pb.writer.cursor
-        ahead = t_ns - pb.writer.playout_ns(cur)
-        return cur + max(0, ahead) * self.sr // 1_000_000_000
 
     async def _play(self, pb: Playback, clip: TurnsClip, at: int, onset_ns: int | None) -> tuple[int, int]:
         """Play one clip from sample `at`; log its start and end; return its end (sample, session ns)."""
@@ -154,33 +120,12 @@ class TurnsSchedule:
         pb.log(EventKind.turn_end, turn_id=clip.id, sample=sc.end, t_ms=end_ns // MS, label=str(clip.label))
         return sc.end, end_ns
 
-    async def _until_heard(self, pb: Playback, t_ns: int) -> None:
-        """Return once model audio up to `t_ns` was heard (or one second past it with none arriving)."""
-        mon = pb.monitor
-        while mon.received_until_ns < t_ns:
-            if pb.clock.now_ns() > t_ns + 1000 * MS:
-                return
-            await mon.wait_change(0.05)
-
     async def _onset(self, pb: Playback, reply: _Reply) -> int | None:
         """The onset of the model's reply to `reply.eot_ns` (waiting for it up to the onset window)."""
         if reply.decided:
             return reply.onset_ns
-        cfg, mon = self.cfg, pb.monitor
-        margin = cfg.vad_margin_ms * MS
-        await self._until_heard(pb, reply.eot_ns + margin)
-        deadline = reply.eot_ns + cfg.rules.onset_window_ms * MS
-        reason = "already_speaking"
-        onset: int | None = reply.eot_ns if mon.speaking_at(reply.eot_ns) else None
-        while onset is None:
-            onset = mon.onset_between(reply.eot_ns, deadline)
-            if onset is not None:
-                reason = "onset"
-                break
-            if mon.received_until_ns >= deadline + margin or pb.clock.now_ns() > deadline + 1000 * MS:
-                reason = "no_onset"
-                break
-            await mon.wait_change(0.05)
+        deadline = reply.eot_ns + self.cfg.rules.onset_window_ms * MS
+        onset, reason = await self.wait_onset(pb, reply.eot_ns, deadline)
         reply.decided, reply.onset_ns = True, onset
         pb.log(EventKind.wait, reason=reason, from_ms=reply.eot_ns // MS,
                **({"onset_ms": onset // MS} if onset is not None else {"until_ms": deadline // MS}))
@@ -193,25 +138,16 @@ class TurnsSchedule:
         if onset is None:
             return
         rules, mon = self.cfg.rules, pb.monitor
-        cap = onset + rules.response_cap_ms * MS
-        while True:
-            now = pb.clock.now_ns()
-            if mon.silent_for_ns(now) >= rules.endpoint_ms * MS:
-                ended = "endpoint"
-                break
-            if now >= cap:
-                ended = "cap"
-                break
-            await mon.wait_change(0.05)
+        ended = await self.wait_endpoint(pb, rules.endpoint_ms, onset + rules.response_cap_ms * MS)
         pb.log(EventKind.wait, turn_id=next_clip, reason=ended, until_ms=pb.clock.now_ns() // MS,
                last_speech_ms=(mon.last_speech_end_ns or 0) // MS)
 
     async def _tail(self, pb: Playback, last_ns: int) -> None:
-        cfg, mon = self.cfg, pb.monitor
-        await self._until_heard(pb, last_ns + cfg.tail_ms * MS)
-        if mon.silent_for_ns(pb.clock.now_ns()) < cfg.rules.endpoint_ms * MS:
+        cfg = self.cfg
+        await self.until_heard(pb, last_ns + cfg.tail_ms * MS)
+        if pb.monitor.silent_for_ns(pb.clock.now_ns()) < cfg.rules.endpoint_ms * MS:
             await self._endpoint(pb, None, _Reply(last_ns, decided=True, onset_ns=pb.clock.now_ns()))
-        pb.log(EventKind.end, sample=pb.writer.cursor, t_ms=pb.writer.playout_ns(pb.writer.cursor) // MS)
+        self.log_end(pb)
 
 
 def live_schedule(req: LiveRequest) -> LivePlan:
