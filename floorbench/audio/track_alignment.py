@@ -155,20 +155,28 @@ def align_track(
                 lag = r_long - pos  # the long window's lag is its majority's: the short one says where `pos` went
                 r, score = best_match(ref, y, r_long - track_ms * ms, r_long + track_ms * ms)
         if kind == "onset" and lag is not None:
-            # the onset itself, so that a stretch inside the window does not move it: a short window from
-            # just before the onset (the silence-to-sound edge pins it down), near where the window was
-            # found or, if a stretch inside split it below the score, near the lag tracked so far
-            pre = min(pos, refine_pre_ms * ms)
-            head = _window(x, pos - pre, pre + refine)
             centre = r if score >= min_score else pos + lag
-            r2, s2 = best_match(head, y, centre - pre - refine_reach_ms * ms, centre - pre + refine_reach_ms * ms)
-            if s2 >= min_score:
-                r, score = r2 + pre, max(score, s2)
+            r, score = _pin_onset(x, y, pos, centre, r, score, refine, refine_pre_ms * ms, refine_reach_ms * ms,
+                                  min_score)
         if score < (min_score if kind == "onset" else inner_score):
             continue
         anchors.append(Anchor(pos, r, score, kind))
         lag, last = r - pos, pos
     return consistent(anchors, sample_rate)
+
+
+def _pin_onset(
+    x: np.ndarray, y: np.ndarray, pos: int, centre: int, r: int, score: float,
+    refine: int, pre_max: int, reach: int, min_score: float,
+) -> tuple[int, float]:
+    """The onset itself, so that a stretch inside the window does not move it: a short window from
+    just before the onset (the silence-to-sound edge pins it down), searched around `centre` (where
+    the window was found or, if a stretch inside split it below the score, the lag tracked so far);
+    (`r`, `score`) unchanged when it is not found."""
+    pre = min(pos, pre_max)
+    head = _window(x, pos - pre, pre + refine)
+    r2, s2 = best_match(head, y, centre - pre - reach, centre - pre + reach)
+    return (r2 + pre, max(score, s2)) if s2 >= min_score else (r, score)
 
 
 def consistent(anchors: list[Anchor], sample_rate: int, max_jump_ms: int = 40) -> list[Anchor]:
