@@ -68,11 +68,8 @@ def generate(
     **options: Any,
 ) -> None:
     """Generate a scenario suite offline (deterministic for a seed)."""
-    import time
-
     from rich.console import Console
 
-    t0 = time.monotonic()
     try:
         plugin = get_suite(suite)
         if not plugin.generate:
@@ -93,7 +90,7 @@ def generate(
         _fail(_first_line(e))
     except OSError as e:
         _fail_os(e)
-    typer.echo(one_line(line.replace("{seconds}", f"{time.monotonic() - t0:.1f}")))
+    typer.echo(one_line(line))
 
 
 def generate_command() -> Callable[..., None]:

@@ -15,12 +15,14 @@ from floorbench.errors import FloorbenchError, check_range, exit_with, exit_with
 from floorbench.scoring.outcome import ScoreOutcome, ScoreRequest
 from floorbench.suites.registry import GenerateRequest
 
-MAX_SEED = 2**32 - 1
 
 def generate(req: GenerateRequest) -> str:
+    import time
+
     from floorbench.scenarios.validate import load_suite
     from floorbench.suites.mpe.generate import MAX_PAIRS, MAX_TURNS, MIN_TURNS
 
+    t0 = time.monotonic()
     min_turns, max_turns = req.options.get("min_turns", 6), req.options.get("max_turns", 10)
     check_range("--pairs", req.pairs, 1, MAX_PAIRS)
     check_range("--min-turns", min_turns, MIN_TURNS, MAX_TURNS)
@@ -30,7 +32,7 @@ def generate(req: GenerateRequest) -> str:
     _write_generated(req, (min_turns, max_turns), req.options.get("llm"))
     loaded = load_suite(req.out, audio=False)
     return (f"wrote {len(loaded.pairs())} pairs ({len(loaded.scenarios)} scenarios) to {req.out} "
-            "in {seconds} s; all validated. Next: floorbench render " + str(req.out))
+            f"in {time.monotonic() - t0:.1f} s; all validated. Next: floorbench render {req.out}")
 
 
 def _write_generated(req: GenerateRequest, turns: tuple[int, int], llm: Path | None) -> None:
