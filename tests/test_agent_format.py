@@ -148,7 +148,15 @@ def test_the_oracle_answers_turns_yields_to_barge_ins_and_keeps_quiet_where_aske
     (s,) = write_test_suite(load_test_file(f), tmp_path / "suite", 1)
     plan = oracle(s, None, None)  # type: ignore[arg-type]
     got = [(c.label, c.text) for c in plan.clips]
-    assert got[0][0] == "say" and got[0][1] is not None and got[0][1].startswith("banana.")
+    assert got[0][0] == "say" and got[0][1] is not None and got[0][1].startswith("The word is banana.")
     assert got[1:] == [("backchannel", None), ("interrupt", "Sure, go ahead."), ("say", None),
                        ("say", got[4][1]), ("say", "Goodbye.")]
     assert got[4][1] and len(plan.clips) == 6  # the silence is not in its plan
+
+
+def test_the_oracle_says_the_asked_for_words_inside_a_sentence() -> None:
+    from floorbench.suites.agent.oracle import said_words
+
+    assert said_words(["banana"]) == "The word is banana."
+    assert said_words(["order 42", "Friday."]) == "The words are order 42 and Friday."
+    assert said_words([]) == ""

@@ -3,8 +3,8 @@ to a barge-in, talks through a backchannel, keeps quiet where a step expects sil
 
 Suite agent's part `oracle` (floorbench.suites.registry). After each `say`
 that ends the caller's turn the oracle says the step's `reply`, or — a test
-written for a real agent has none — the words the step's `contains` asks for,
-followed by a sentence long enough to be interrupted or backchannelled; after
+written for a real agent has none — the words the step's `contains` asks for (in a sentence of
+their own), followed by a sentence long enough to be interrupted or backchannelled; after
 a barge-in (the stock oracle stops at its first speech: label ``interrupt``)
 it says the step's reply or a short one. It says nothing after a say the
 caller continues after a pause, nor after a step that expects `silent`.
@@ -32,8 +32,20 @@ def oracle_reply(steps: list[AgentStep], i: int) -> str | None:
         return None
     if st.reply:
         return st.reply
-    words = " ".join(w.rstrip(".") + "." for w in st.expect.contains)
+    words = said_words(st.expect.contains)
     return f"{words} {LONG_REPLY}".strip() if st.kind is StepKind.say else f"{words} {SHORT_REPLY}".strip()
+
+
+def said_words(words: list[str]) -> str:
+    """The words a step's `contains` asks for, inside a sentence: a lone word at a reply's very start is
+    the one the ASR mishears most (flite's "Banana." came back "But then"), so the oracle is not failed
+    by its own phrasing."""
+    w = [x.strip().rstrip(".") for x in words if x.strip()]
+    if not w:
+        return ""
+    if len(w) == 1:
+        return f"The word is {w[0]}."
+    return f"The words are {', '.join(w[:-1])} and {w[-1]}."
 
 
 LABEL = {StepKind.say: "say", StepKind.barge_in: "interrupt", StepKind.backchannel: "backchannel"}
