@@ -366,3 +366,22 @@ def read_timeline(path: Path) -> list[TimelineEvent]:
         except ValueError:
             continue
     return events
+
+
+def read_timeline_lines(path: Path) -> list[dict[str, Any]]:
+    """Every JSON object line of timeline.jsonl as written, unvalidated; [] when there is no file.
+
+    For scorers: they read suite-specific fields (a skipped clip's label, an event's
+    window) and pass over any line they cannot parse rather than lose the whole folder.
+    """
+    out: list[dict[str, Any]] = []
+    if not path.is_file():
+        return out
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            e = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(e, dict):
+            out.append(e)
+    return out
