@@ -29,7 +29,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 RECORD_VERSION = 1
 
@@ -271,6 +271,14 @@ class RunMeta(BaseModel):
         description="video tracks (suite av): the user camera's sent log and timing, every recorded "
         "video track's files and frame counts (floorbench.pipelines.video.timing); None: no video",
     )
+
+
+def read_meta(folder: Path) -> RunMeta | None:
+    """The folder's meta.json, None when missing or unreadable (a torn file from a kill)."""
+    try:
+        return RunMeta.model_validate_json((folder / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValidationError, ValueError):
+        return None
 
 
 class DialogueTurn(BaseModel):
