@@ -29,7 +29,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 RECORD_VERSION = 1
 
@@ -273,6 +273,14 @@ class RunMeta(BaseModel):
     )
 
 
+def read_meta(folder: Path) -> RunMeta | None:
+    """The folder's meta.json, None when missing or unreadable (a torn file from a kill)."""
+    try:
+        return RunMeta.model_validate_json((folder / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValidationError, ValueError):
+        return None
+
+
 class DialogueTurn(BaseModel):
     """A human turn on the recorder's clock (t = 0 at model.wav's first sample)."""
 
@@ -366,3 +374,22 @@ def read_timeline(path: Path) -> list[TimelineEvent]:
         except ValueError:
             continue
     return events
+
+
+def read_timeline_lines(path: Path) -> list[dict[str, Any]]:
+    """Every JSON object line of timeline.jsonl as written, unvalidated; [] when there is no file.
+
+    For scorers: they read suite-specific fields (a skipped clip's label, an event's
+    window) and pass over any line they cannot parse rather than lose the whole folder.
+    """
+    out: list[dict[str, Any]] = []
+    if not path.is_file():
+        return out
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            e = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(e, dict):
+            out.append(e)
+    return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -15,10 +16,38 @@ import typer
 
 
 def fail(msg: str) -> NoReturn:
+    """One line, ``error: …``, exit code 2: how every floorbench command ends on an expected failure."""
     from floorbench.errors import one_line
 
     typer.echo(f"error: {one_line(msg)}", err=True)  # a name the user typed or a file held, shown escaped
     raise typer.Exit(2)
+
+
+class StopOnSigterm:
+    """`server`'s wait: until Ctrl-C or SIGTERM, failing once a server it started exits.
+
+    SIGTERM (a supervisor stopping `floorbench server`) ends the wait as Ctrl-C does, so the
+    caller's ``finally`` still stops the LiveKit servers and their Redis instead of leaving them
+    behind. Shared by one server and `server --nodes N`.
+    """
+
+    def __init__(self) -> None:
+        import signal
+
+        self.stopped = False
+        signal.signal(signal.SIGTERM, self._stop)
+
+    def _stop(self, *_: object) -> None:
+        self.stopped = True
+
+    def hold(self, alive: Callable[[], bool], exited: str) -> None:
+        """Return on SIGTERM; fail with `exited` when `alive()` says the servers are gone (Ctrl-C: the caller's)."""
+        import time
+
+        while not self.stopped:
+            if not alive():
+                fail(exited)
+            time.sleep(0.5)
 
 
 def read_model_config(path: Path | None) -> dict[str, Any]:
@@ -48,8 +77,6 @@ def server(
 ) -> None:
     """Start a LiveKit server bound to 127.0.0.1 (or $FLOORBENCH_LIVEKIT_BIND) until Ctrl-C (prints URL and key; the secret stays in the environment you set)."""
     import os
-    import signal
-    import time
 
     from floorbench.transports.server import LiveKitServer, ServerError, install_binary
 
@@ -74,18 +101,9 @@ def server(
     typer.echo(f"LiveKit server on {conn.url} (key {conn.api_key}); Ctrl-C stops it")
     if not secret:
         typer.echo("set LIVEKIT_API_SECRET before starting to choose the secret; a random one is in use")
-    stop = False
-
-    def _stop(*_: object) -> None:
-        nonlocal stop
-        stop = True
-
-    signal.signal(signal.SIGTERM, _stop)
+    stop = StopOnSigterm()
     try:
-        while not stop:
-            if not srv.alive():
-                fail("the LiveKit server exited; see its log")
-            time.sleep(0.5)
+        stop.hold(srv.alive, "the LiveKit server exited; see its log")
     except KeyboardInterrupt:
         pass
     finally:

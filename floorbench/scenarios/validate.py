@@ -9,6 +9,7 @@ raising, so one run of `floorbench suite info` lists them all.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -216,6 +217,17 @@ def check_audio(root: Path, rel: str | None, where: str, required: bool) -> None
         )
     if info.frames == 0:
         raise ScenarioError(f"{where}: audio file {rel} is empty; re-render it")
+
+
+def check_clips_audio(root: Path | None, path: Path, clips: Iterable[tuple[str, str | None]]) -> None:
+    """`load_scenario(audio=True)`: every clip of one scenario file has its rendered audio (`check_audio`).
+
+    Clip audio is relative to the suite folder (`root`), or to the scenario file's own folder
+    when the file is checked alone; each clip comes as (where errors name it, its audio).
+    """
+    base = root or path.parent
+    for at, rel in clips:
+        check_audio(base, rel, at, required=True)
 
 
 def check_pair(a: Scenario, b: Scenario, path: Path, assistant: str = "Aria") -> None:

@@ -23,7 +23,8 @@ from typing import TypedDict
 import numpy as np
 
 from floorbench.audio.vad import WINDOW, WINDOW_MS, VadRules, probabilities_to_segments
-from floorbench.scoring.inputs import SCORING_RATE, InputError, read_model_track
+from floorbench.records import DialogueTurns
+from floorbench.scoring.inputs import SCORING_RATE, DialogueSource, InputError, read_model_track
 
 Segment = tuple[int, int]
 
@@ -161,3 +162,45 @@ def run_vad(
             if progress:
                 progress(len(res))
     return out
+
+
+@dataclass(frozen=True)
+class HeardSpeech:
+    """One readable dialogue's model speech, carried onto the turns' clock for a suite's rules."""
+
+    source: DialogueSource
+    turns: DialogueTurns
+    vad: VadResult
+    segments_ms: list[Segment]
+    """the model's speech, ``(start ms, end ms)`` on the turns' clock"""
+    end_ms: int
+    """how far the recording is evidence (`covered_ms`), on the turns' clock"""
+
+
+def heard_speech(sources: Sequence[DialogueSource], vad: dict[Path, VadResult], rules: VadRules) -> list[HeardSpeech]:
+    """Every dialogue's speech as its suite scores it: found on model.wav, onto the turns' clock.
+
+    A model track VAD could not read marks its dialogue unreadable (`error`) and is left out,
+    so a suite never scores silence it did not hear. The time map is the folder's own
+    (docs/transport.md); a recorder-clock folder keeps the recording's times.
+    """
+    out: list[HeardSpeech] = []
+    for s in sources:
+        res = vad[s.model_wav]
+        if res.error:
+            s.error = res.error
+            continue
+        assert s.turns is not None
+        tmap = s.time_map
+        end_ms = tmap.to_timing_ms(covered_ms(res.duration_ms, s.turns.model_wav_end_ms))
+        out.append(HeardSpeech(s, s.turns, res, tmap.segments_ms(res.segments(rules)), end_ms))
+    return out
+
+
+def covered_ms(file_ms: int, recorded_end_ms: int | None) -> int:
+    """How far the recording is evidence: the file's length, or less where turns.json says it ended earlier.
+
+    A file shorter than ``model_wav_end_ms`` was cut: only what it holds is
+    evidence, and items past it are `unscorable`, never silent.
+    """
+    return file_ms if recorded_end_ms is None else min(file_ms, recorded_end_ms)

@@ -6,16 +6,11 @@ import asyncio
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
-
-def _fail(msg: str) -> NoReturn:
-    from floorbench.errors import one_line
-
-    typer.echo(f"error: {one_line(msg)}", err=True)  # a name the user typed or a file held, shown escaped
-    raise typer.Exit(2)
+from floorbench.pipelines.commands import fail
 
 
 def devices() -> None:
@@ -25,9 +20,9 @@ def devices() -> None:
     try:
         found, default_in, default_out = list_devices()
     except DeviceError as e:
-        _fail(str(e))
+        fail(str(e))
     if not found:
-        _fail("no sound devices found (PortAudio sees none); connect a microphone and speakers")
+        fail("no sound devices found (PortAudio sees none); connect a microphone and speakers")
     for d in found:
         typer.echo(d.line(default_in, default_out))
 
@@ -60,13 +55,13 @@ def demo(
             check_range("--duration", duration, 1, 86400)
         data = read_yaml(resolve_model_config(config)) if config is not None else {}
         if not isinstance(data, dict):
-            _fail(f"{config}: a model config must be a YAML mapping of settings")
+            fail(f"{config}: a model config must be a YAML mapping of settings")
         cfg = {str(k): v for k, v in data.items()}
         name = str(cfg.pop("adapter", None) or model)
         if model_class(name, cfg).joins != "pipeline":
-            _fail(f"--model {name}: the demo joins pipeline models only (an external one joins by itself)")
+            fail(f"--model {name}: the demo joins pipeline models only (an external one joins by itself)")
         if (scenario is None) != (as_speaker is None):
-            _fail("--scenario and --as go together: the scenario file and the speaker you play")
+            fail("--scenario and --as go together: the scenario file and the speaker you play")
         steps, root = [], None
         if scenario is not None and as_speaker is not None:
             steps, root, _ = script(scenario, as_speaker, 16000)
@@ -74,7 +69,7 @@ def demo(
         mic = resolve(input, "input", found, default_in)
         speaker = resolve(output, "output", found, default_out)
     except (OptionError, DeviceError, ModelError, ScenarioError, ScriptError) as e:
-        _fail(str(e))
+        fail(str(e))
     from floorbench.pipelines.demo.session import DemoError, DemoOptions, run_demo
 
     folder = out or Path(tempfile.mkdtemp(prefix="fb-demo-"))
@@ -86,7 +81,7 @@ def demo(
         )
         result = asyncio.run(run_demo(opts))
     except (FloorbenchError, ServerError, DemoError, ValueError) as e:
-        _fail(str(e))
+        fail(str(e))
     except KeyboardInterrupt:
         typer.echo(f"stopped; recorded in {folder}")
         return

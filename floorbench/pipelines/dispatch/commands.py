@@ -5,17 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
-
-def fail(msg: str) -> NoReturn:
-    """One line, ``error: …``, exit code 2 (as every floorbench command)."""
-    from floorbench.errors import one_line
-
-    typer.echo(f"error: {one_line(msg)}", err=True)  # a name the user typed or a file held, shown escaped
-    raise typer.Exit(2)
+from floorbench.pipelines.commands import StopOnSigterm, fail
 
 
 def worker(
@@ -64,19 +58,10 @@ def worker(
 
 def serve_nodes(nodes: int, port: int, key: str, secret: str | None) -> None:
     """`server --nodes N`: N LiveKit nodes and their Redis on 127.0.0.1 until Ctrl-C or SIGTERM; all die with it."""
-    import signal
-    import time
-
     from floorbench.transports.server import LiveKitCluster, ServerError
 
     cluster = LiveKitCluster(nodes=nodes, base_port=port, api_key=key, api_secret=secret or "")
-    stop = False
-
-    def _stop(*_: object) -> None:
-        nonlocal stop
-        stop = True
-
-    signal.signal(signal.SIGTERM, _stop)
+    stop = StopOnSigterm()
     try:
         conns = cluster.start()
         typer.echo(f"{nodes} LiveKit nodes sharing Redis {cluster.redis.address} (key {key}); Ctrl-C stops them")
@@ -84,10 +69,7 @@ def serve_nodes(nodes: int, port: int, key: str, secret: str | None) -> None:
             typer.echo(f"node {i}: {conn.url}")
         if not secret:
             typer.echo("set LIVEKIT_API_SECRET before starting to choose the secret; a random one is in use")
-        while not stop:
-            if not cluster.alive():
-                fail("a LiveKit node or its Redis exited; see their logs")
-            time.sleep(0.5)
+        stop.hold(cluster.alive, "a LiveKit node or its Redis exited; see their logs")
     except ServerError as e:
         fail(str(e))
     except KeyboardInterrupt:

@@ -51,7 +51,7 @@ from pydantic import BaseModel, Field, ValidationError
 from floorbench import __version__
 from floorbench.errors import FloorbenchError
 from floorbench.pipelines.run.scenario_run import ScenarioSettings
-from floorbench.records import FailureKind, Outcome, RunMeta, write_json_atomic
+from floorbench.records import FailureKind, Outcome, RunMeta, read_meta, write_json_atomic
 from floorbench.scenarios.schema import Scenario
 
 DEFAULT_AGENT = "floorbench"
@@ -303,7 +303,7 @@ def take_over(out: Path, scenario: Scenario, suite: str, model_card: dict[str, A
     on record as ``interrupted`` (a stand-in meta.json, from its staged one when readable) and is archived
     like any other before the next attempt. Nothing in flight: None.
     """
-    from floorbench.pipelines.run.resume import read_meta, why_not_intact
+    from floorbench.pipelines.run.resume import why_not_intact
 
     folder = out / scenario.scenario_id
     if not (folder / "dispatch.json").exists():
@@ -339,7 +339,6 @@ def stand_in_meta(
     The staged meta.json of a lost worker, when readable, is the base: it says how far the scenario got.
     """
     from floorbench.clock import SessionClock
-    from floorbench.pipelines.run.resume import read_meta
 
     meta = read_meta(staged) if staged is not None else None
     if meta is None:

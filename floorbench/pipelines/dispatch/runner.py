@@ -26,9 +26,8 @@ from typing import Any
 
 from floorbench.pipelines.dispatch import protocol as dispatch
 from floorbench.pipelines.dispatch.protocol import JobSpec
-from floorbench.pipelines.run.resume import read_meta
 from floorbench.pipelines.run.scenario_run import ScenarioSettings
-from floorbench.records import FailureKind, RunMeta, write_json_atomic
+from floorbench.records import FailureKind, RunMeta, read_meta, write_json_atomic
 from floorbench.redact import redact_text
 from floorbench.scenarios.schema import Scenario
 from floorbench.transports.rooms import room_name

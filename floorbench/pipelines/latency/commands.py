@@ -6,9 +6,11 @@ import asyncio
 import json
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
+
+from floorbench.pipelines.commands import fail
 
 IMPAIR_HELP = (
     "network impairment on the echo model's audio (a processor stage): delay100, jitter30, loss5, wan, "
@@ -16,11 +18,6 @@ IMPAIR_HELP = (
 )
 
 
-def _fail(msg: str) -> NoReturn:
-    from floorbench.errors import one_line
-
-    typer.echo(f"error: {one_line(msg)}", err=True)  # a name the user typed or a file held, shown escaped
-    raise typer.Exit(2)
 
 
 def _devices(output: str | None, input_: str | None) -> tuple[int | None, int | None]:
@@ -34,7 +31,7 @@ def _devices(output: str | None, input_: str | None) -> tuple[int | None, int | 
         out_dev = resolve(output, "output", devices, default_out) if output is not None else None
         in_dev = resolve(input_, "input", devices, default_in) if input_ is not None else None
     except DeviceError as e:
-        _fail(str(e))
+        fail(str(e))
     return out_dev, in_dev
 
 
@@ -61,7 +58,7 @@ def _checked(
         profile = parse_profile(impair, legs, seed) if impair else None
         _check_interleave(interleave, profile, impair)
     except (OptionError, ImpairError) as e:
-        _fail(str(e))
+        fail(str(e))
     return profile
 
 
@@ -143,9 +140,9 @@ def latency(
         )
         report = asyncio.run(measure(opts))
     except (FloorbenchError, ServerError, LatencyError, ValueError) as e:
-        _fail(str(e))
+        fail(str(e))
     except KeyboardInterrupt:
-        _fail("interrupted")
+        fail("interrupted")
     _print(report, folder, as_json)
 
 

@@ -37,6 +37,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -191,6 +192,21 @@ class DeviceParticipant:
             block = await self.mic_queue.get()
             await self.source.capture_frame(rtc.AudioFrame(block.tobytes(), RATE, 1, len(block)))
 
+    def _open_stream(
+        self, stream_class: Any, direction: str, device: int, callback: Callable[..., None]
+    ) -> None:
+        """One PortAudio callback stream of this participant: mono int16 at the room's rate, 10 ms blocks.
+
+        Both directions take the same format, so a captured block is one room frame as it is
+        published and every block's device time covers 10 ms; the stream's nominal latency is
+        kept per direction for the report (`latency_s`).
+        """
+        stream = stream_class(
+            device=device, samplerate=RATE, channels=1, dtype="int16", blocksize=FRAME, callback=callback
+        )
+        self.streams.append(stream)
+        self.latency_s[direction] = float(stream.latency)
+
     async def start(self) -> None:
         """Join, publish the microphone track, open the streams (callbacks start at once)."""
         sd = sounddevice()
@@ -215,28 +231,10 @@ class DeviceParticipant:
             track = rtc.LocalAudioTrack.create_audio_track(DEVICE, self.source)
             opts = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE, dtx=False, red=False)
             await asyncio.wait_for(self.room.local_participant.publish_track(track, opts), 10.0)
-            mic = sd.InputStream(
-                device=self.input,
-                samplerate=RATE,
-                channels=1,
-                dtype="int16",
-                blocksize=FRAME,
-                callback=self._capture,
-            )
-            self.streams.append(mic)
-            self.latency_s["input"] = float(mic.latency)
+            self._open_stream(sd.InputStream, "input", self.input, self._capture)
             self.tasks.append(asyncio.create_task(self._publish(), name="device-publish"))
         if self.output is not None:
-            spk = sd.OutputStream(
-                device=self.output,
-                samplerate=RATE,
-                channels=1,
-                dtype="int16",
-                blocksize=FRAME,
-                callback=self._play,
-            )
-            self.streams.append(spk)
-            self.latency_s["output"] = float(spk.latency)
+            self._open_stream(sd.OutputStream, "output", self.output, self._play)
         for s in self.streams:
             s.start()
 

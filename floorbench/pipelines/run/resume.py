@@ -34,7 +34,7 @@ from floorbench.audio.consistency import recording_disagreement
 from floorbench.audio.files import recover_folder
 from floorbench.errors import FloorbenchError
 from floorbench.paths import inside, inside_each
-from floorbench.records import DialogueTurns, FailureKind, Outcome, RunMeta
+from floorbench.records import DialogueTurns, FailureKind, Outcome, RunMeta, read_meta
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError
 
 INFRASTRUCTURE = frozenset(
@@ -160,14 +160,6 @@ def read_run_info(out: Path) -> dict[str, Any] | None:
     if not isinstance(info, dict):
         raise ResumeMismatch(f"{path}: not a run.json (not a mapping); remove the folder or use another --out")
     return info
-
-
-def read_meta(folder: Path) -> RunMeta | None:
-    """The folder's meta.json, None when missing or unreadable (a torn file from a kill)."""
-    try:
-        return RunMeta.model_validate_json((folder / "meta.json").read_text(encoding="utf-8"))
-    except (OSError, ValidationError, ValueError):
-        return None
 
 
 def why_not_intact(folder: Path) -> str | None:

@@ -13,9 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from floorbench.pipelines.run.resume import read_meta
 from floorbench.pipelines.run.timing_verdict import DEGRADED, OK
-from floorbench.records import Outcome, RunMeta, write_json_atomic
+from floorbench.records import Outcome, RunMeta, read_meta, write_json_atomic
 
 
 def now_wall() -> str:

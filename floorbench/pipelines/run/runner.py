@@ -41,7 +41,7 @@ from floorbench.pipelines.run.progress import RunProgress
 from floorbench.pipelines.run.run_book import RunBook, now_wall
 from floorbench.pipelines.run.scenario_run import ScenarioRun, ScenarioSettings
 from floorbench.processors.registry import Model, ModelContext, create_model
-from floorbench.records import Outcome, RunMeta
+from floorbench.records import Outcome, RunMeta, read_meta
 from floorbench.redact import redact, redact_text, redact_url
 from floorbench.scenarios.schema import Scenario
 from floorbench.scenarios.validate import LoadedSuite, load_suite
@@ -345,7 +345,7 @@ class _Runner:
                 f"stopped by {self.stopped_by}: {counts.get('completed', 0)} completed, "
                 f"{counts.get('not_run', 0)} not run, kept in {self.out}; run the same command again to resume"
             )
-        metas = [m for m in (resume.read_meta(self.out / s.scenario_id) for s in chosen) if m is not None]
+        metas = [m for m in (read_meta(self.out / s.scenario_id) for s in chosen) if m is not None]
         return RunSummary(self.out, metas, counts, kept)
 
     async def _attempts(self, scenario: Scenario) -> RunMeta:

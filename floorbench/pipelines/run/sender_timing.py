@@ -96,27 +96,37 @@ def _read_wav(path: Path) -> tuple[np.ndarray, int]:
     return np.asarray(audio, dtype=np.int16), int(rate)
 
 
-def load_sent(folder: Path, name: str) -> SentTrack | None:
-    """``NAME.sent.wav`` + ``NAME.sent.tsv``; None when either is missing (ValueError when unreadable)."""
-    wav, tsv = sent_paths(folder, name)
+def _read_logged_wav(wav: Path, tsv: Path) -> tuple[np.ndarray, int] | None:
+    """A track's audio when both its wav and its timing log are there, else None.
+
+    A track without its log cannot be timed, so it counts as missing; a wav that is there
+    but unreadable is a broken recording, said as a ValueError naming the file.
+    """
     if not wav.is_file() or not tsv.is_file():
         return None
     try:
-        audio, rate = _read_wav(wav)
+        return _read_wav(wav)
     except Exception as e:
         raise ValueError(f"{wav.name}: unreadable ({type(e).__name__})") from None
+
+
+def load_sent(folder: Path, name: str) -> SentTrack | None:
+    """``NAME.sent.wav`` + ``NAME.sent.tsv``; None when either is missing (ValueError when unreadable)."""
+    wav, tsv = sent_paths(folder, name)
+    read = _read_logged_wav(wav, tsv)
+    if read is None:
+        return None
+    audio, rate = read
     return SentTrack(audio, rate, read_sent_clock(tsv, rate))
 
 
 def load_heard(folder: Path, name: str) -> HeardTrack | None:
     """``NAME.heard.wav`` + ``NAME.heard.tsv``; None when missing or holding no frame."""
     wav, tsv = heard_paths(folder, name)
-    if not wav.is_file() or not tsv.is_file():
+    read = _read_logged_wav(wav, tsv)
+    if read is None:
         return None
-    try:
-        audio, rate = _read_wav(wav)
-    except Exception as e:
-        raise ValueError(f"{wav.name}: unreadable ({type(e).__name__})") from None
+    audio, rate = read
     ends, arrivals = read_frames_log(tsv)
     if not len(ends):
         return None

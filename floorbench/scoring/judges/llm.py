@@ -24,6 +24,7 @@ import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import Any
 
 from floorbench import safe_http
 from floorbench.redact import is_env_name, redact_url
@@ -46,6 +47,26 @@ _FENCE = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", flags=re.S | re.I)
 _LONE_WORD = re.compile(r"""\A["'`*]*([A-Za-z]+)["'`*]*[.!]?\Z""")
 
 
+def reply_body(text: str) -> str:
+    """A judge's reply without its surrounding space and one Markdown code fence around it.
+
+    Models wrap their JSON in a fence even when told not to, so the fence is taken off;
+    prose around the answer is not, and leaves the reply unparsable (every judge's rule).
+    """
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    return fenced.group(1) if fenced else body
+
+
+def reply_object(body: str) -> dict[str, Any] | None:
+    """The reply body as one JSON object; None when it is anything else (a judge then says `unparsable`)."""
+    try:
+        obj = json.loads(body)
+    except json.JSONDecodeError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
 def parse_reply(task: Task, text: str) -> JudgeVerdict:
     """The verdict in a model's reply, read only from the forms the prompt asks for.
 
@@ -58,10 +79,7 @@ def parse_reply(task: Task, text: str) -> JudgeVerdict:
     read as the word it negates.
     """
     allowed = {v.value for v in VERDICTS[task]}
-    body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1)
+    body = reply_body(text)
     if body.startswith("{"):
         found = _json_verdict(body, allowed)
         if found is not None:
@@ -75,11 +93,8 @@ def parse_reply(task: Task, text: str) -> JudgeVerdict:
 
 def _json_verdict(body: str, allowed: set[str]) -> JudgeVerdict | None:
     """The verdict of a reply that is exactly one JSON object, else None."""
-    try:
-        obj = json.loads(body)
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(obj, dict):
+    obj = reply_object(body)
+    if obj is None:
         return None
     verdict = obj.get("verdict")
     if not isinstance(verdict, str) or verdict.strip().lower() not in allowed:

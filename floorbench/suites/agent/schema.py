@@ -21,9 +21,9 @@ so the runner, the renderer and turns.json treat it as any other.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from floorbench.scenarios.schema import ID_RULE, SCHEMA_VERSION, Speaker, UngradedClip, check_id
+from floorbench.scenarios.schema import ID_RULE, OwnPairScenario, Speaker, UngradedClip
 from floorbench.suites.agent.rules import StepKind
 
 SUITE_KIND = "agent"
@@ -83,12 +83,9 @@ class AgentClip(UngradedClip):
     step: int = Field(description="the step that plays it")
 
 
-class AgentScenario(BaseModel):
+class AgentScenario(OwnPairScenario):
     """One trial of one conversation test."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    schema_version: int = SCHEMA_VERSION
     suite: str = SUITE_KIND
     scenario_id: str = Field(description=f"<test>.t<trial>: {ID_RULE}")
     test: str
@@ -103,15 +100,6 @@ class AgentScenario(BaseModel):
     steps: list[AgentStep]
     expect: Expect = Field(default_factory=Expect)
     meta: dict[str, str | int] = Field(default_factory=dict)
-
-    @field_validator("scenario_id")
-    @classmethod
-    def _id_rule(cls, value: str) -> str:
-        return check_id(value)
-
-    @property
-    def pair_id(self) -> str:
-        return self.scenario_id
 
     @property
     def condition(self) -> str:

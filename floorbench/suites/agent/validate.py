@@ -33,7 +33,14 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from floorbench.scenarios.schema import Scenario
-from floorbench.scenarios.validate import LoadedSuite, ScenarioError, check_audio, pydantic_line, read_yaml
+from floorbench.scenarios.validate import (
+    LoadedSuite,
+    ScenarioError,
+    check_audio,
+    check_clips_audio,
+    pydantic_line,
+    read_yaml,
+)
 from floorbench.suites.agent.rules import (
     CLIP_LABELS,
     STEP_CHECKS,
@@ -403,9 +410,7 @@ def load_agent_scenario(
     s = parse_agent_scenario(path, data)
     check_agent_scenario(s, path)
     if audio:
-        base = root or path.parent
-        for c in s.turns:
-            check_audio(base, c.audio, f"{path}: scenario {s.scenario_id}: step {c.step}", required=True)
+        check_clips_audio(root, path, ((f"{path}: scenario {s.scenario_id}: step {c.step}", c.audio) for c in s.turns))
     return cast(Scenario, s)
 
 

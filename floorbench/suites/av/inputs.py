@@ -23,12 +23,11 @@ that cannot be scored gets a reason instead (`Unscorable`), never a window.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from floorbench.records import DialogueTurn
+from floorbench.records import DialogueTurn, read_timeline_lines
 from floorbench.scoring.inputs import DialogueSource, Discovery
 from floorbench.suites.av.rules import Category, category_of
 
@@ -95,21 +94,6 @@ def suite_kind(run_info: dict[str, Any]) -> str | None:
 def is_av(disc: Discovery) -> bool:
     """A folder of suite av: its run played an av suite, or a scenario says it is one (`is_av_source`)."""
     return suite_kind(disc.run_info) == "av" or any(is_av_source(d) for d in disc.dialogues)
-
-
-def timeline_lines(folder: Path) -> list[dict[str, Any]]:
-    path = folder / "timeline.jsonl"
-    out: list[dict[str, Any]] = []
-    if not path.is_file():
-        return out
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            e = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(e, dict):
-            out.append(e)
-    return out
 
 
 def _event_from(obj: Any) -> EventSpec | None:
@@ -228,7 +212,7 @@ def place(d: DialogueSource, run_info: dict[str, Any]) -> AvInput:
     sid = d.turns.scenario_id
     user = [t for t in d.turns.turns if t.speaker != "model"]
     inp = AvInput(scenario_id=sid, folder=d.folder, user=user)
-    lines = timeline_lines(d.folder)
+    lines = read_timeline_lines(d.folder / "timeline.jsonl")
     extra = d.turns.model_extra or {}
     line = event_line(lines)
     raw = scenario_raw(run_info, sid)

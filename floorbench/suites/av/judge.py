@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from floorbench.scoring.cache import JsonlCache, content_key
 from floorbench.scoring.judges import JudgeError
+from floorbench.scoring.judges.llm import reply_body, reply_object
 
 if TYPE_CHECKING:
     from floorbench.scoring.judges.llm import LLMJudge
@@ -47,8 +47,6 @@ FRAMES = 3
 NOT_CONFIGURED = (
     "not judged: no LLM judge configured (score with --judge llm:<model> and --judge-base-url URL)"
 )
-
-_FENCE = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", flags=re.S | re.I)
 
 
 @dataclass
@@ -80,17 +78,9 @@ class RubricVerdict:
 
 def parse_rubric(text: str) -> RubricVerdict:
     """The scores in a reply, read only from the form the prompt asks for (one JSON object)."""
-    body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1)
-    bad = RubricVerdict(None, f"unreadable reply: {text[:120]!r}")
-    try:
-        obj = json.loads(body)
-    except json.JSONDecodeError:
-        return bad
-    if not isinstance(obj, dict):
-        return bad
+    obj = reply_object(reply_body(text))
+    if obj is None:
+        return RubricVerdict(None, f"unreadable reply: {text[:120]!r}")
     scores: dict[str, int] = {}
     for d in DIMENSIONS:
         v = obj.get(d)

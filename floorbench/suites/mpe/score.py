@@ -25,7 +25,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from floorbench.audio.time_map import TimeMap
 from floorbench.audio.vad import WINDOW_MS, VadRules
 from floorbench.paths import outputs
 from floorbench.scoring import metrics
@@ -102,7 +101,7 @@ def _timing_stage(
     its dialogue unreadable (`error`) and is left out; items whose window lies
     past the end of the recording come out `unscorable`.
     """
-    from floorbench.scoring.vad_stage import run_vad
+    from floorbench.scoring.vad_stage import heard_speech, run_vad
 
     vad = run_vad(
         [s.model_wav for s in sources], workers=opts.workers, batch=opts.vad_batch,
@@ -110,17 +109,11 @@ def _timing_stage(
     )
     items_by: list[tuple[DialogueSource, list[Item]]] = []
     vad_rows: list[dict[str, Any]] = []
-    for s in sources:
-        res = vad[s.model_wav]
-        if res.error:
-            s.error = res.error
-            continue
-        assert s.turns is not None
-        tmap = s.time_map  # the speech found on model.wav, onto the turns' clock (docs/transport.md)
-        segs = tmap.segments_ms(res.segments(opts.vad_rules))
+    for heard in heard_speech(sources, vad, opts.vad_rules):
+        s, res, segs = heard.source, heard.vad, heard.segments_ms
         d = Dialogue(
-            scenario_id=s.turns.scenario_id, pair_id=s.turns.pair_id, condition=s.turns.condition,
-            turns=s.turns.turns, duration_ms=on_clock(tmap, res.duration_ms, s.turns.model_wav_end_ms),
+            scenario_id=heard.turns.scenario_id, pair_id=heard.turns.pair_id, condition=heard.turns.condition,
+            turns=heard.turns.turns, duration_ms=heard.end_ms,
         )
         items = timing_items(d, segs, opts.timing_rules)
         legs = s.legs()
@@ -134,21 +127,6 @@ def _timing_stage(
             }
         )
     return items_by, vad_rows
-
-
-def on_clock(time_map: TimeMap, file_ms: int, recorded_end_ms: int | None) -> int:
-    """`covered_ms` on the turns' clock: model.wav's end carried through its time map."""
-    end = covered_ms(file_ms, recorded_end_ms)
-    return time_map.to_timing_ms(end)
-
-
-def covered_ms(file_ms: int, recorded_end_ms: int | None) -> int:
-    """How far the recording is evidence: the file's length, or less where turns.json says it ended earlier.
-
-    A file shorter than ``model_wav_end_ms`` was cut: only what it holds is
-    evidence, and items past it are `unscorable`, never silent.
-    """
-    return file_ms if recorded_end_ms is None else min(file_ms, recorded_end_ms)
 
 
 def run_selection(disc: Discovery, exclude_degraded: bool) -> tuple[list[DialogueSource], dict[str, int]]:

@@ -16,7 +16,7 @@ from floorbench.scenarios.schema import Label, Scenario
 from floorbench.scenarios.validate import (
     LoadedSuite,
     ScenarioError,
-    check_audio,
+    check_clips_audio,
     check_scenario,
     parse_scenario,
     where,
@@ -47,9 +47,7 @@ def load_scenario(
     if strict_vocab:
         check_vocabulary(s, path)
     if audio:
-        base = root or path.parent
-        for t in s.turns:
-            check_audio(base, t.audio, where(path, s.scenario_id, t.id), required=True)
+        check_clips_audio(root, path, ((where(path, s.scenario_id, t.id), t.audio) for t in s.turns))
     return s
 
 

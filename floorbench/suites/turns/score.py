@@ -28,7 +28,7 @@ import numpy as np
 
 from floorbench.audio.vad import WINDOW_MS, VadRules
 from floorbench.paths import outputs
-from floorbench.records import write_json_atomic
+from floorbench.records import read_timeline_lines, write_json_atomic
 from floorbench.scoring.inputs import DialogueSource, Discovery, InputError, clock_counts, discover, run_label
 from floorbench.scoring.stats import bootstrap_ratios, percentile_interval
 from floorbench.scoring.transport_summary import transport_summary
@@ -52,15 +52,8 @@ def is_turns(disc: Discovery) -> bool:
 def not_run_clips(folder: Path) -> dict[str, int]:
     """Clips the schedule did not play (the model never spoke), by label, from timeline.jsonl."""
     out: dict[str, int] = {}
-    path = folder / "timeline.jsonl"
-    if not path.is_file():
-        return out
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            e = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(e, dict) and e.get("kind") == "wait" and e.get("reason") == "not_run":
+    for e in read_timeline_lines(folder / "timeline.jsonl"):
+        if e.get("kind") == "wait" and e.get("reason") == "not_run":
             label = str(e.get("label"))
             out[label] = out.get(label, 0) + 1
     return out
@@ -109,24 +102,17 @@ def takeover_summary(outcomes: list[DialogueOutcome]) -> dict[str, dict[str, Any
 
 def _score_all(sources: list[DialogueSource], workers: int, rules: TurnsRules, vad_rules: VadRules
                ) -> tuple[list[DialogueOutcome], list[dict[str, Any]]]:
-    from floorbench.scoring.vad_stage import run_vad
+    from floorbench.scoring.vad_stage import heard_speech, run_vad
 
     vad = run_vad([s.model_wav for s in sources], workers=workers)
     outcomes: list[DialogueOutcome] = []
     rows: list[dict[str, Any]] = []
-    for s in sources:
-        res = vad[s.model_wav]
-        if res.error:
-            s.error = res.error
-            continue
-        assert s.turns is not None
-        tmap = s.time_map  # the speech found on model.wav, onto the turns' clock (docs/transport.md)
-        segs = [list(seg) for seg in tmap.segments_ms(res.segments(vad_rules))]
-        end = res.duration_ms if s.turns.model_wav_end_ms is None else min(res.duration_ms, s.turns.model_wav_end_ms)
-        end = tmap.to_timing_ms(end)
-        outcomes.append(score_dialogue(s.turns.scenario_id, s.turns.condition, s.turns.turns, segs, end, rules))
-        rows.append({"scenario_id": s.turns.scenario_id, "folder": s.folder.name, "duration_ms": res.duration_ms,
-                     "sample_rate": res.rate, "segments": segs, "clock": s.clock})
+    for heard in heard_speech(sources, vad, vad_rules):
+        t, segs = heard.turns, [list(seg) for seg in heard.segments_ms]
+        outcomes.append(score_dialogue(t.scenario_id, t.condition, t.turns, segs, heard.end_ms, rules))
+        rows.append({"scenario_id": t.scenario_id, "folder": heard.source.folder.name,
+                     "duration_ms": heard.vad.duration_ms, "sample_rate": heard.vad.rate, "segments": segs,
+                     "clock": heard.source.clock})
     return outcomes, rows
 
 

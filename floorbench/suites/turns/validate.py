@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from floorbench.scenarios.schema import Scenario
-from floorbench.scenarios.validate import LoadedSuite, ScenarioError, check_audio, parse_record
+from floorbench.scenarios.validate import LoadedSuite, ScenarioError, check_clips_audio, parse_record
 from floorbench.suites.turns.rules import CONVERSATION_TYPES, USER_SPEECH, TurnEvent, TurnsRules
 from floorbench.suites.turns.schema import TurnsScenario
 
@@ -86,9 +86,7 @@ def load_turns_scenario(
     s = parse_record(TurnsScenario, path, data)
     check_turns_scenario(s, path)
     if audio:
-        base = root or path.parent
-        for c in s.turns:
-            check_audio(base, c.audio, f"{path}: scenario {s.scenario_id}: clip {c.id}", required=True)
+        check_clips_audio(root, path, ((f"{path}: scenario {s.scenario_id}: clip {c.id}", c.audio) for c in s.turns))
     return cast(Scenario, s)
 
 
