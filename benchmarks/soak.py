@@ -61,6 +61,7 @@ from soak_ledger import audit, short_suite
 
 from floorbench.pipelines.dispatch import protocol as dispatch
 from floorbench.pipelines.run import resume
+from floorbench.records import read_meta
 from floorbench.scenarios.validate import load_suite
 from floorbench.transports.server import LiveKitCluster, _die_with_parent
 
@@ -236,7 +237,7 @@ def kill_model(out: Path, owners: list[subprocess.Popen[bytes]], procs: Processe
     if target is None:
         return None
     pid, folder = target
-    meta = resume.read_meta(folder)
+    meta = read_meta(folder)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)  # the model child leads a session of its own
     return Kill(t_s, "model", pid, folder.name, meta.attempt if meta else None, str(folder))
@@ -264,7 +265,7 @@ def kill_server(
     with contextlib.suppress(ProcessLookupError):
         os.killpg(server.pid, signal.SIGKILL)
     chaos.server_killed_at, chaos.server_pids = time.monotonic(), chaos.server_pids | {server.pid}
-    victims = [(f.name, meta.attempt) for f in playing if (meta := resume.read_meta(f)) is not None]
+    victims = [(f.name, meta.attempt) for f in playing if (meta := read_meta(f)) is not None]
     return Kill(t_s, "server", server.pid, note=f"rooms playing: {len(playing)}", victims=victims)
 
 
@@ -279,7 +280,7 @@ def kill_runner(m: Mode, runner: subprocess.Popen[bytes], procs: Processes, t_s:
     with contextlib.suppress(ProcessLookupError):
         os.kill(runner.pid, signal.SIGKILL)
     runner.wait(10)
-    victims = [(f.name, meta.attempt) for f in playing if (meta := resume.read_meta(f)) is not None]
+    victims = [(f.name, meta.attempt) for f in playing if (meta := read_meta(f)) is not None]
     return Kill(t_s, "runner", runner.pid, note=f"rooms playing: {len(playing)}", victims=victims)
 
 
@@ -320,7 +321,7 @@ def worker_claim(out: Path, worker: subprocess.Popen[bytes]) -> tuple[str, dict[
         info = dispatch.read_json(claim)
         if not info or str(info.get("worker", "")).rsplit(":", 1)[-1] != str(worker.pid):
             continue
-        staged = resume.read_meta(claim.parent / str(info.get("scenario_id")))
+        staged = read_meta(claim.parent / str(info.get("scenario_id")))
         accepted = float(info.get("accepted_wall") or time.time())  # the heartbeat moves the file's times
         if staged is not None and staged.schedule and time.time() - accepted >= PLAYING_S:
             return claim.parent.name, info

@@ -37,7 +37,7 @@ import yaml
 
 from floorbench.pipelines.dispatch import protocol as dispatch
 from floorbench.pipelines.run import resume
-from floorbench.records import DialogueTurns, Outcome, RunMeta
+from floorbench.records import DialogueTurns, Outcome, RunMeta, read_meta
 from floorbench.scoring.inputs import InconsistentRecording, check_recording
 
 TINY = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "suites" / "tiny"
@@ -106,7 +106,7 @@ def read_book(folder: Path) -> ScenarioBook:
             metas.append(RunMeta.model_validate_json(p.read_text(encoding="utf-8")))
         except (OSError, ValueError):
             continue
-    final = resume.read_meta(folder)
+    final = read_meta(folder)
     if final is not None:
         metas.append(final)
         numbers.append(final.attempt)

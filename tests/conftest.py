@@ -37,3 +37,35 @@ def tiny_suite() -> Path:
 @pytest.fixture(scope="session")
 def example_suite() -> Path:
     return EXAMPLE_SUITE
+
+
+@pytest.fixture(scope="session")
+def oracle_tiny_run(tmp_path_factory: pytest.TempPathFactory, livekit: LiveKitConnection, tiny_suite: Path) -> Path:
+    """The tiny suite's four scenarios played once by the oracle, one room at a time.
+
+    Shared by the live tests that read an oracle run and leave it as it is (the spine's behaviour
+    checks, scoring, four rooms at once against one): each would otherwise play the same rooms again,
+    and on a 2-core CI machine those minutes add up. A test that needs a fresh try plays its own.
+    """
+    import asyncio
+
+    from floorbench.pipelines.run.runner import RunOptions, run_suite
+
+    out = tmp_path_factory.mktemp("oracle-tiny") / "oracle"
+    asyncio.run(run_suite(RunOptions(suite=tiny_suite, model="oracle", out=out, connection=livekit, progress=False)))
+    return out
+
+
+@pytest.fixture(scope="session")
+def oracle_tiny_scores(tmp_path_factory: pytest.TempPathFactory, oracle_tiny_run: Path) -> tuple[dict, Path]:  # type: ignore[type-arg]
+    """`floorbench score` of the shared oracle run: (scores.json, the scored folder)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from floorbench.cli import app
+
+    out = tmp_path_factory.mktemp("oracle-tiny-scored") / "scored"
+    res = CliRunner().invoke(app, ["score", str(oracle_tiny_run), "--out", str(out), "--resamples", "1000", "--quiet"])
+    assert res.exit_code == 0, res.output
+    return json.loads((out / "scores.json").read_text()), out

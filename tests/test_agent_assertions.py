@@ -142,3 +142,13 @@ def test_assertions_of_a_step_that_was_not_played_fail_as_not_played() -> None:
     p = plan(("say", {}), ("barge_in", {"responds_within_ms": 900, "contains": ["ok"]}))
     got = judge(p, ev({1: (0, 1000)}, [], not_run={2}), texts={})
     assert all(not v[0] and v[1].startswith("not played") for v in got.values()), got
+
+
+def test_contains_takes_whole_words_in_a_row_with_a_plural_ending_either_way() -> None:
+    from floorbench.suites.agent.assertions import says
+
+    assert says("Word is bananas. I can help.", "banana") and says("One banana.", "bananas")
+    assert says("Two boxes, please", "box") and says("Sure, banana split!", "banana splits")
+    assert not says("Bandana.", "banana") and says("a banana, split", "banana  split!")
+    assert not says("split banana", "banana split") and not says("bananarama", "banana") and not says("", "banana")
+    assert not says("I can help", "")

@@ -64,7 +64,7 @@ def make_trial(run: Path, scenario, reply_at_ms: int, outcome: Outcome = Outcome
     track = np.zeros(9 * SR, dtype=np.int16)
     clips = [DialogueTurn(turn_id=1, speaker="U", label="caller_say", start_ms=1000, end_ms=2000)]
     if reply_at_ms:
-        reply = speech("Banana. I can help you with that right now.")
+        reply = speech("The word is banana. I can help you with that right now.")
         a = reply_at_ms * SR // 1000
         track[a : a + len(reply)] = reply[: len(track) - a]
         clips.append(DialogueTurn(turn_id=2, speaker="U", label="caller_barge_in", start_ms=reply_at_ms + 1000,

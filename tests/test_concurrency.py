@@ -2,11 +2,11 @@
 give what a one-at-a-time run gives — the same outcomes, the same folders, the same scores — and every
 scenario judges its own timing.
 
-On this project's 2-core machine four rooms hold their timing since rooms set up one at a time and the
-SDK's frames go to their own streams only (benchmarks/concurrency.py: four `silent` rooms, every verdict
-`ok`). Scores are compared only where the rooms' timing was `ok`: a room that comes back `degraded`
-says why, and then the four rooms are played once more at once and must match
-(tests/support/live_checks.py's rule: a degraded room excuses a failed check once, an `ok` one never)."""
+The one-at-a-time run is the session's shared oracle run (tests/conftest.py). Timing verdicts are
+compared item by item only in scenarios whose rooms held their timing bounds (`ok`) in both runs: a room
+that comes back `degraded` says why in its meta.json, and its timing is not comparable — only there.
+Outcomes, folders, meta.json fields, the items counted and every answer heard are compared everywhere.
+benchmarks/concurrency.py measures how many rooms this machine holds `ok`."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from floorbench.pipelines.run import resume
 from floorbench.pipelines.run.runner import RunOptions, run_suite
+from floorbench.records import read_meta
 from floorbench.transports.server import LiveKitConnection
 from tests.test_scoring_live import assert_oracle_answers_heard, score_cli
 
@@ -52,7 +52,7 @@ def _same_run(one: Path, many: Path) -> None:
     assert _entries(many) == _entries(one) == [(i, "completed", None, 1) for i in ids]
     for sid in ids:  # the same files in every folder, the same meta.json fields
         assert _files(many / sid) == _files(one / sid)
-        a, b = resume.read_meta(one / sid), resume.read_meta(many / sid)
+        a, b = read_meta(one / sid), read_meta(many / sid)
         assert a is not None and b is not None
         raw = [json.loads((run / sid / "meta.json").read_text()) for run in (one, many)]
         assert set(raw[0]) == set(raw[1]) and set(raw[0]["playback"]) == set(raw[1]["playback"])
@@ -66,17 +66,26 @@ def _same_run(one: Path, many: Path) -> None:
         assert counts["completed"] == 4 and counts["timing_ok"] + counts["timing_degraded"] == 4
 
 
-def _same_scores(s1: dict, s2: dict, scored: list[Path]) -> None:  # type: ignore[type-arg]
+def _timing_items(scored: Path) -> dict[tuple[str, int, str], bool | None]:
+    """(scenario, turn, capacity) → passed, for the capacities the oracle's timing alone decides."""
+    rows = [json.loads(x) for x in (scored / "items.jsonl").read_text().splitlines()]
+    return {(r["scenario_id"], r["turn_id"], r["metric"]): r["passed"] for r in rows if r["metric"] in TIMING_CAPACITIES}
+
+
+def _same_scores(s1: dict, s2: dict, scored: tuple[Path, Path], timed_ok: list[str]) -> None:  # type: ignore[type-arg]
+    """The same items counted; every timing verdict equal in each scenario whose rooms were `ok` in both runs;
+    every answer heard as the oracle's (or an excused mishearing: the ASR over WebRTC can miss a gold)."""
     for cond in ("explicit", "implicit"):
         m1, m2 = s1["conditions"][cond]["metrics"], s2["conditions"][cond]["metrics"]
         for key in TIMING_CAPACITIES:
-            assert (m2[key]["value"], m2[key]["n"]) == (m1[key]["value"], m1[key]["n"]), (cond, key)
-        # conditional accuracy also passes through the ASR, which can mishear a gold over WebRTC:
-        # the same items are counted, and every answer is heard as the oracle's (or an excused mishearing)
+            assert m2[key]["n"] == m1[key]["n"], (cond, key)
         assert m2["conditional_accuracy"]["n"] == m1["conditional_accuracy"]["n"] == 2  # one T per scenario
+    one, many = (_timing_items(f) for f in scored)
+    assert set(one) == set(many) and one
+    for key in sorted(k for k in one if k[0] in timed_ok):
+        assert many[key] == one[key], f"{key}: {one[key]} in one room at a time, {many[key]} with {ROOMS} at once"
     for folder in scored:
-        items = [json.loads(x) for x in (folder / "items.jsonl").read_text().splitlines()]
-        assert_oracle_answers_heard(items)
+        assert_oracle_answers_heard([json.loads(x) for x in (folder / "items.jsonl").read_text().splitlines()])
 
 
 def peak_rooms(run: Path) -> int:
@@ -90,42 +99,27 @@ def peak_rooms(run: Path) -> int:
     return max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans)
 
 
-def _degraded(run: Path) -> list[str]:
-    return [f"{m.parent.name}: {'; '.join(json.loads(m.read_text())['timing']['reasons'])}"
-            for m in sorted(run.glob("*/meta.json")) if (json.loads(m.read_text()).get("timing") or {}).get("verdict") == "degraded"]
+def _verdict(folder: Path) -> str | None:
+    return (json.loads((folder / "meta.json").read_text()).get("timing") or {}).get("verdict")
 
 
-def test_four_rooms_at_once_equal_one_at_a_time(tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection) -> None:
-    one = _run(tiny_suite, tmp_path / "one", livekit, 1)
-    many = _run(tiny_suite, tmp_path / "many", livekit, ROOMS)
-    print(f"wall: concurrency 1 {one:.1f} s, concurrency {ROOMS} {many:.1f} s")
-    _same_run(tmp_path / "one", tmp_path / "many")
-    assert peak_rooms(tmp_path / "one") == 1  # one after another
-    assert peak_rooms(tmp_path / "many") == ROOMS  # four at once
+def test_four_rooms_at_once_equal_one_at_a_time(
+    tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection, oracle_tiny_run: Path,
+    oracle_tiny_scores: tuple[dict, Path],  # type: ignore[type-arg]
+) -> None:
+    one, many = oracle_tiny_run, tmp_path / "many"  # one at a time: the session's shared oracle run
+    wall = _run(tiny_suite, many, livekit, ROOMS)
+    print(f"wall: concurrency {ROOMS} {wall:.1f} s")
+    _same_run(one, many)
+    assert peak_rooms(one) == 1  # one after another
+    assert peak_rooms(many) == ROOMS  # four at once
 
-    s1 = score_cli(tmp_path / "one", tmp_path / "scored-one")
-    s2 = score_cli(tmp_path / "many", tmp_path / "scored-many")
-    try:
-        _same_scores(s1, s2, [tmp_path / "scored-one", tmp_path / "scored-many"])
-    except AssertionError as e:
-        degraded = _degraded(tmp_path / "one") + _degraded(tmp_path / "many")
-        if not degraded:
-            raise AssertionError(f"scores differ although every room's timing was ok: {e}") from e
-        print("scores differ with degraded rooms, playing again:", degraded)
-        base = tmp_path / "one"
-        if _degraded(base):  # the one-at-a-time run's own rooms were degraded: it is played again too
-            base = tmp_path / "one-again"
-            _run(tiny_suite, base, livekit, 1)
-            s1 = score_cli(base, tmp_path / "scored-one-again")
-        _run(tiny_suite, tmp_path / "again", livekit, ROOMS)
-        _same_run(base, tmp_path / "again")
-        s3 = score_cli(tmp_path / "again", tmp_path / "scored-again")
-        try:
-            _same_scores(s1, s3, [tmp_path / "scored-again"])
-        except AssertionError as e2:
-            still = _degraded(base) + _degraded(tmp_path / "again")
-            if not still:
-                raise
-            # a machine that cannot hold the bounds at four rooms even on the second try: the scores are
-            # not comparable there (the issue's equality is "with timing figures within bounds"); say so
-            pytest.skip(f"timing degraded on both tries, scores not comparable on this machine: {e2}; {still}")
+    s1, scored_one = oracle_tiny_scores
+    s2 = score_cli(many, tmp_path / "scored-many")
+    ids = [e[0] for e in _entries(one)]
+    timed_ok = [sid for sid in ids if _verdict(one / sid) == _verdict(many / sid) == "ok"]
+    # a room whose timing came back degraded said why (its meta.json); its timing verdicts are not
+    # comparable, and only there: every room that held its bounds in both runs must score the same
+    print(f"timing verdicts compared in {len(timed_ok)} of {len(ids)} scenarios; degraded:",
+          {sid: (_verdict(one / sid), _verdict(many / sid)) for sid in ids if sid not in timed_ok})
+    _same_scores(s1, s2, (scored_one, tmp_path / "scored-many"), timed_ok)

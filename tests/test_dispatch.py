@@ -18,7 +18,7 @@ from floorbench.pipelines.dispatch.worker import Shelf
 from floorbench.pipelines.run import resume
 from floorbench.pipelines.run.scenario_run import ScenarioSettings
 from floorbench.processors.impair import parse_profile
-from floorbench.records import FailureKind, Outcome
+from floorbench.records import FailureKind, Outcome, read_meta
 from floorbench.scenarios.validate import load_suite
 from floorbench.transports.server import LiveKitConnection, server_config
 
@@ -195,7 +195,7 @@ async def test_dispatcher_records_a_lost_worker_and_ignores_its_late_result(
     assert (meta.outcome, meta.failure_kind, meta.attempt) == (Outcome.failed, FailureKind.worker_lost, 1)
     assert meta.failure_reason is not None and "stopped beating" in meta.failure_reason
     assert meta.room == "from-the-worker"  # the lost worker's own meta.json is the base
-    assert resume.read_meta(out / scenario.scenario_id) == meta
+    assert read_meta(out / scenario.scenario_id) == meta
     assert resume.should_retry(meta, 1, 1) and not resume.should_retry(meta, 2, 1)
     assert dispatch.publish(out, offers[0], "box-a:1") is False  # it comes back late: nothing lands
 
@@ -245,7 +245,7 @@ def test_an_attempt_a_killed_runner_left_in_flight_is_revoked_and_put_on_record(
     staged.mkdir(parents=True)
     (staged / "meta.json").write_text(_in_progress(spec))
     assert dispatch.take_over(tmp_path, scenario, "tiny", {"name": "silent"}) is None
-    meta = resume.read_meta(folder)
+    meta = read_meta(folder)
     assert meta is not None and (meta.outcome, meta.failure_kind, meta.attempt) == (
         Outcome.failed, FailureKind.interrupted, 1)
     assert meta.room == "from-the-worker"

@@ -23,7 +23,7 @@ import pytest
 from floorbench.pipelines.dispatch import protocol as dispatch
 from floorbench.pipelines.run import resume
 from floorbench.pipelines.run.runner import RunOptions, run_suite
-from floorbench.records import FailureKind, Outcome
+from floorbench.records import FailureKind, Outcome, read_meta
 from floorbench.transports.server import LiveKitCluster, LiveKitConnection, _die_with_parent
 
 pytestmark = [pytest.mark.live, pytest.mark.slow]
@@ -56,7 +56,7 @@ def _kill_mid_scenario(out: Path, workers: dict[int, subprocess.Popen[bytes]], k
                 info = json.loads(claim.read_text())
             except (OSError, ValueError):
                 continue
-            staged = resume.read_meta(claim.parent / str(info.get("scenario_id")))
+            staged = read_meta(claim.parent / str(info.get("scenario_id")))
             if staged is not None and staged.schedule:  # its room is set up; 3 s on, it plays
                 time.sleep(3)
                 pid = int(str(info["worker"]).rsplit(":", 1)[1])
@@ -95,7 +95,7 @@ def test_two_nodes_two_workers_each_scenario_once_despite_a_killed_worker(tmp_pa
     assert len(sids) == 2 and killed["scenario_id"] in sids
     for sid in sids:
         folder = out / sid
-        meta = resume.read_meta(folder)
+        meta = read_meta(folder)
         assert meta is not None and meta.outcome == Outcome.completed, (sid, meta and meta.failure_reason)
         assert resume.why_not_intact(folder) is None
         state = dispatch.current(folder)
@@ -104,7 +104,7 @@ def test_two_nodes_two_workers_each_scenario_once_despite_a_killed_worker(tmp_pa
         again = sid == killed["scenario_id"]
         assert entries[sid]["outcome"] == "completed" and meta.attempt == (2 if again else 1)
         assert entries[sid]["attempts"] == (2 if again else 1)
-    lost = resume.read_meta(out / killed["scenario_id"]) and json.loads(
+    lost = read_meta(out / killed["scenario_id"]) and json.loads(
         (out / killed["scenario_id"] / "meta.attempt-1.json").read_text())
     assert lost["outcome"] == Outcome.failed and lost["failure_kind"] == FailureKind.worker_lost
     assert "stopped beating" in lost["failure_reason"]

@@ -22,6 +22,7 @@ from floorbench.records import (
     Outcome,
     RunMeta,
     TimingFigures,
+    read_meta,
     write_json_atomic,
 )
 from floorbench.scenarios.validate import load_suite
@@ -246,15 +247,15 @@ def _fingerprint(d: Path) -> dict[str, tuple[int, str]]:
 
 
 def _outcome(d: Path) -> str | None:
-    m = resume.read_meta(d)
+    m = read_meta(d)
     return m.outcome.value if m else None
 
 
 @pytest.mark.live
 @pytest.mark.slow
 def test_a_run_stopped_by_sigterm_resumes_exactly_the_missing_scenarios(tmp_path: Path, livekit: object) -> None:
-    """`run --limit 3` stopped by SIGTERM in its second scenario, then `run` again on the same --out:
-    the first scenario is kept untouched, the other three run, all end completed."""
+    """`run --limit 3` stopped by SIGTERM in its second scenario, then `run --concurrency 3` on the same
+    --out: the first scenario is kept untouched, the other three run, all end completed."""
     import os
     import signal
     import subprocess
@@ -293,7 +294,8 @@ def test_a_run_stopped_by_sigterm_resumes_exactly_the_missing_scenarios(tmp_path
     assert not (out / ids[2]).exists()
     kept = _fingerprint(out / ids[0])
 
-    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    # resumed three rooms at once: what is missing is planned the same at any concurrency
+    again = subprocess.run([*cmd, "--concurrency", "3"], env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     assert _fingerprint(out / ids[0]) == kept
     run_json = json.loads((out / "run.json").read_text())
@@ -309,7 +311,7 @@ def test_a_run_stopped_by_sigterm_resumes_exactly_the_missing_scenarios(tmp_path
     verdicts = [e["timing"] for e in run_json["scenarios"]]
     assert all(v in ("ok", "degraded") for v in verdicts), verdicts
     assert run_json["counts"]["timing_ok"] + run_json["counts"]["timing_degraded"] == 4
-    metas = [resume.read_meta(out / s) for s in ids]
+    metas = [read_meta(out / s) for s in ids]
     print("timing:", [m.timing.model_dump() if m and m.timing else None for m in metas])
 
 
@@ -374,10 +376,11 @@ def test_a_runner_killed_mid_scenario_resumes_from_empty_files_and_keeps_the_dea
     assert _outcome(out / sid) == "in_progress" and part.exists()
     dead_bytes = part.stat().st_size
 
-    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    # resumed three rooms at once: what is missing is planned the same at any concurrency
+    again = subprocess.run([*cmd, "--concurrency", "3"], env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     folder = out / sid
-    meta = resume.read_meta(folder)
+    meta = read_meta(folder)
     assert meta is not None and (meta.outcome, meta.attempt) == (Outcome.completed, 2)
     # the new attempt's files agree with its meta.json, sample for sample
     turns = DialogueTurns.model_validate_json((folder / "turns.json").read_text())

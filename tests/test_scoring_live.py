@@ -67,14 +67,15 @@ def score_cli(run: Path, out: Path) -> dict:  # type: ignore[type-arg]
     return json.loads((out / "scores.json").read_text())
 
 
-def test_oracle_near_one_and_eager_intrudes(tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection) -> None:
-    live_run(tiny_suite, "oracle", tmp_path / "oracle", livekit, ["tiny02-explicit", "tiny02-implicit"])
+def test_oracle_near_one_and_eager_intrudes(
+    tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection, oracle_tiny_scores: tuple[dict, Path]  # type: ignore[type-arg]
+) -> None:
+    oracle, scored_oracle = oracle_tiny_scores  # the session's shared oracle run of the four scenarios, scored
     live_run(tiny_suite, "eager", tmp_path / "eager", livekit, ["tiny01-explicit"])
-    oracle = score_cli(tmp_path / "oracle", tmp_path / "scored-oracle")
     eager = score_cli(tmp_path / "eager", tmp_path / "scored-eager")
 
-    assert oracle["run"] == "oracle" and oracle["scenarios"]["scored"] == 2
-    items = [json.loads(x) for x in (tmp_path / "scored-oracle" / "items.jsonl").read_text().splitlines()]
+    assert oracle["run"] == "oracle" and oracle["scenarios"]["scored"] == 4
+    items = [json.loads(x) for x in (scored_oracle / "items.jsonl").read_text().splitlines()]
     failed = [(i["scenario_id"], i["metric"], i["kind"], i["reason"], i["transcript"]) for i in items
               if i["passed"] is False]
     for cond in ("explicit", "implicit"):
@@ -83,16 +84,16 @@ def test_oracle_near_one_and_eager_intrudes(tmp_path: Path, tiny_suite: Path, li
         for key in ("fresh_onset_rate", "silence_keeping", "yield_rate"):
             assert m[key]["n"] >= 1 and m[key]["value"] == 1.0, (cond, key, failed)
         assert m["yield_rate"]["reportable"] is False  # one N4 per scenario: n < 20
-        assert m["conditional_accuracy"]["n"] == 1
+        assert m["conditional_accuracy"]["n"] == 2  # one request per scenario
     assert_oracle_answers_heard(items)
     assert_presence_identity(oracle)
     assert_presence_identity(eager)
-    assert oracle["mcnemar"]["n_pairs"] == 1 and oracle["mcnemar"]["p"] == 1.0
+    assert oracle["mcnemar"]["n_pairs"] == 2 and oracle["mcnemar"]["p"] == 1.0
 
     e = eager["conditions"]["explicit"]["metrics"]
     assert e["silence_keeping"]["value"] <= 0.5, e["silence_keeping"]
     res = CliRunner().invoke(
-        app, ["report", str(tmp_path / "scored-oracle"), str(tmp_path / "scored-eager"), "--out", str(tmp_path / "rep")]
+        app, ["report", str(scored_oracle), str(tmp_path / "scored-eager"), "--out", str(tmp_path / "rep")]
     )
     assert res.exit_code == 0, res.output
     md = (tmp_path / "rep" / "report.md").read_text()

@@ -21,6 +21,7 @@ from floorbench.records import (
     FailureKind,
     Outcome,
     RunMeta,
+    read_meta,
     write_json_atomic,
 )
 from floorbench.scenarios.validate import load_suite
@@ -201,7 +202,7 @@ def test_a_completed_scenario_whose_files_disagree_with_its_meta_is_counted_inco
         m = RunMeta.model_validate_json((tmp_path / sid / "meta.json").read_text())
         write_json_atomic(tmp_path / sid / "meta.json", m.model_copy(update={"suite": "soak"}))
     sf.write(str(tmp_path / "glued" / "model.wav"), np.zeros(32000 + 35200, dtype=np.int16), 16000)
-    run_json(tmp_path, [entry_of(resume.read_meta(tmp_path / s)) for s in ("good", "glued")])  # type: ignore[arg-type]
+    run_json(tmp_path, [entry_of(read_meta(tmp_path / s)) for s in ("good", "glued")])  # type: ignore[arg-type]
     books = ledger.audit(tmp_path, ["good", "glued"])
     assert (books.completed, books.lost, books.duplicated, books.inconsistent) == (1, [], [], ["glued"])
     assert books.record()["inconsistent"] == 1

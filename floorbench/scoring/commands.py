@@ -98,6 +98,8 @@ def score_cmd(
     notes_err = outcome.notes_to_stderr or outcome.scored > 0
     for line in outcome.errors:
         typer.echo(f"skipped: {one_line(line)}", err=notes_err)
+    for line in outcome.warnings:
+        typer.echo(f"warning: {one_line(printable(line))}", err=True)
     if exclude_degraded:
         typer.echo(f"left out {outcome.excluded_degraded} scenario(s) whose timing verdict is degraded", err=notes_err)
     for line in outcome.summary:

@@ -93,6 +93,10 @@ class Kind(StrEnum):
     # window_response
     spoke_in_window = "spoke_in_window"
     silent_in_window = "silent_in_window"
+    # silence_keeping, yield_rate
+    non_speech_sound = "non_speech_sound"
+    """no speech, but loud sound the VAD does not call speech covers the window (a tone, music, noise):
+    a silence the model did not keep (fail; `floorbench.scoring.sound_flags`)"""
 
 
 class Item(BaseModel):

@@ -54,5 +54,7 @@ class ScoreOutcome:
     nothing_scored: str = ""
     """the error line when nothing was scored"""
     excluded_degraded: int = 0
+    warnings: list[str] = field(default_factory=list)
+    """one line per scored scenario with a caveat (printed as ``warning: …`` on stderr)"""
     notes_to_stderr: bool = True
     """where the skipped and left-out lines go (stdout when nothing scored, so stderr holds one line)"""

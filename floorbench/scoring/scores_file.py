@@ -35,6 +35,9 @@ class ScoresFile(BaseModel):
     run_info: dict[str, Any] = Field(default_factory=dict, description="run.json as found")
     scenarios: dict[str, int] = Field(description="found / scored / completed / failed / in_progress / ...")
     errors: list[str] = Field(default_factory=list, description="one line per unreadable input")
+    warnings: list[str] = Field(
+        default_factory=list, description="one line per scored dialogue with a caveat (e.g. non-speech sound)"
+    )
     settings: dict[str, Any]
     conditions: dict[str, metrics.ConditionScores]
     mcnemar: metrics.McNemar | None = None

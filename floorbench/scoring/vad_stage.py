@@ -22,6 +22,7 @@ from typing import TypedDict
 
 import numpy as np
 
+from floorbench.audio.sounds import non_speech_sounds
 from floorbench.audio.vad import WINDOW, WINDOW_MS, VadRules, probabilities_to_segments
 from floorbench.records import DialogueTurns
 from floorbench.scoring.inputs import SCORING_RATE, DialogueSource, InputError, read_model_track
@@ -175,6 +176,9 @@ class HeardSpeech:
     """the model's speech, ``(start ms, end ms)`` on the turns' clock"""
     end_ms: int
     """how far the recording is evidence (`covered_ms`), on the turns' clock"""
+    sounds_ms: list[Segment]
+    """loud sound that is not speech (`floorbench.audio.sounds`), on the turns' clock: the rules read
+    only speech, so a silence this covers is not the model's silence"""
 
 
 def heard_speech(sources: Sequence[DialogueSource], vad: dict[Path, VadResult], rules: VadRules) -> list[HeardSpeech]:
@@ -193,7 +197,10 @@ def heard_speech(sources: Sequence[DialogueSource], vad: dict[Path, VadResult], 
         assert s.turns is not None
         tmap = s.time_map
         end_ms = tmap.to_timing_ms(covered_ms(res.duration_ms, s.turns.model_wav_end_ms))
-        out.append(HeardSpeech(s, s.turns, res, tmap.segments_ms(res.segments(rules)), end_ms))
+        speech = res.segments(rules)
+        sounds = (non_speech_sounds(res.probabilities, res.window_rms, speech)
+                  if res.probabilities is not None and res.window_rms is not None else [])
+        out.append(HeardSpeech(s, s.turns, res, tmap.segments_ms(speech), end_ms, tmap.segments_ms(sounds)))
     return out
 
 

@@ -75,6 +75,7 @@ def score(target: Path, req: ScoreRequest) -> ScoreOutcome:
         wrote=f"wrote {result.out / 'scores.json'} and {result.out / 'items.jsonl'}",
         nothing_scored=f"{target}: no dialogue could be scored ({why}); see the scoring docs for the folder format",
         excluded_degraded=result.scores.scenarios.get("excluded_degraded", 0), notes_to_stderr=False,
+        warnings=list(result.scores.warnings),
     )
 
 

@@ -94,13 +94,18 @@ def _stage_counter(progress: Progress | None, stage: str, total: int) -> Callabl
 
 def _timing_stage(
     sources: list[DialogueSource], opts: ScoreOptions, progress: Progress | None
-) -> tuple[list[tuple[DialogueSource, list[Item]]], list[dict[str, Any]]]:
-    """VAD on every model track, then the timing rules on its speech: (items per dialogue, vad.jsonl rows).
+) -> tuple[list[tuple[DialogueSource, list[Item]]], list[dict[str, Any]], list[str]]:
+    """VAD on every model track, then the timing rules on its speech: (items per dialogue, vad.jsonl rows,
+    warnings).
+
+    A silence pass over loud sound that is not speech is refused (`floorbench.scoring.sound_flags`),
+    with one warning per dialogue that holds such sound.
 
     A track that cannot be read (or holds no samples, or NaN/inf samples) marks
     its dialogue unreadable (`error`) and is left out; items whose window lies
     past the end of the recording come out `unscorable`.
     """
+    from floorbench.scoring.sound_flags import refuse_silent_passes, sound_warning
     from floorbench.scoring.vad_stage import heard_speech, run_vad
 
     vad = run_vad(
@@ -109,6 +114,7 @@ def _timing_stage(
     )
     items_by: list[tuple[DialogueSource, list[Item]]] = []
     vad_rows: list[dict[str, Any]] = []
+    warnings: list[str] = []
     for heard in heard_speech(sources, vad, opts.vad_rules):
         s, res, segs = heard.source, heard.vad, heard.segments_ms
         d = Dialogue(
@@ -116,6 +122,9 @@ def _timing_stage(
             turns=heard.turns.turns, duration_ms=heard.end_ms,
         )
         items = timing_items(d, segs, opts.timing_rules)
+        refused = refuse_silent_passes(items, heard.sounds_ms)
+        if (warning := sound_warning(d.scenario_id, heard.sounds_ms, refused)) is not None:
+            warnings.append(warning)
         legs = s.legs()
         for it in items:
             it.legs = legs.get(it.turn_id)
@@ -123,10 +132,11 @@ def _timing_stage(
         vad_rows.append(
             {
                 "scenario_id": d.scenario_id, "folder": s.folder.name, "duration_ms": res.duration_ms,
-                "sample_rate": res.rate, "segments": segs, "clock": s.clock, **(res.curve() or {}),
+                "sample_rate": res.rate, "segments": segs, "sounds": heard.sounds_ms, "clock": s.clock,
+                **(res.curve() or {}),
             }
         )
-    return items_by, vad_rows
+    return items_by, vad_rows, warnings
 
 
 def run_selection(disc: Discovery, exclude_degraded: bool) -> tuple[list[DialogueSource], dict[str, int]]:
@@ -202,7 +212,7 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
 
     t = time.perf_counter()
     sources, run_counts = run_selection(disc, opts.exclude_degraded)
-    items_by, vad_rows = _timing_stage(sources, opts, progress)
+    items_by, vad_rows, warnings = _timing_stage(sources, opts, progress)
     secs["vad_timing"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -227,6 +237,7 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
         run_info=disc.run_info,
         scenarios=disc.counts() | run_counts | {"scored": len(items_by)},
         errors=disc.errors,
+        warnings=warnings,
         settings={
             "vad": asdict(opts.vad_rules) | {"model": "silero_vad.onnx", "window_ms": WINDOW_MS},
             "timing": asdict(opts.timing_rules),
