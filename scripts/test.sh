@@ -6,4 +6,12 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check floorbench tests benchmarks
 .venv/bin/pyright floorbench
-.venv/bin/python -m pytest -q "$@"
+if [ "$#" -gt 0 ]; then
+    .venv/bin/python -m pytest -q "$@"
+else
+    # Unit tests on two workers; the live tests alone after them, so no live
+    # room shares the CPUs with another test (live tests assert behaviour
+    # that holds on a loaded machine, but each one runs rooms in real time).
+    .venv/bin/python -m pytest -q -n 2 -m "not live"
+    .venv/bin/python -m pytest -q -m live
+fi
