@@ -47,6 +47,7 @@ NOT_IMPORTED_ON_PURPOSE = {
     "pytest": "dev",
     "pytest-asyncio": "dev",
     "pytest-timeout": "dev",
+    "pytest-xdist": "dev: scripts/test.sh runs the unit tests on two workers",
     "ruff": "dev",
     "pyright": "dev",
     "setuptools": "dev: this file builds the wheel offline",

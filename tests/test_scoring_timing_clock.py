@@ -68,7 +68,7 @@ def folder(root: Path, name: str, model_wav: np.ndarray, end_ms: tuple[int, int]
 
 def fresh_onsets(root: Path) -> dict[str, dict[int, tuple[bool | None, int | None]]]:
     disc = discover(root)
-    items_by, _ = _timing_stage(disc.scorable, ScoreOptions(workers=1), None)
+    items_by, _, _ = _timing_stage(disc.scorable, ScoreOptions(workers=1), None)
     return {
         s.folder.name: {i.turn_id: (i.passed, i.onset_ms) for i in items if i.metric is Metric.fresh_onset_rate}
         for s, items in items_by
@@ -121,7 +121,7 @@ def test_an_items_audio_is_cut_from_where_it_lies_in_the_recording(tmp_path: Pat
     leg = model_leg(SentTrack(sent, SR, clock), stretched, SR, record_start_ns=0)
     tmap = leg.time_map(0)
     d = folder(tmp_path, "timing", stretched, (2000, 10_000), tmap.points())
-    items_by, _ = _timing_stage(discover(d).scorable, ScoreOptions(workers=1), None)
+    items_by, _, _ = _timing_stage(discover(d).scorable, ScoreOptions(workers=1), None)
     item = next(i for i in items_by[0][1] if i.turn_id == 2 and i.metric is Metric.fresh_onset_rate)
     start = second * 1000 // SR  # the reply, on the timing clock (the first reply's latency is 0 here)
     item.window_start_ms, item.window_end_ms, item.speech = start - 100, start + 1000, [(start, start + 900)]
