@@ -39,13 +39,14 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "tests" / "basic.yaml"
 
 
-def start(out: Path, conn: LiveKitConnection, model: str, *extra: str) -> subprocess.Popen[str]:
+def start(out: Path, conn: LiveKitConnection, model: str, *extra: str, tests: Path = EXAMPLE,
+          settings: str = "") -> subprocess.Popen[str]:
     out.mkdir(parents=True)
-    config = out.parent / f"{model}.yaml"
-    config.write_text(f"adapter: {model}\n" + ("voice: flite:kal16\n" if model != "silent" else ""))
+    config = out.parent / f"{out.name}-{model}.yaml"
+    config.write_text(f"adapter: {model}\n" + ("voice: flite:kal16\n" if model != "silent" else "") + settings)
     env = {**os.environ, "LIVEKIT_API_KEY": conn.api_key, "LIVEKIT_API_SECRET": conn.api_secret,
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    cmd = [sys.executable, "-c", "from floorbench.cli import main; main()", "test", str(EXAMPLE), "--config", str(config),
+    cmd = [sys.executable, "-c", "from floorbench.cli import main; main()", "test", str(tests), "--config", str(config),
            "--out", str(out), "--livekit-url", conn.url, "--quiet", *extra]
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
@@ -107,3 +108,43 @@ async def open_rooms(conn: LiveKitConnection) -> list[str]:
         await lk.aclose()
     return [r.name for r in rooms.rooms if "greeting" in r.name or "interrupted" in r.name or "backchannel" in r.name
             or "talking-over" in r.name]
+
+
+BUDGET = """\
+voice: flite:slt
+tests:
+  - name: quick-answer
+    steps:
+      - say: Hello there. Please say the word banana.
+        expect:
+          responds_within_ms: 500
+"""
+
+
+def test_a_reply_delay_passes_or_fails_the_budget_over_trials_and_trips_the_baseline(
+        tmp_path: Path, livekit: LiveKitConnection) -> None:
+    """The same reference agent with a 200 ms and a 900 ms reply delay against a 500 ms budget:
+    five trials at 200 ms all pass (5/5, Wilson interval [0.57–1.00]); at 900 ms the trial
+    fails with its measured latency and, against the first run as `--baseline`, the pass rate
+    and the latency p95 are named as regressions (exit 1)."""
+    tests = tmp_path / "budget.yaml"
+    tests.write_text(BUDGET)
+    fast = tmp_path / "fast"
+    code, text, res = finish(start(fast, livekit, "oracle", "--trials", "5", tests=tests,
+                                   settings="response_delay_ms: 200\n"), fast)
+    assert code == 0, text
+    (t,) = res["tests"]
+    assert (t["status"], t["k"], t["n"], t["flaky"]) == ("passed", 5, 5, False), text
+    assert t["ci"] == pytest.approx([0.566, 1.0], abs=0.01), text
+    (a,) = t["assertions"]
+    assert all(0 < m["value"] <= 500 for m in a["measured"]), text
+
+    slow = tmp_path / "slow"
+    code, text, res = finish(start(slow, livekit, "oracle", "--trials", "1", "--baseline", str(fast), tests=tests,
+                                   settings="response_delay_ms: 900\n"), slow)
+    assert code == 1, text
+    (t,) = res["tests"]
+    assert (t["status"], t["k"], t["n"]) == ("failed", 0, 1), text
+    (a,) = t["assertions"]
+    assert all(m["value"] is not None and m["value"] >= 900 for m in a["measured"]), text
+    assert "regressed" in text and "pass rate" in text and "latency p95" in text, text
