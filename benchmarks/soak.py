@@ -518,7 +518,7 @@ def start_dispatch(m: Mode, suite: Path, args: argparse.Namespace, procs: Proces
     logs = [m.work / f"worker{i + 1}.log" for i in range(2)]
     m.workers = [procs.spawn(argv, log, m.env) for argv, log in zip(m.worker_argv, logs, strict=True)]
     wait_registered(logs)
-    m.run_argv += ["--workers", "dispatch", "--livekit-url", conns[0].url]
+    m.run_argv += ["--play-on", "workers", "--livekit-url", conns[0].url]
     return cluster
 
 

@@ -41,7 +41,7 @@ COMMAND_MODULES = (
     "floorbench.report.commands",  # report
     "floorbench.pipelines.latency.commands",  # latency
     "floorbench.pipelines.demo.commands",  # devices, demo
-    "floorbench.pipelines.dispatch.commands",  # worker (run --workers dispatch)
+    "floorbench.pipelines.dispatch.commands",  # worker (run --play-on workers)
 )
 
 for _mod in COMMAND_MODULES:

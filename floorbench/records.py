@@ -114,9 +114,9 @@ class FailureKind(StrEnum):
     interrupted = "interrupted"
     """Ctrl-C or SIGTERM stopped the run mid-scenario; the next `run` with the same --out runs it again."""
     worker_lost = "worker_lost"
-    """`run --workers dispatch`: no worker took the job, or its worker stopped beating or finishing in time"""
+    """`run --play-on workers`: no worker took the job, or its worker stopped beating or finishing in time"""
     worker_refused = "worker_refused"
-    """`run --workers dispatch`: every worker that saw the job refused it (another suite copy); the reason says why"""
+    """`run --play-on workers`: every worker that saw the job refused it (another suite copy); the reason says why"""
 
 
 class ClockAnchor(BaseModel):

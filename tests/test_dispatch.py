@@ -64,7 +64,7 @@ def test_metadata_of_another_agent_or_protocol_is_one_line_error() -> None:
 
 
 def test_impaired_run_is_refused_in_dispatch_mode() -> None:
-    with pytest.raises(DispatchError, match="--impair with --workers dispatch"):
+    with pytest.raises(DispatchError, match="--impair with --play-on workers"):
         dispatch.settings_record(ScenarioSettings(impair=parse_profile("delay100", "both", 0)))
 
 
@@ -214,22 +214,28 @@ def test_multi_node_config_shares_redis() -> None:
     assert "redis" not in server_config(7880, 7881, "k", "s")
 
 
-def test_workers_option_names_the_agent() -> None:
+def test_play_on_option_names_the_agent(capsys: pytest.CaptureFixture[str]) -> None:
     import typer
 
-    from floorbench.pipelines.commands import parse_workers
+    from floorbench.pipelines.commands import parse_play_on
 
-    assert (parse_workers(None), parse_workers("dispatch"), parse_workers("dispatch:gpu-boxes")) == (
+    assert (parse_play_on("local"), parse_play_on("workers"), parse_play_on("workers:gpu-boxes")) == (
         None, "floorbench", "gpu-boxes")
-    for bad in ("queue", "dispatch:", "dispatch-x"):
+    for bad in ("queue", "workers:", "workers-x", "dispatch", "local:x"):
         with pytest.raises(typer.Exit):
-            parse_workers(bad)
+            parse_play_on(bad)
+    # the old spelling still works, with a note; it cannot be mixed with the new one
+    assert parse_play_on("local", "dispatch:gpu-boxes") == "gpu-boxes"
+    assert "now --play-on workers:gpu-boxes" in capsys.readouterr().err
+    for old, new in (("dispatch:", "local"), ("queue", "local"), ("dispatch", "workers")):
+        with pytest.raises(typer.Exit):
+            parse_play_on(new, old)
 
 
 async def test_dispatch_run_needs_the_workers_server(tmp_path: Path) -> None:
     from floorbench.pipelines.run.runner import RunOptions, run_suite
 
-    with pytest.raises(ValueError, match="--workers dispatch needs the LiveKit server the workers use"):
+    with pytest.raises(ValueError, match="--play-on workers needs the LiveKit server the workers use"):
         await run_suite(RunOptions(suite=TINY, model="silent", out=tmp_path / "out", workers="floorbench"))
     assert not (tmp_path / "out").exists()  # refused before any folder or server
 

@@ -1,4 +1,4 @@
-"""`run --workers dispatch` end to end: two LiveKit nodes on one Redis, two `floorbench worker`
+"""`run --play-on workers` end to end: two LiveKit nodes on one Redis, two `floorbench worker`
 processes, two tiny-suite scenarios with the `silent` model, and one worker killed mid-scenario:
 with --retries 1 its scenario is dispatched again and completes, and each scenario is completed
 exactly once (the killed attempt's files never reach the run folder).

@@ -131,10 +131,11 @@ CONCURRENCY_HELP = (
 )
 
 
-WORKERS_HELP = (
-    "dispatch[:AGENT]: `floorbench worker` processes on any box play the scenarios (LiveKit agent dispatch, "
-    "default agent 'floorbench'); --out must be a folder every worker can write at the same path; "
-    "--concurrency = jobs in flight (at most the workers' slots)"
+PLAY_ON_HELP = (
+    "where the rooms are played: 'local' (this process, the default) or 'workers[:AGENT]': `floorbench worker` "
+    "processes on any box play them (LiveKit agent dispatch, default agent 'floorbench'); --out must be a "
+    "folder every worker can write at the same path; --concurrency = jobs in flight (at most the workers' slots). "
+    "Not --dispatch, which names the agent under test"
 )
 
 
@@ -166,7 +167,8 @@ def run(
     impair: Annotated[str | None, typer.Option(help=IMPAIR_HELP)] = None,
     impair_legs: Annotated[str, typer.Option(help="impaired legs of the model's audio: in, out or both")] = "both",
     impair_seed: Annotated[int, typer.Option(help="seed of the impairment's draws (0..2**31)")] = 0,
-    workers: Annotated[str | None, typer.Option(help=WORKERS_HELP)] = None,
+    play_on: Annotated[str, typer.Option("--play-on", help=PLAY_ON_HELP)] = "local",
+    workers: Annotated[str | None, typer.Option(hidden=True, help="the old name of --play-on workers")] = None,
 ) -> None:
     """Run a suite live against a model: one LiveKit room per scenario, one folder per scenario."""
     from floorbench.errors import FloorbenchError
@@ -204,7 +206,7 @@ def run(
             retries=retries,
             concurrency=rooms,
             auto_concurrency=auto_rooms,
-            workers=parse_workers(workers),
+            workers=parse_play_on(play_on, workers),
         )
         summary = asyncio.run(run_suite(opts))
     except (FloorbenchError, ScenarioError, ModelError, ServerError, ValueError) as e:
@@ -251,13 +253,23 @@ def impair_profile(name: str | None, legs: str, seed: int) -> Any:
         fail(str(e))
 
 
-def parse_workers(text: str | None) -> str | None:
-    """``dispatch`` / ``dispatch:AGENT`` → the agent name; None → play locally."""
-    if text is None:
+def parse_play_on(text: str, old: str | None = None) -> str | None:
+    """``local`` → None (this process plays the rooms); ``workers`` / ``workers:AGENT`` → the agent name
+    of the `floorbench worker`s that do. `old` is the option's former spelling, ``--workers dispatch[:AGENT]``,
+    still accepted (its word collided with ``--dispatch AGENT``, the agent under test)."""
+    if old is not None:
+        mode, sep, agent = old.partition(":")
+        if mode != "dispatch" or (sep and not agent.strip()):
+            fail(f"--workers {old!r}: renamed; use --play-on workers or --play-on workers:AGENT")
+        if text != "local":
+            fail("--workers and --play-on: give only --play-on")
+        print(f"note: --workers {old} is now --play-on workers{sep}{agent}", file=sys.stderr)
+        text = f"workers{sep}{agent}"
+    mode, sep, agent = text.partition(":")
+    if mode == "local" and not sep:
         return None
-    mode, _, agent = text.partition(":")
-    if mode != "dispatch" or (":" in text and not agent.strip()):
-        fail(f"--workers {text!r}: use 'dispatch' or 'dispatch:AGENT'")
+    if mode != "workers" or (sep and not agent.strip()):
+        fail(f"--play-on {text!r}: use 'local', 'workers' or 'workers:AGENT'")
     return agent.strip() or "floorbench"
 
 

@@ -1,4 +1,4 @@
-"""CLI command `worker`: a LiveKit Agents worker for `run --workers dispatch` (pipelines/worker.py)."""
+"""CLI command `worker`: a LiveKit Agents worker for `run --play-on workers` (pipelines/worker.py)."""
 
 from __future__ import annotations
 
@@ -22,15 +22,15 @@ def worker(
         Path | None, typer.Option(help="the model config it runs, as given to `run --config` (jobs must match it)")
     ] = None,
     config_hash: Annotated[
-        str | None, typer.Option(help="instead of --model/--config: the model config hash `run --workers dispatch` prints")
+        str | None, typer.Option(help="instead of --model/--config: the model config hash `run --play-on workers` prints")
     ] = None,
     livekit_url: Annotated[
         str | None, typer.Option(help="the LiveKit server (any node); key/secret from LIVEKIT_API_KEY/SECRET")
     ] = None,
-    agent: Annotated[str, typer.Option(help="agent name to register; `run --workers dispatch:AGENT` names it")] = "floorbench",
+    agent: Annotated[str, typer.Option(help="agent name to register; `run --play-on workers:AGENT` names it")] = "floorbench",
     max_jobs: Annotated[int, typer.Option(help="scenarios at once on this worker (its reported load limit, 1..64)")] = 1,
 ) -> None:
-    """Take scenario jobs dispatched by `run --workers dispatch` until Ctrl-C; results go to the run's shared folder.
+    """Take scenario jobs dispatched by `run --play-on workers` until Ctrl-C; results go to the run's shared folder.
 
     The worker runs only what its command line allows: run folders inside --out-root, the --suite copies
     (by manifest hash) and the --model/--config (or --config-hash); it refuses any other job.

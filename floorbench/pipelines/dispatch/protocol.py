@@ -1,4 +1,4 @@
-"""The dispatch protocol between `run --workers dispatch` and `floorbench worker`, on a shared run folder.
+"""The dispatch protocol between `run --play-on workers` and `floorbench worker`, on a shared run folder.
 
 LiveKit's agent dispatch carries the job: the runner creates the scenario's room
 with an explicit dispatch to the workers' agent name, and the job's metadata
@@ -130,7 +130,7 @@ def model_and_config(model: str | None, config: dict[str, Any]) -> tuple[str | N
 def settings_record(s: ScenarioSettings) -> dict[str, Any]:
     """The settings a worker needs, as JSON. Network impairment does not travel (not built for dispatch)."""
     if s.impair is not None and s.impair.active:
-        raise DispatchError("--impair with --workers dispatch is not built yet; run the impaired suite on one box")
+        raise DispatchError("--impair with --play-on workers is not built yet; run the impaired suite on one box")
     record = {f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.name not in ("schedule", "impair")}
     record["print_join"] = False
     record["schedule"] = dict(s.schedule)

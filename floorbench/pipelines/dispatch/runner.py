@@ -1,4 +1,4 @@
-"""`run --workers dispatch[:AGENT]`: the runner's side of scale-out on LiveKit's agent dispatch.
+"""`run --play-on workers[:AGENT]`: the runner's side of scale-out on LiveKit's agent dispatch.
 
 Instead of playing a scenario itself, the runner creates the scenario's room
 with an explicit dispatch to the workers' agent name (`floorbench worker`),

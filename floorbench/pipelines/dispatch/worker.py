@@ -109,7 +109,7 @@ class Pins:
             return cls(out_root.resolve(), model, dict(config or {}), digest)
         if not config_hash or not re.fullmatch(r"[0-9a-fA-F]{64}", config_hash):
             raise DispatchError("worker needs the model it may run: --model NAME and/or --config FILE (as given to "
-                                "`run`), or --config-hash SHA256 (printed by `run --workers dispatch`)")
+                                "`run`), or --config-hash SHA256 (printed by `run --play-on workers`)")
         return cls(out_root.resolve(), None, None, config_hash.lower())
 
     @classmethod

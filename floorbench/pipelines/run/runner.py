@@ -71,7 +71,7 @@ class RunOptions:
     retries: int = 0
     """tries again, per scenario, after an infrastructure failure (resume.INFRASTRUCTURE)"""
     workers: str | None = None
-    """``--workers dispatch[:AGENT]``: the agent name of the `floorbench worker`s that play the scenarios
+    """``--play-on workers[:AGENT]``: the agent name of the `floorbench worker`s that play the scenarios
     (pipelines/dispatch_runner.py); None: this process plays them"""
 
 
@@ -151,7 +151,7 @@ async def run_suite(
     if not chosen:
         raise ValueError(f"{opts.suite}: no scenarios selected")
     if opts.workers and opts.connection is None:
-        raise ValueError("--workers dispatch needs the LiveKit server the workers use: pass --livekit-url")
+        raise ValueError("--play-on workers needs the LiveKit server the workers use: pass --livekit-url")
     runner = _Runner(opts, suite, _model_for(opts, suite, chosen[0]))
     return await runner.run([s.scenario_id for s in planned], chosen, on_scenario)
 
