@@ -33,9 +33,10 @@ def plan(*steps: tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], int]) -
 
 
 def ev(placed: dict[int, tuple[int, int]], segs: list[tuple[int, int]], dur: int = 20000,
-       fine: list[tuple[int, int]] | None = None, not_run: set[int] | None = None) -> Evidence:
+       fine: list[tuple[int, int]] | None = None, not_run: set[int] | None = None,
+       sounds: list[tuple[int, int]] | None = None) -> Evidence:
     return Evidence({k: Placed(*v) for k, v in placed.items()}, segs, fine if fine is not None else segs, dur,
-                    not_run or set())
+                    not_run or set(), sounds or [])
 
 
 def judge(p: list[StepPlan], e: Evidence, test_expect: dict[str, Any] | None = None,
@@ -152,3 +153,24 @@ def test_contains_takes_whole_words_in_a_row_with_a_plural_ending_either_way() -
     assert not says("Bandana.", "banana") and says("a banana, split", "banana  split!")
     assert not says("split banana", "banana split") and not says("bananarama", "banana") and not says("", "banana")
     assert not says("I can help", "")
+
+
+def test_loud_sound_that_is_not_speech_is_neither_silence_nor_a_yield() -> None:
+    """A tone, hold music or a broken TTS's noise is not speech to VAD; a window it fills for 300 ms or
+    more is not kept silent, and an agent that stops speaking but goes on sounding while the caller
+    talks has not yielded. Shorter sound (a click) changes nothing."""
+    p = plan(("say", {}), ("silence", {"silent": {"after_ms": 500}}))
+    placed = {1: (0, 1000), 2: (1000, 4000)}
+    toned = judge(p, ev(placed, [], sounds=[(2000, 3000)]))["step 2 silent"]
+    assert toned == (False, "no speech, but 1000 ms of loud non-speech sound (from +1000 ms): not silence", 1000.0)
+    assert judge(p, ev(placed, [], sounds=[(2000, 2200)]))["step 2 silent"][0] is True  # 200 ms: a click
+    assert judge(p, ev(placed, [], sounds=[(500, 1400)]))["step 2 silent"][0] is True  # before the window
+
+    p = plan(("say", {}), ("barge_in", {"yields_within_ms": 800}))
+    placed = {1: (0, 1000), 2: (2500, 3500)}
+    fine = [(1300, 2900), (4000, 5000)]
+    held = judge(p, ev(placed, [(1300, 5000)], fine=fine, sounds=[(2950, 3600)]))["step 2 yields_within_ms"]
+    assert held == (False, "speech stopped after 400 ms, then 550 ms of loud non-speech sound while the caller spoke",
+                    400.0)
+    after = judge(p, ev(placed, [(1300, 5000)], fine=fine, sounds=[(3600, 3900)]))["step 2 yields_within_ms"]
+    assert after == (True, "400 ms", 400.0)  # sound once the caller has finished is not talking over them

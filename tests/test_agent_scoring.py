@@ -177,3 +177,33 @@ def test_the_verdict_stage_writes_results_and_junit_and_a_regression_exits_1(
     assert code == 1 and "baseline: " in out and "regressed" in out and "no response" in out, out
     bad = json.loads((tmp_path / "bad" / "results.json").read_text())
     assert {(c["what"], c["change"]) for c in bad["baseline"]} >= {("pass rate", "regressed")}
+
+
+def test_a_tone_in_a_silence_window_is_not_silence(tmp_path: Path) -> None:
+    """The agent answers the caller's line, then fills the window it should keep silent with a 440 Hz
+    tone: real Silero does not call it speech, and the `silent` assertion fails naming the sound."""
+    from floorbench.suites.agent.score import score_trials
+
+    (tmp_path / "t.yaml").write_text("tests:\n  - name: hush\n    steps:\n      - say: hello\n"
+                                     "      - silence: 3000\n        expect: {silent: {after_ms: 500}}\n")
+    (scen,) = write_test_suite(load_test_file(tmp_path / "t.yaml"), tmp_path / "suite", 1)
+    folder = tmp_path / "run" / scen.scenario_id
+    folder.mkdir(parents=True)
+    meta = RunMeta(floorbench_version="0", scenario_id=scen.scenario_id, pair_id=scen.scenario_id,
+                   condition="test", suite="tests", room="r", created_wall_ns=0,
+                   anchor=ClockAnchor(monotonic_ns=0, wall_ns=0), outcome=Outcome.completed, duration_ms=7000,
+                   schedule=AgentSchedule(scen, {}, SR).describe())
+    write_json_atomic(folder / "meta.json", meta)
+    track = np.zeros(7 * SR, dtype=np.int16)
+    t = np.arange(int(1.5 * SR)) / SR
+    track[3 * SR : 3 * SR + len(t)] = (0.3 * 32767 * np.sin(2 * np.pi * 440 * t)).astype(np.int16)
+    sf.write(str(folder / "model.wav"), track, SR)
+    clips = [DialogueTurn(turn_id=1, speaker="U", label="caller_say", start_ms=1000, end_ms=2000),
+             DialogueTurn(turn_id=2, speaker="U", label="caller_silence", start_ms=2000, end_ms=5000)]
+    write_json_atomic(folder / "turns.json", DialogueTurns(scenario_id=scen.scenario_id, pair_id=scen.scenario_id,
+                                                           condition="test", turns=clips, model_wav_end_ms=7000))
+    (folder / "timeline.jsonl").write_text("")
+    (trial,) = score_trials(tmp_path / "run", expected=[scen.scenario_id], cache_dir=tmp_path / "cache")
+    hush = {a["key"]: a for a in trial["assertions"]}["step 2 silent"]
+    assert not hush["passed"] and "loud non-speech sound" in hush["measured"], hush
+    assert trial["status"] == "failed"

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from floorbench.audio.sounds import SoundRules
 from floorbench.suites.agent.rules import CONTENT, AgentRules, Check, StepKind
 
 Segment = tuple[int, int]
@@ -75,6 +76,10 @@ class Evidence:
     duration_ms: int
     not_run: set[int] = field(default_factory=set)
     """timed steps the schedule did not play (the agent had not started speaking)"""
+    sounds: list[Segment] = field(default_factory=list)
+    """loud sound on the agent's track that VAD does not call speech (a tone, hold music, a broken
+    TTS's noise; `floorbench.audio.sounds`): the assertions read speech, so a silence or a yield
+    this covers is not the agent's"""
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,16 @@ def content_windows(plan: Sequence[StepPlan], ev: Evidence, test_expect: Mapping
     if any(c.value in test_expect for c in CONTENT):
         out["test"] = (0, ev.duration_ms)
     return out
+
+
+SOUND_RULES = SoundRules()
+
+
+def loud_sound(ev: Evidence, lo: int, hi: int) -> tuple[int, int] | None:
+    """(ms, start ms) of the non-speech sound inside [lo, hi) when it lasts at least `SoundRules.min_ms`."""
+    parts = speech_in(ev.sounds, lo, hi)
+    ms = sum(e - s for s, e in parts)
+    return (ms, parts[0][0]) if parts and ms >= SOUND_RULES.min_ms else None
 
 
 def speech_in(segments: Sequence[Segment], lo: int, hi: int) -> list[Segment]:
@@ -245,6 +260,10 @@ def yields_within(plan: Sequence[StepPlan], ev: Evidence, n: int, limit: int, ru
     if stop >= ev.duration_ms - END_SLACK_MS:
         return res(False, "did not stop (still speaking when the recording ended)")
     took = stop - p.start_ms
+    sound = loud_sound(ev, stop, max(p.end_ms, stop + SOUND_RULES.min_ms))
+    if sound is not None:  # stopped speaking, not sounding: the caller still cannot be heard
+        return res(False, f"speech stopped after {took} ms, then {sound[0]} ms of loud non-speech sound while "
+                          "the caller spoke", float(took))
     return res(took <= limit, f"{took} ms", float(took))
 
 
@@ -285,6 +304,11 @@ def silent(plan: Sequence[StepPlan], ev: Evidence, n: int, window: Mapping[str, 
     hi = w[1] if span is None else min(w[1], lo + int(span))
     spoken = speech_in(ev.segments, lo, hi)
     if not spoken:
+        sound = loud_sound(ev, lo, hi)
+        if sound is not None:
+            ms, at = sound
+            return res(False, f"no speech, but {ms} ms of loud non-speech sound (from +{at - base} ms): "
+                              "not silence", float(ms))
         return res(True, f"silent for {max(0, hi - lo)} ms", 0.0)
     ms = sum(e - s for s, e in spoken)
     return res(False, f"spoke {ms} ms (from +{spoken[0][0] - base} ms)", float(ms))

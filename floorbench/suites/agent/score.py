@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from floorbench.audio.sounds import non_speech_sounds
 from floorbench.audio.vad import VadRules
 from floorbench.records import read_timeline
 from floorbench.scoring.inputs import DialogueSource, InputError, discover, read_model_track, run_label
@@ -94,8 +95,11 @@ def _evidence(d: DialogueSource, plan: list[StepPlan], rules: AgentRules, vad: A
                          "the evidence is incomplete, run the test again")
     dur = vad.duration_ms if d.turns.model_wav_end_ms is None else min(vad.duration_ms, d.turns.model_wav_end_ms)
     fine = VadRules(merge_gap_ms=rules.yield_gap_ms)
-    return Evidence(placed=placed, segments=list(vad.segments(VadRules())), fine=list(vad.segments(fine)),
-                    duration_ms=dur, not_run=not_run)
+    segments = list(vad.segments(VadRules()))
+    sounds = ([] if vad.probabilities is None or vad.window_rms is None
+              else non_speech_sounds(vad.probabilities, vad.window_rms, segments))
+    return Evidence(placed=placed, segments=segments, fine=list(vad.segments(fine)),
+                    duration_ms=dur, not_run=not_run, sounds=sounds)
 
 
 def _transcripts(pending: list[tuple[int, DialogueSource, Evidence, dict[str, tuple[int, int]]]],
