@@ -53,9 +53,9 @@ SUITE_ROLES: dict[str, str] = {
     "schedule": "pipelines",
     "oracle": "processors",
     **dict.fromkeys(("score", "events", "export", "match", "tables", "agreement", "expected", "frames", "inputs",
-                     "judge", "verdicts", "timing", "assertions", "baseline"), "scoring"),
+                     "judge", "verdicts", "timing", "assertions", "baseline", "load"), "scoring"),
     "report": "report",
-    "commands": "top",
+    "commands": "top", "load_command": "top",
 }
 """a suite module's layer by its name (floorbench/suites/<suite>/<name>.py)"""
 

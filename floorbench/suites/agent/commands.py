@@ -98,13 +98,13 @@ def run_tests(
         fail("no test selected; check -k/--tag against the test names and tags")
     if (out / "run").exists() and not resume:
         fail(f"{out} holds an earlier test run; pass another --out, or --resume to continue that one")
-    run_dir = _run(chosen, out, trials, model, config, identity, dispatch, livekit_url, concurrency, join_timeout,
+    run_dir = play_tests(chosen, out, trials, model, config, identity, dispatch, livekit_url, concurrency, join_timeout,
                    print_join, quiet)
     code = _judge(chosen, out, run_dir, trials, asr, pass_threshold, junit, before, latency_margin_ms)
     raise typer.Exit(code)
 
 
-def _run(chosen: list[Any], out: Path, trials: int, model: str | None, config: Path | None, identity: str | None,
+def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, config: Path | None, identity: str | None,
          dispatch: str | None, livekit_url: str | None, concurrency: str, join_timeout: float, print_join: bool,
          quiet: bool) -> Path:
     """Write and render the suite, then play it: the run folder."""
@@ -194,8 +194,11 @@ def _judge(chosen: list[Any], out: Path, run_dir: Path, trials: int, asr: str, t
 
 
 def cli_commands(app: typer.Typer) -> None:
-    """Suite agent's part `cli_commands`: `floorbench test`."""
+    """Suite agent's part `cli_commands`: `floorbench test` and `floorbench load`."""
+    from floorbench.suites.agent.load_command import run_load
+
     app.command("test")(run_tests)
+    app.command("load")(run_load)
 
 
 def recognises(target: Path) -> bool:

@@ -1,0 +1,83 @@
+"""CLI command `floorbench load`: the steps of `floorbench.suites.agent.load`, each a `floorbench test` run.
+
+Each step N writes ``OUT/callers-N/`` (its suite, its run folder, as `floorbench
+test` does) and then OUT/load.json, load.md and load.svg again, so an
+interrupted load test keeps every step it finished.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def run_load(
+    paths: Annotated[list[Path], typer.Argument(help="test files (YAML), or folders of them: what each caller does")],
+    out: Annotated[Path, typer.Option(help="folder to write: callers-N/ per step, load.json, load.md, load.svg")],
+    sessions: Annotated[str, typer.Option(help="callers at once per step, increasing (1..64)")] = "1,2,4,8",
+    max_failure_rate: Annotated[float, typer.Option(help="stop after a step whose share of failed trials is above this")] = 0.5,
+    max_p95_ms: Annotated[int, typer.Option(help="stop after a step whose response latency p95 is above this (ms)")] = 5000,
+    model: Annotated[str | None, typer.Option(help="the system under test (see `floorbench models`)")] = None,
+    config: Annotated[Path | None, typer.Option(help="model config YAML, or a packaged one by name")] = None,
+    identity: Annotated[str | None, typer.Option(help="external agent: the participant identity to wait for")] = None,
+    dispatch: Annotated[str | None, typer.Option(help="external agent: LiveKit agent name to dispatch to every room (implies --model external)")] = None,
+    livekit_url: Annotated[str | None, typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one")] = None,
+    keyword: Annotated[list[str] | None, typer.Option("-k", "--keyword", help="only tests whose name contains this (repeatable: any)")] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="only tests with this tag (repeatable: any)")] = None,
+    join_timeout: Annotated[float, typer.Option(help="seconds to wait for the agent to join (1..3600)")] = 60.0,
+    asr: Annotated[str, typer.Option(help="ASR model of the content assertions (name or local folder)")] = "tiny.en",
+    quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
+) -> None:
+    """An agent under load: N simultaneous callers, N stepped up; latency from the audio per step."""
+    from floorbench.errors import FloorbenchError, OptionError, check_range
+    from floorbench.escape import printable
+    from floorbench.pipelines.commands import fail
+    from floorbench.suites.agent.commands import collect, play_tests, select
+    from floorbench.suites.agent.importer import scenario_id
+    from floorbench.suites.agent.load import (
+        parse_sessions,
+        step_summary,
+        stop_reason,
+        table_lines,
+        write_outputs,
+    )
+    from floorbench.suites.agent.score import score_trials
+
+    try:
+        steps_n = parse_sessions(sessions)
+        check_range("--max-p95-ms", max_p95_ms, 1, 600_000)
+        if not 0 <= max_failure_rate <= 1:
+            raise OptionError(f"--max-failure-rate must be from 0 to 1, got {max_failure_rate}")
+        chosen = select(collect(paths), keyword or [], tag or [])
+    except (FloorbenchError, OptionError) as e:
+        fail(str(e))
+    if not chosen:
+        fail("no test selected; check -k/--tag against the test names and tags")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        fail(f"{out}: not an empty folder; pass a new --out (a load test is not resumed)")
+    out.mkdir(parents=True, exist_ok=True)
+    header = {"system": dispatch or model or (str(config) if config else ""), "tests": [t.name for t in chosen],
+              "sessions": steps_n, "max_failure_rate": max_failure_rate, "max_p95_ms": max_p95_ms}
+    steps: list[dict[str, object]] = []
+    stopped: str | None = None
+    for n in steps_n:
+        typer.echo(f"floorbench load: {n} caller(s) at once", err=True)
+        run_dir = play_tests(chosen, out / f"callers-{n}", n, model, config, identity, dispatch, livekit_url, str(n),
+                       join_timeout, False, quiet)
+        expected = [scenario_id(t.name, k) for t in chosen for k in range(1, n + 1)]
+        try:
+            judged = score_trials(run_dir, asr=asr, expected=expected, cache_dir=out / "scoring-cache")
+        except FloorbenchError as e:
+            fail(str(e))
+        step = step_summary(n, judged)
+        steps.append(step)
+        stopped = stop_reason(step, max_failure_rate, max_p95_ms)
+        write_outputs(out, steps, stopped, header)  # after every step: an interrupted load test keeps it
+        if stopped:
+            break
+    for line in table_lines(steps):
+        typer.echo(line)
+    typer.echo(("stopped: " + printable(stopped) if stopped else "every step ran")
+               + f" → {out / 'load.json'}, {out / 'load.md'}, {out / 'load.svg'}")
