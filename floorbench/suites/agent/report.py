@@ -38,7 +38,8 @@ RESULTS = "results.json"
 RUN = "run"
 """the run folder inside a test run's --out (floorbench test writes OUT/run)"""
 RECORDINGS = (("agent", "model.wav"), ("caller", "humans.wav"))
-"""(who, file) of the recordings linked per trial: the agent as the caller heard it, the caller as sent"""
+"""(who, file) of the recordings linked per trial: the agent's and the caller's tracks as the room's recorder
+heard them"""
 STATUS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR"}
 STEP_COLORS = {"say": "#4c78a8", "barge_in": "#f58518", "backchannel": "#b279a2", "silence": "#bab0ac"}
 TEST_CSS = (
@@ -205,8 +206,12 @@ def timeline_svg(conv: dict[str, Any], w: int = 960) -> str:
         s, e = int(wd["start_ms"]), int(wd["end_ms"])
         text = str(wd.get("text") or "").strip()
         tip = f"{wd.get('window')} window {s}–{e} ms: " + (f'heard "{text}"' if text else "heard nothing")
+        room = int(width(s, e) / 6)  # about 6 px a character at 11 px: the words that fit, the rest on hover
+        label = text or "heard nothing"
+        shown = label if len(label) <= room else label[: max(0, room - 1)] + "…"
         out.append(f'<rect x="{x(s):.1f}" y="{y2}" width="{width(s, e):.1f}" height="{lane - 6}" class="words">'
-                   f'<title>{esc(tip)}</title></rect>')
+                   f'<title>{esc(tip)}</title></rect>'
+                   + (f'<text x="{x(s) + 2:.1f}" y="{y2 + 13}">{esc(shown)}</text>' if room > 1 else ""))
     out.append("</svg>")
     return "".join(out)
 
