@@ -201,3 +201,23 @@ def test_floorbench_report_renders_a_test_run(judged: tuple[Path, dict[str, Any]
     assert len(page.sections) == 3 and page.audio and all(s.startswith("../") for s in page.audio)
     res = CliRunner().invoke(app, ["report", str(out), str(out), "--out", str(tmp_path / "two")])
     assert res.exit_code == 2 and "one `floorbench test` folder at a time" in res.output
+
+
+def test_a_recording_is_linked_only_when_it_resolves_inside_the_run(tmp_path: Path) -> None:
+    from floorbench.suites.agent.report import recording_src
+
+    run = tmp_path / "out" / "run"
+    (run / "a.t1").mkdir(parents=True)
+    (run / "a.t1" / "model.wav").write_bytes(b"RIFF")
+    (tmp_path / "elsewhere.wav").write_bytes(b"RIFF")
+    (run / "a.t2").mkdir()
+    os.symlink(tmp_path / "elsewhere.wav", run / "a.t2" / "model.wav")
+    os.symlink(run / "a.t1" / "model.wav", run / "a.t2" / "humans.wav")  # a link that stays inside: followed
+    out = tmp_path / "out"
+    assert recording_src(out, run, "a.t1", "model.wav") == ("run/a.t1/model.wav", "")
+    assert recording_src(out, run, "a.t2", "model.wav")[0] is None
+    assert recording_src(out, run, "a.t2", "humans.wav") == ("run/a.t1/model.wav", "")
+    for hostile in ("../..", "/etc", "a.t1/../../.."):
+        src, why = recording_src(out, run, hostile, "model.wav")
+        assert src is None and "outside the run folder" in why
+    assert recording_src(out, run, "a.t3", "model.wav") == (None, "no model.wav recorded")

@@ -10,8 +10,11 @@ A trial is ``passed`` when every assertion holds, ``failed`` when one does not,
 and ``error`` — never a pass — when its room failed (any outcome but
 completed, with the failure's kind and reason), when it was planned but never
 ran, or when its evidence is missing or unreadable (no turns.json or
-model.wav, a played clip not found in turns.json). The aggregation over trials
-is `floorbench.suites.agent.verdicts`.
+model.wav, a played clip not found in turns.json). A judged trial also keeps
+its ``conversation`` (each step as heard, the agent's speech segments, the
+words heard in each content window): what the report draws
+(`floorbench.suites.agent.report`). The aggregation over trials is
+`floorbench.suites.agent.verdicts`.
 """
 
 from __future__ import annotations
