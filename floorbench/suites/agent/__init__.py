@@ -20,4 +20,6 @@ PLUGIN = SuitePlugin(
     recognises="floorbench.suites.agent.commands:recognises",
     score="floorbench.suites.agent.commands:score",
     cli_commands="floorbench.suites.agent.commands:cli_commands",
+    reports="floorbench.suites.agent.report:is_test_run",
+    report="floorbench.suites.agent.report:report",
 )

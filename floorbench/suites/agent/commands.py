@@ -5,7 +5,8 @@ folder: every ``*.yaml``/``*.yml`` in it), keeps the tests `-k`/`--tag`
 select, writes them as a suite folder (``DIR/suite``: one scenario per test
 and trial), renders it with the local voices, runs it live like
 ``floorbench run`` (``DIR/run``), judges every trial's assertions from its
-recording and writes ``DIR/results.json`` (and ``--junit FILE``). Exit 0:
+recording and writes ``DIR/results.json``, the report ``DIR/report.html`` and
+``DIR/report.md`` (`floorbench.suites.agent.report`) and ``--junit FILE``. Exit 0:
 every test met its pass threshold; 1: one did not (or, with ``--baseline``, a
 regression); 2: an error (bad input, a room that failed, missing evidence).
 
@@ -61,7 +62,7 @@ def select(tests: list[Any], keywords: list[str], tags: list[str]) -> list[Any]:
 
 def run_tests(
     paths: Annotated[list[Path], typer.Argument(help="test files (YAML), or folders of them")],
-    out: Annotated[Path, typer.Option(help="folder to write: suite/, run/, results.json")],
+    out: Annotated[Path, typer.Option(help="folder to write: suite/, run/, results.json, report.html, report.md")],
     model: Annotated[str | None, typer.Option(help="the system under test (see `floorbench models`)")] = None,
     config: Annotated[Path | None, typer.Option(help="model config YAML, or a packaged one by name")] = None,
     identity: Annotated[str | None, typer.Option(help="external agent: the participant identity to wait for")] = None,
@@ -150,13 +151,15 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
 
 def _judge(chosen: list[Any], out: Path, run_dir: Path, trials: int, asr: str, threshold: float | None,
            junit: Path | None, before: list[dict[str, Any]] | None, margin_ms: int) -> int:
-    """Score every trial, write results.json (and JUnit), print the verdicts; the exit code."""
+    """Score every trial, write results.json, the report (report.html, report.md) and JUnit, print the verdicts;
+    the exit code."""
     from floorbench.errors import FloorbenchError
     from floorbench.pipelines.commands import fail
     from floorbench.records import write_json_atomic
     from floorbench.suites.agent.baseline import compare, table
     from floorbench.suites.agent.export import junit_xml
     from floorbench.suites.agent.importer import scenario_id
+    from floorbench.suites.agent.report import write_test_report
     from floorbench.suites.agent.score import score_trials
     from floorbench.suites.agent.verdicts import aggregate, exit_code, summary_lines
 
@@ -177,6 +180,10 @@ def _judge(chosen: list[Any], out: Path, run_dir: Path, trials: int, asr: str, t
     results["baseline"] = [c.__dict__ for c in changes] if before is not None else None
     results["exit_code"] = code
     write_json_atomic(out / "results.json", results)
+    try:
+        _, page = write_test_report(out, results, run_dir)
+    except (FloorbenchError, OSError) as e:
+        fail(f"results are in {out / 'results.json'}, but the report was not written: {e}")
     for line in summary_lines(tests):
         typer.echo(line)
     if before is not None:
@@ -189,7 +196,7 @@ def _judge(chosen: list[Any], out: Path, run_dir: Path, trials: int, asr: str, t
     counts = {s: sum(t["status"] == s for t in tests) for s in ("passed", "failed", "error")}
     flaky = sum(t["flaky"] for t in tests)
     typer.echo(f"{counts['passed']} passed, {counts['failed']} failed, {counts['error']} error(s), {flaky} flaky "
-               f"→ {out / 'results.json'}" + (f", {junit}" if junit is not None else ""))
+               f"→ {out / 'results.json'}, {page}" + (f", {junit}" if junit is not None else ""))
     return code
 
 

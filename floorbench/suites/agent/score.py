@@ -10,8 +10,11 @@ A trial is ``passed`` when every assertion holds, ``failed`` when one does not,
 and ``error`` — never a pass — when its room failed (any outcome but
 completed, with the failure's kind and reason), when it was planned but never
 ran, or when its evidence is missing or unreadable (no turns.json or
-model.wav, a played clip not found in turns.json). The aggregation over trials
-is `floorbench.suites.agent.verdicts`.
+model.wav, a played clip not found in turns.json). A judged trial also keeps
+its ``conversation`` (each step as heard, the agent's speech segments, the
+words heard in each content window): what the report draws
+(`floorbench.suites.agent.report`). The aggregation over trials is
+`floorbench.suites.agent.verdicts`.
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ def _error(sid: str, why: str, schedule: dict[str, Any] | None = None) -> dict[s
     return {"scenario_id": sid, "test": sched.get("test", test), "trial": sched.get("trial", trial),
             "source": sched.get("source", ""), "tags": sched.get("tags", []),
             "pass_threshold": sched.get("pass_threshold"), "status": "error", "error": why,
-            "timing": None, "assertions": [], "latencies_ms": [], "duration_ms": None}
+            "timing": None, "assertions": [], "latencies_ms": [], "duration_ms": None, "conversation": None}
 
 
 def _evidence(d: DialogueSource, plan: list[StepPlan], rules: AgentRules, vad: Any) -> Evidence:
@@ -162,24 +165,42 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
             continue
         judged.append((i, d, ev, content_windows(plan, ev, asserted(sched.get("expect")), rules)))
     texts = _transcripts([j for j in judged if j[3]], asr, asr_download, cache_dir or target / "scoring-cache")
-    for i, d, ev, _ in judged:
+    for i, d, ev, windows in judged:
         _, plan, sched = ready[i]
         results = evaluate(plan, asserted(sched.get("expect")), ev, texts.get(i, {}), rules)
-        trials[d.folder.name] = _trial(d, sched, results, [x for x in latencies(plan, ev, rules)])
+        trials[d.folder.name] = _trial(d, sched, results, [x for x in latencies(plan, ev, rules)],
+                                       conversation(sched, ev, windows, texts.get(i, {})))
     for sid in expected or planned_ids(target):
         if sid not in trials:
             trials[sid] = _error(sid, "not run (no scenario folder); run the test again")
     return [trials[k] for k in sorted(trials, key=lambda s: (split_trial_id(s)[0], split_trial_id(s)[1]))]
 
 
-def _trial(d: DialogueSource, sched: dict[str, Any], results: list[Result], lat: list[int | None]) -> dict[str, Any]:
+def conversation(sched: dict[str, Any], ev: Evidence, windows: dict[str, tuple[int, int]],
+                 texts: dict[str, str]) -> dict[str, Any]:
+    """What the report draws of one trial, on the model's clock: each step as heard (or not played), the
+    agent's speech segments (the shared VAD rules) and the words ASR heard in each content window."""
+    steps = []
+    for st in sched.get("steps", []):
+        n = int(st["n"])
+        p = ev.placed.get(n)
+        steps.append({"n": n, "kind": st["kind"], "text": st.get("text"),
+                      "start_ms": p.start_ms if p else None, "end_ms": p.end_ms if p else None,
+                      "not_played": n in ev.not_run})
+    return {"duration_ms": ev.duration_ms, "steps": steps, "agent_speech": [list(s) for s in ev.segments],
+            "words": [{"window": k, "start_ms": lo, "end_ms": hi, "text": texts.get(k, "")}
+                      for k, (lo, hi) in windows.items()]}
+
+
+def _trial(d: DialogueSource, sched: dict[str, Any], results: list[Result], lat: list[int | None],
+           timeline: dict[str, Any] | None = None) -> dict[str, Any]:
     verdict = d.meta.timing.verdict if d.meta is not None and d.meta.timing is not None else None
     return {
         "scenario_id": d.folder.name, "test": sched.get("test"), "trial": sched.get("trial"),
         "source": sched.get("source", ""), "tags": sched.get("tags", []), "pass_threshold": sched.get("pass_threshold"),
         "status": "passed" if all(r.passed for r in results) else "failed", "error": None, "timing": verdict,
         "assertions": [asdict(r) for r in results], "latencies_ms": lat,
-        "duration_ms": d.meta.duration_ms if d.meta is not None else None,
+        "duration_ms": d.meta.duration_ms if d.meta is not None else None, "conversation": timeline,
     }
 
 
