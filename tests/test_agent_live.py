@@ -117,16 +117,18 @@ tests:
     steps:
       - say: Hello there. Please say the word banana.
         expect:
-          responds_within_ms: 500
+          responds_within_ms: 1000
 """
 
 
 def test_a_reply_delay_passes_or_fails_the_budget_over_trials_and_trips_the_baseline(
         tmp_path: Path, livekit: LiveKitConnection) -> None:
-    """The same reference agent with a 200 ms and a 900 ms reply delay against a 500 ms budget:
-    five trials at 200 ms all pass (5/5, Wilson interval [0.57–1.00]); at 900 ms the trial
+    """The same reference agent with a 200 ms and a 1800 ms reply delay against a 1000 ms budget:
+    five trials at 200 ms all pass (5/5, Wilson interval [0.57–1.00]); at 1800 ms the trial
     fails with its measured latency and, against the first run as `--baseline`, the pass rate
-    and the latency p95 are named as regressions (exit 1)."""
+    and the latency p95 are named as regressions (exit 1). The budget leaves room for what a
+    loaded machine adds (up to about 400 ms seen at a load average of 10 on 2 cores); the
+    tighter figures are a benchmark's."""
     tests = tmp_path / "budget.yaml"
     tests.write_text(BUDGET)
     fast = tmp_path / "fast"
@@ -137,14 +139,14 @@ def test_a_reply_delay_passes_or_fails_the_budget_over_trials_and_trips_the_base
     assert (t["status"], t["k"], t["n"], t["flaky"]) == ("passed", 5, 5, False), text
     assert t["ci"] == pytest.approx([0.566, 1.0], abs=0.01), text
     (a,) = t["assertions"]
-    assert all(0 < m["value"] <= 500 for m in a["measured"]), text
+    assert all(0 < m["value"] <= 1000 for m in a["measured"]), text
 
     slow = tmp_path / "slow"
     code, text, res = finish(start(slow, livekit, "oracle", "--trials", "1", "--baseline", str(fast), tests=tests,
-                                   settings="response_delay_ms: 900\n"), slow)
+                                   settings="response_delay_ms: 1800\n"), slow)
     assert code == 1, text
     (t,) = res["tests"]
     assert (t["status"], t["k"], t["n"]) == ("failed", 0, 1), text
     (a,) = t["assertions"]
-    assert all(m["value"] is not None and m["value"] >= 900 for m in a["measured"]), text
+    assert all(m["value"] is not None and m["value"] >= 1500 for m in a["measured"]), text
     assert "regressed" in text and "pass rate" in text and "latency p95" in text, text

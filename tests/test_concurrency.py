@@ -75,13 +75,15 @@ def _timing_items(scored: Path) -> dict[tuple[str, int, str], bool | None]:
 def _same_scores(s1: dict, s2: dict, scored: tuple[Path, Path], timed_ok: list[str]) -> None:  # type: ignore[type-arg]
     """The same items counted; every timing verdict equal in each scenario whose rooms were `ok` in both runs;
     every answer heard as the oracle's (or an excused mishearing: the ASR over WebRTC can miss a gold)."""
+    every_room_ok = {k[0] for k in _timing_items(scored[0])} <= set(timed_ok)
     for cond in ("explicit", "implicit"):
         m1, m2 = s1["conditions"][cond]["metrics"], s2["conditions"][cond]["metrics"]
-        for key in TIMING_CAPACITIES:
+        for key in TIMING_CAPACITIES if every_room_ok else ():  # a late reply can leave a yield with no interruption
             assert m2[key]["n"] == m1[key]["n"], (cond, key)
         assert m2["conditional_accuracy"]["n"] == m1["conditional_accuracy"]["n"] == 2  # one T per scenario
     one, many = (_timing_items(f) for f in scored)
-    assert set(one) == set(many) and one
+    assert one and many
+    assert {k for k in one if k[0] in timed_ok} == {k for k in many if k[0] in timed_ok}
     for key in sorted(k for k in one if k[0] in timed_ok):
         assert many[key] == one[key], f"{key}: {one[key]} in one room at a time, {many[key]} with {ROOMS} at once"
     for folder in scored:
