@@ -266,6 +266,11 @@ class RunMeta(BaseModel):
     network: dict[str, Any] | None = Field(
         default=None, description="impairment profile on the model's legs and the method used; None: unimpaired"
     )
+    acoustics: dict[str, Any] | None = Field(
+        default=None,
+        description="acoustic condition of the humans' audio (floorbench.audio.acoustics): the profile, its seed, "
+        "the room's measured RT60 and the SNR measured on the rendered audio; None: clean audio",
+    )
     video: dict[str, Any] | None = Field(
         default=None,
         description="video tracks (suite av): the user camera's sent log and timing, every recorded "
