@@ -62,19 +62,29 @@ def _pra():  # the module
     return pra
 
 
-def room_rir(room: Room, rate: int, rng: np.random.Generator) -> np.ndarray:
-    """The room's impulse response at `rate` (float64), direct path at sample 0, peak 1."""
+def sabine_rt60_ms(dims_m: tuple[float, float, float], absorption: float) -> int:
+    """Sabine's RT60 of a box whose walls all absorb `absorption` (0..1 of the energy)."""
+    x, y, z = dims_m
+    return round(1000 * 0.161 * x * y * z / (2 * (x * y + y * z + x * z) * absorption))
+
+
+def room_rir(room: Room, rate: int, rng: np.random.Generator, absorption: float | None = None) -> np.ndarray:
+    """The room's impulse response at `rate` (float64), direct path at sample 0, peak 1.
+
+    The walls absorb what Sabine's formula gives for the room's RT60, or `absorption` when given."""
     pra = _pra()
     dims = np.array(room.dims_m, dtype=float)
+    rt60_s = room.rt60_ms / 1000 if absorption is None else sabine_rt60_ms(room.dims_m, absorption) / 1000
     try:
-        absorption, order = pra.inverse_sabine(room.rt60_ms / 1000, list(dims))
+        sabine, order = pra.inverse_sabine(rt60_s, list(dims))
     except ValueError:
         raise RoomError(
             f"a {dims[0]:g}×{dims[1]:g}×{dims[2]:g} m room cannot have an RT60 of {room.rt60_ms} ms; "
             "choose a longer rt60"
         ) from None
+    absorption = float(sabine) if absorption is None else absorption
     box = pra.ShoeBox(
-        list(dims), fs=rate, materials=pra.Material(float(absorption)), max_order=min(int(order), MAX_ORDER),
+        list(dims), fs=rate, materials=pra.Material(absorption), max_order=min(int(order), MAX_ORDER),
         air_absorption=False,
     )
     d = room.distance_cm / 100
