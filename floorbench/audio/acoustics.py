@@ -61,6 +61,8 @@ LOOP_S = 30
 FRAME_MS = 10
 ACTIVE_DB = 40.0
 """a 10 ms frame is active speech when within this much of the clip's loudest frame"""
+QUIET_GUARD_MS = 200
+"""`estimate_snr_db` takes noise only this long after the clean track last sounded"""
 METHOD = "rendered per scenario before playback; the noise bed looped under the whole humans' track"
 PARTS_HELP = (
     f"a name ({', '.join(PROFILES)}) or parts joined by '+': {', '.join(ROOM_PARTS)}, "
@@ -194,13 +196,17 @@ def snr_db(speech: list[np.ndarray], clean: list[np.ndarray], noise: np.ndarray,
 
 def estimate_snr_db(sent: np.ndarray, clean: np.ndarray, rate: int) -> float | None:
     """The SNR of a whole sent track, from it alone and the clean track beside it: the noise's power where
-    the clean track is silent, the speech's where it is active (less that noise power)."""
+    the clean track has been silent for `QUIET_GUARD_MS`, the speech's where it is active (less that noise
+    power). Non-stationary noise (events, babble) makes this a sample of the bed, not its mean."""
     n = min(len(sent), len(clean))
     sent, clean = sent[:n].astype(np.float64), clean[:n].astype(np.float64)
     speech = active_mask(clean, rate)
     f = rate * FRAME_MS // 1000
     frames = n // f
-    silent_frames = np.all(clean[: frames * f].reshape(frames, f) == 0, axis=1)
+    sounding = np.any(clean[: frames * f].reshape(frames, f) != 0, axis=1).astype(np.int64)
+    # a clip's silent pad after its speech still carries the room's tail: noise only well after a clip
+    guard = QUIET_GUARD_MS // FRAME_MS
+    silent_frames = np.convolve(sounding, np.ones(guard + 1, dtype=np.int64))[:frames] == 0
     silent = np.zeros(n, dtype=bool)
     silent[: frames * f] = np.repeat(silent_frames, f)
     if not speech.any() or not silent.any():
