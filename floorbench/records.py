@@ -15,6 +15,8 @@ One scenario run leaves a folder:
     tracks/*.frames.tsv  per received frame: cumulative sample index, arrival ns
     humans.sent.*, model.sent.*, model.heard.*  what the senders sent and the
                        model heard, on the session clock (pipelines.room.sender_log)
+    humans.clean.wav   with --acoustics: the clean clips on the samples the
+                       degraded ones were sent on (floorbench.audio.acoustics)
 
 All times are integers: milliseconds (``*_ms``) or nanoseconds (``*_ns``) on
 the session clock, or sample indexes. No float seconds are stored.
