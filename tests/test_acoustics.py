@@ -333,3 +333,17 @@ def test_dispatch_refuses_acoustics_in_one_line() -> None:
     with pytest.raises(DispatchError, match="--acoustics"):
         settings_record(ScenarioSettings(acoustics=ac.parse_acoustics("cafe")))
     assert "acoustics" not in settings_record(ScenarioSettings())
+
+
+def test_scores_json_names_the_condition_the_scenarios_ran_under(clean: dict[str, np.ndarray]) -> None:
+    from floorbench.scoring.transport_summary import latency_cell, transport_summary
+
+    r = ac.render(ac.parse_acoustics("office+phone", 2), RATE, clean, "sid")
+    meta = RunMeta.model_validate({
+        "floorbench_version": "0", "scenario_id": "sid", "pair_id": "p", "condition": "c", "suite": "mpe",
+        "room": "r", "created_wall_ns": 0, "anchor": {"monotonic_ns": 0, "wall_ns": 0}, "acoustics": r.record,
+    })
+    out = transport_summary([meta, meta])
+    assert out["acoustics"] == [{k: r.record[k] for k in ("profile", "room", "noises", "snr_db", "phone", "seed")}]
+    assert "humans' acoustics: " + r.record["profile"] in latency_cell({**out, "humans": {"n_turns": 1, "p50": 1.0,
+                                                                                         "p95": 2.0}})
