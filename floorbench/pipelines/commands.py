@@ -270,9 +270,14 @@ def acoustics_profile(name: str | None, seed: int) -> Any:
         return None
     try:
         check_range("--acoustics-seed", seed, 0, 2**31)
-        return parse_acoustics(name, seed)
+        profile = parse_acoustics(name, seed)
     except (AcousticsError, OptionError) as e:
         fail(str(e))
+    import importlib.util
+
+    if profile.room is not None and importlib.util.find_spec("pyroomacoustics") is None:
+        fail(f"--acoustics {name!r}: rooms need pyroomacoustics; pip install 'floorbench[local]' (or bash scripts/setup.sh)")
+    return profile
 
 
 def parse_workers(text: str | None) -> str | None:
