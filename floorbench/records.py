@@ -15,6 +15,8 @@ One scenario run leaves a folder:
     tracks/*.frames.tsv  per received frame: cumulative sample index, arrival ns
     humans.sent.*, model.sent.*, model.heard.*  what the senders sent and the
                        model heard, on the session clock (pipelines.room.sender_log)
+    humans.clean.wav   with --acoustics: the clean clips on the samples the
+                       degraded ones were sent on (floorbench.speech.acoustics)
 
 All times are integers: milliseconds (``*_ms``) or nanoseconds (``*_ns``) on
 the session clock, or sample indexes. No float seconds are stored.
@@ -265,6 +267,11 @@ class RunMeta(BaseModel):
     attempt: int = Field(default=1, description="1 for the first try; earlier tries are meta.attempt-N.json")
     network: dict[str, Any] | None = Field(
         default=None, description="impairment profile on the model's legs and the method used; None: unimpaired"
+    )
+    acoustics: dict[str, Any] | None = Field(
+        default=None,
+        description="acoustic condition of the humans' audio (floorbench.speech.acoustics): the profile, its seed, "
+        "the room's measured RT60 and the SNR measured on the rendered audio; None: clean audio",
     )
     video: dict[str, Any] | None = Field(
         default=None,

@@ -124,6 +124,12 @@ IMPAIR_HELP = (
 )
 
 
+ACOUSTICS_HELP = (
+    "acoustic condition of the humans' audio (room, noise at an SNR, telephone line): office, car, cafe, phone, "
+    "reverb, none, or parts joined by '+' (cafe+phone, cafe+snr5); recorded in meta.json; docs/acoustics.md"
+)
+
+
 CONCURRENCY_HELP = (
     "scenarios at once (1..64), each in its own room with its own model process; "
     "check the timing verdicts (run.json counts) before raising it. 'auto' (or 'auto:MAX') starts from "
@@ -169,6 +175,8 @@ def run(
     impair_seed: Annotated[int, typer.Option(help="seed of the impairment's draws (0..2**31)")] = 0,
     play_on: Annotated[str, typer.Option("--play-on", help=PLAY_ON_HELP)] = "local",
     workers: Annotated[str | None, typer.Option(hidden=True, help="the old name of --play-on workers")] = None,
+    acoustics: Annotated[str | None, typer.Option(help=ACOUSTICS_HELP)] = None,
+    acoustics_seed: Annotated[int, typer.Option(help="seed of the acoustic condition's draws (0..2**31)")] = 0,
 ) -> None:
     """Run a suite live against a model: one LiveKit room per scenario, one folder per scenario."""
     from floorbench.errors import FloorbenchError
@@ -182,6 +190,7 @@ def run(
     rooms, auto_rooms = parse_concurrency(concurrency)
     check_run_numbers(limit, join_timeout, record_rate, rooms)
     profile = impair_profile(impair, impair_legs, impair_seed)
+    condition = acoustics_profile(acoustics, acoustics_seed)
     try:
         suite = resolve_suite(suite)
         config = resolve_model_config(config) if config is not None else None
@@ -199,7 +208,8 @@ def run(
             scenarios=scenario or None,
             limit=limit,
             settings=ScenarioSettings(
-                record_rate=record_rate, model_join_timeout_s=join_timeout, print_join=print_join, impair=profile
+                record_rate=record_rate, model_join_timeout_s=join_timeout, print_join=print_join, impair=profile,
+                acoustics=condition,
             ),
             progress=not quiet and sys.stderr.isatty(),
             progress_lines=quiet or not sys.stderr.isatty(),
@@ -251,6 +261,25 @@ def impair_profile(name: str | None, legs: str, seed: int) -> Any:
         return parse_profile(name, legs, seed)
     except (ImpairError, OptionError) as e:
         fail(str(e))
+
+
+def acoustics_profile(name: str | None, seed: int) -> Any:
+    """The parsed `--acoustics` profile (an AcousticProfile) or None; one-line error on a bad one."""
+    from floorbench.errors import OptionError, check_range
+    from floorbench.speech.acoustics import AcousticsError, parse_acoustics
+
+    if name is None:
+        return None
+    try:
+        check_range("--acoustics-seed", seed, 0, 2**31)
+        profile = parse_acoustics(name, seed)
+    except (AcousticsError, OptionError) as e:
+        fail(str(e))
+    import importlib.util
+
+    if profile.room is not None and importlib.util.find_spec("pyroomacoustics") is None:
+        fail(f"--acoustics {name!r}: rooms need pyroomacoustics; pip install 'floorbench[local]' (or bash scripts/setup.sh)")
+    return profile
 
 
 def parse_play_on(text: str, old: str | None = None) -> str | None:

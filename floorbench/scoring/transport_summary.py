@@ -7,8 +7,8 @@ model. Per run: the playback → recorder latency of every human turn found
 (``meta.json`` ``playback.turn_onset_error_ms[].latency_ms``), pooled, with
 its p50/p95/max, and the scenarios' own p50s; the legs measured per turn
 (``meta.json`` ``legs``: humans → room, humans → model, model → room) and
-which clock timed each track; the impairment profiles the scenarios ran
-under; and, where a `floorbench latency` calibration was saved in the run
+which clock timed each track; the impairment profiles and the humans' acoustic
+conditions the scenarios ran under; and, where a `floorbench latency` calibration was saved in the run
 folder (``RUN/latency/latency.json``), its model-path figures — the echo
 model's round trip and its two legs.
 """
@@ -23,6 +23,8 @@ import numpy as np
 
 from floorbench.records import RunMeta
 
+ACOUSTICS_KEYS = ("profile", "room", "noises", "snr_db", "phone", "seed")
+"""what scores.json says of the humans' acoustic condition (meta.json ``acoustics`` has the measured figures)"""
 CALIBRATION = Path("latency") / "latency.json"
 """where `floorbench latency --out RUN/latency` leaves the echo calibration of a run"""
 
@@ -65,6 +67,11 @@ def transport_summary(metas: list[RunMeta], run_folder: Path | None = None) -> d
     networks = {json.dumps(m.network, sort_keys=True) for m in metas if m.network}
     if networks:
         out["network"] = [json.loads(n) for n in sorted(networks)]
+    conditions = {
+        json.dumps({k: m.acoustics.get(k) for k in ACOUSTICS_KEYS}, sort_keys=True) for m in metas if m.acoustics
+    }
+    if conditions:
+        out["acoustics"] = [json.loads(c) for c in sorted(conditions)]
     calibration = _calibration(run_folder)
     if calibration is not None:
         out["model_path"] = calibration
@@ -120,4 +127,7 @@ def latency_cell(summary: dict[str, Any]) -> str:
     nets = summary.get("network") or []
     if nets:
         text += "; impaired: " + ", ".join(f"{n.get('profile')} on {'+'.join(n.get('legs', []))}" for n in nets)
+    conditions = summary.get("acoustics") or []
+    if conditions:
+        text += "; humans' acoustics: " + ", ".join(str(c.get("profile")) for c in conditions)
     return text

@@ -131,7 +131,10 @@ def settings_record(s: ScenarioSettings) -> dict[str, Any]:
     """The settings a worker needs, as JSON. Network impairment does not travel (not built for dispatch)."""
     if s.impair is not None and s.impair.active:
         raise DispatchError("--impair with --play-on workers is not built yet; run the impaired suite on one box")
-    record = {f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.name not in ("schedule", "impair")}
+    if s.acoustics is not None and s.acoustics.active:
+        raise DispatchError("--acoustics with --play-on workers is not built yet; run the suite on one box")
+    skip = ("schedule", "impair", "acoustics")
+    record = {f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.name not in skip}
     record["print_join"] = False
     record["schedule"] = dict(s.schedule)
     return record

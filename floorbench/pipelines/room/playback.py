@@ -35,6 +35,7 @@ from floorbench.pipelines.room.participant import RoomParticipant, ScenarioRoom,
 from floorbench.pipelines.room.speech_monitor import ModelSpeechMonitor
 from floorbench.pipelines.video.source import CameraSettings, UserCamera
 from floorbench.records import EventKind, TimelineEvent
+from floorbench.speech.acoustics import LiveAcoustics
 from floorbench.transports.rooms import PLAYBACK_IDENTITY, playback_token
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,8 @@ class Clip:
     audio: np.ndarray
     start: int
     label: str = ""
+    clean: np.ndarray | None = None
+    """the clean clip `audio` was degraded from (acoustic conditions); None: `audio` is clean"""
     started: asyncio.Event = field(default_factory=asyncio.Event)
     written: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -68,8 +71,12 @@ class TrackWriter:
         sent_path: Path,
         queue_ms: int,
         on_underrun: Callable[[int, int], None] | None = None,
+        acoustics: LiveAcoustics | None = None,
     ) -> None:
         self.source = source
+        self.acoustics = acoustics
+        """degraded humans (floorbench.speech.acoustics): the bed is added under every frame, and the clean
+        track is written beside the sent one (``NAME.clean.wav``, the same samples)"""
         self.on_underrun = on_underrun
         """called with (sample, slip_ns) when the source ran dry"""
         self.sample_rate = sample_rate
@@ -80,6 +87,9 @@ class TrackWriter:
         """index of the next sample to write"""
         self.pending: deque[Clip] = deque()
         self.sent = PcmAppender(sent_path, sample_rate)
+        self.clean: PcmAppender | None = None
+        if acoustics is not None:
+            self.clean = PcmAppender(sent_path.with_name(sent_path.name.replace(".sent.", ".clean.")), sample_rate)
         self._sent_tsv = sent_path.with_suffix(".tsv").open("a", encoding="utf-8")
         """``NAME.sent.tsv``: per frame its first sample and the playout time it leaves at, slips included
         (the sender's clock of the track; floorbench.pipelines.room.sender_log)"""
@@ -102,7 +112,8 @@ class TrackWriter:
         """
         last_end = self.pending[-1].end if self.pending else self.cursor
         start = max(at if at is not None else 0, self.cursor, last_end)
-        clip = Clip(np.asarray(audio, dtype=np.int16), start, label)
+        clean = self.acoustics.clean(audio) if self.acoustics is not None else None
+        clip = Clip(np.asarray(audio, dtype=np.int16), start, label, clean)
         self.pending.append(clip)
         return clip
 
@@ -130,8 +141,10 @@ class TrackWriter:
     async def _run(self) -> None:
         sr = self.sample_rate
         buf = np.zeros(self.frame, dtype=np.int16)
+        clean = np.zeros(self.frame, dtype=np.int16)
         while not self._stop.is_set():
             buf[:] = 0
+            clean[:] = 0
             lo, hi = self.cursor, self.cursor + self.frame
             while self.pending and self.pending[0].end <= lo:
                 done = self.pending.popleft()
@@ -142,9 +155,12 @@ class TrackWriter:
                 a, b = max(lo, clip.start), min(hi, clip.end)
                 if a < b:
                     buf[a - lo : b - lo] = clip.audio[a - clip.start : b - clip.start]
+                    if clip.clean is not None:
+                        clean[a - lo : b - lo] = clip.clean[a - clip.start : b - clip.start]
                     if a == clip.start:
                         clip.started.set()
-            frame = rtc.AudioFrame(buf.tobytes(), sr, 1, self.frame)
+            out = buf if self.acoustics is None else self.acoustics.add_bed(buf, lo)
+            frame = rtc.AudioFrame(out.tobytes(), sr, 1, self.frame)
             call_ns = self.clock.now_ns()
             if self.first_write_ns is None:
                 self.first_write_ns = call_ns
@@ -159,7 +175,9 @@ class TrackWriter:
                     self.on_underrun(self.cursor, slip)
             self._sent_tsv.write(f"f\t{lo}\t{self.playout_ns(lo)}\t{self.frame}\t{call_ns}\n")
             await self.source.capture_frame(frame)
-            self.sent.write(buf)
+            self.sent.write(out)
+            if self.clean is not None:
+                self.clean.write(clean)
             self.cursor = hi
             self.returns_ns.append(self.clock.now_ns())
             self.sample_ends.append(hi)
@@ -175,6 +193,8 @@ class TrackWriter:
             clip.written.set()
         self._sent_tsv.close()
         await asyncio.to_thread(self.sent.finalize)  # off the event loop: other rooms keep playing
+        if self.clean is not None:
+            await asyncio.to_thread(self.clean.finalize)
 
 
 class PlaybackParticipant(RoomParticipant):
@@ -189,6 +209,7 @@ class PlaybackParticipant(RoomParticipant):
         track_name: str = "humans",
         listen: bool = True,
         camera: CameraSettings | None = None,
+        acoustics: LiveAcoustics | None = None,
     ) -> None:
         if queue_ms % 10:
             raise ValueError("queue_ms must be a multiple of 10 (LiveKit aborts otherwise)")
@@ -205,6 +226,7 @@ class PlaybackParticipant(RoomParticipant):
             self.out_dir / f"{track_name}.sent.wav",
             queue_ms,
             on_underrun=lambda sample, slip: self.log(EventKind.underrun, sample=sample, slip_ms=slip // 1_000_000),
+            acoustics=acoustics,
         )
         self.monitor = ModelSpeechMonitor(self.clock, self.timeline)
         self.video: UserCamera | None = None

@@ -87,6 +87,8 @@ class RunIdentity:
     network: dict[str, Any] | None = None
     """the network impairment (`ImpairProfile.spec()`), None without one: results under another
     impairment are other results"""
+    acoustics: dict[str, Any] | None = None
+    """the acoustic condition (`AcousticProfile.spec()`), None: clean; the same rule"""
 
     def check(self, run_info: dict[str, Any], run_json: Path) -> None:
         """Raise `ResumeMismatch` (one line) unless `run_info` (an existing run.json) is this run's."""
@@ -109,6 +111,11 @@ class RunIdentity:
                 f"{run_json}: was run with network impairment {_profile(run_info.get('network'))}, "
                 f"not {_profile(self.network)}; {fix}"
             )
+        if _acoustics(run_info.get("acoustics")) != _acoustics(self.acoustics):
+            raise ResumeMismatch(
+                f"{run_json}: was run with acoustics {_profile(run_info.get('acoustics'))}, "
+                f"not {_profile(self.acoustics)}; {fix}"
+            )
 
 
     def check_kept(self, out: Path, kept: list[str]) -> None:
@@ -119,6 +126,11 @@ class RunIdentity:
                 raise ResumeMismatch(
                     f"{out / sid / 'meta.json'}: was run with network impairment {_profile(meta.network)}, not "
                     f"{_profile(self.network)}; use another --out, or remove {out} to start over"
+                )
+            if meta is not None and _acoustics(meta.acoustics) != _acoustics(self.acoustics):
+                raise ResumeMismatch(
+                    f"{out / sid / 'meta.json'}: was run with acoustics {_profile(meta.acoustics)}, not "
+                    f"{_profile(self.acoustics)}; use another --out, or remove {out} to start over"
                 )
             if meta is not None and (meta.suite != self.suite or _canonical(meta.model) != _canonical(self.model)):
                 raise ResumeMismatch(
@@ -135,6 +147,16 @@ def _impairment(network: Any) -> str:
     if not isinstance(network, dict):
         return _canonical(None)
     return _canonical({k: network.get(k) for k in IMPAIRMENT_KEYS})
+
+
+ACOUSTICS_KEYS = ("profile", "room", "rt60_ms", "distance_cm", "noises", "snr_db", "phone", "seed")
+"""what makes two acoustic conditions the same (not what was measured on them)"""
+
+
+def _acoustics(record: Any) -> str:
+    if not isinstance(record, dict):
+        return _canonical(None)
+    return _canonical({k: record.get(k) for k in ACOUSTICS_KEYS})
 
 
 def _profile(network: Any) -> str:

@@ -183,6 +183,7 @@ class _Runner:
             resume.suite_hash(suite),
             redact(model.card()),
             impair.spec() if impair is not None and impair.active else None,
+            acoustics.spec() if (acoustics := opts.settings.acoustics) is not None and acoustics.active else None,
         )
         self.prior = resume.read_run_info(self.out)
         if self.prior is not None:
@@ -207,6 +208,7 @@ class _Runner:
             "suite_path": str(self.opts.suite.resolve()),
             "model": self.identity.model,
             "network": self.identity.network,
+            "acoustics": self.identity.acoustics,
             "livekit": {"url": redact_url(self.conn.url), "managed": self.server is not None},
             "started_wall": now_wall(),
             "scenarios": [],

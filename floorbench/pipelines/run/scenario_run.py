@@ -66,6 +66,7 @@ from floorbench.records import (
 from floorbench.redact import redact, redact_text
 from floorbench.scenarios.schema import Scenario, inside
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError
+from floorbench.speech.acoustics import AcousticProfile, LiveAcoustics
 from floorbench.suites.registry import suite_of
 from floorbench.transports.rooms import PLAYBACK_IDENTITY, model_token, room_name
 from floorbench.transports.server import LiveKitConnection, LiveKitServer
@@ -88,7 +89,7 @@ hearing it) takes well under a second on a machine that keeps up; past this it i
 
 
 SENDER_RECORDS = (
-    "humans.sent.tsv", "model.sent.wav", "model.sent.tsv", "model.heard.wav", "model.heard.tsv",
+    "humans.sent.tsv", "humans.clean.wav", "model.sent.wav", "model.sent.tsv", "model.heard.wav", "model.heard.tsv",
 )
 """the senders' own records (floorbench.pipelines.room.sender_log); an earlier try's are removed before the next"""
 
@@ -133,6 +134,8 @@ class ScenarioSettings:
     print_join: bool = False
     impair: ImpairProfile | None = None
     """network impairment on the model's audio legs (docs/transport.md); None: none"""
+    acoustics: AcousticProfile | None = None
+    """acoustic condition of the humans' audio (docs/acoustics.md); None: clean"""
 
 
 def load_audio(path: Path, rate: int, where: str) -> np.ndarray:
@@ -184,6 +187,8 @@ class ScenarioRun:
         self.playback: PlaybackParticipant | None = None
         self.model_proc: ModelProcess | None = None
         """set before the child starts, so whatever fails later, the run's end stops it"""
+        self.acoustics: LiveAcoustics | None = None
+        """the degraded humans' bed and clean clips, once the audio is loaded"""
         self.meta = RunMeta(
             floorbench_version=__version__,
             scenario_id=scenario.scenario_id,
@@ -301,6 +306,7 @@ class ScenarioRun:
             queue_ms=self.settings.playback_queue_ms,
             listen=not shared,
             camera=camera,
+            acoustics=self.acoustics,
         )
         if shared:
             recorder.model_audio_listeners.append(playback.monitor.feed)
@@ -384,7 +390,29 @@ class ScenarioRun:
                 self.suite.audio_path(t.audio), rate, f"{where}: scenario {self.scenario.scenario_id}: turn {t.id}"
             )
             total += len(turns[t.id])
+        if self.settings.acoustics is not None and self.settings.acoustics.active:
+            pre, turns = self._degrade(pre, turns, rate)
         return pre, turns, total / rate
+
+    def _degrade(
+        self, pre: np.ndarray | None, turns: dict[int, np.ndarray], rate: int
+    ) -> tuple[np.ndarray | None, dict[int, np.ndarray]]:
+        """The clips under the acoustic condition (the clean ones kept for ``humans.clean.wav``)."""
+        from floorbench.speech.acoustics import AcousticsError, render
+        from floorbench.speech.noises import NoiseError
+        from floorbench.speech.rooms import RoomError
+
+        assert self.settings.acoustics is not None
+        clean = {f"turn {k}": v for k, v in turns.items()}
+        if pre is not None:
+            clean["preamble"] = pre
+        try:
+            done = render(self.settings.acoustics, rate, clean, self.scenario.scenario_id)
+        except (AcousticsError, NoiseError, RoomError) as e:
+            raise ScenarioError(f"--acoustics {self.settings.acoustics.name}: {e}") from None
+        self.acoustics = LiveAcoustics.of(done, clean)
+        self.meta.acoustics = done.record
+        return done.clips.get("preamble"), {k: done.clips[f"turn {k}"] for k in turns}
 
     async def _start_model(self, recorder: Recorder) -> None:
         """Start or invite the model, then wait until the recorder hears its audio."""
@@ -599,6 +627,7 @@ class ScenarioRun:
             "queue_ms": playback.queue_ms,
             "turn_onset_error_ms": latency.onset_errors(),
         }
+        self._measure_sent_snr()
         delays = receive_delays_ms(events)
         self.meta.timing_receiver = timing_verdict(figures_of(latency, underruns, delays))
         on_recorder = dialogue_turns(self.scenario.turns, starts, ends, latency, humans.start_ns - model.start_ns)
@@ -629,6 +658,22 @@ class ScenarioRun:
                 model_time_map=time_map,
             ),
         )
+
+
+    def _measure_sent_snr(self) -> None:
+        """meta.json ``acoustics.snr_sent_track_db``: the SNR of the whole sent track, from it and the clean one."""
+        clean_path = self.dir / "humans.clean.wav"
+        if self.meta.acoustics is None or not clean_path.is_file():
+            return
+        import soundfile as sf
+
+        from floorbench.speech.acoustics import estimate_snr_db
+
+        sent, rate = sf.read(str(self.dir / "humans.sent.wav"), dtype="int16")
+        clean, _ = sf.read(str(clean_path), dtype="int16")
+        self.meta.acoustics["snr_sent_track_db"] = estimate_snr_db(sent, clean, rate)
+        if self.acoustics is not None:
+            self.meta.acoustics["clips_without_clean_copy"] = self.acoustics.unmatched
 
 
 def _versions() -> dict[str, str]:

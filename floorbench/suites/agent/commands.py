@@ -81,11 +81,15 @@ def run_tests(
     print_join: Annotated[bool, typer.Option(help="print the room URL and a join token per trial")] = False,
     asr: Annotated[str, typer.Option(help="ASR model of the content assertions (name or local folder)")] = "tiny.en",
     quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
+    acoustics: Annotated[str | None, typer.Option(help="acoustic condition of the caller's audio (as `floorbench run`): office, car, cafe, phone, cafe+phone, cafe+snr5, ...")] = None,
+    acoustics_seed: Annotated[int, typer.Option(help="seed of the acoustic condition's draws (0..2**31)")] = 0,
 ) -> None:
     """Run conversation tests against a voice agent: assertions on timing and words, pass rates over trials."""
     from floorbench.errors import FloorbenchError, OptionError, check_range
-    from floorbench.pipelines.commands import fail
+    from floorbench.pipelines.commands import acoustics_profile, fail
     from floorbench.suites.agent.baseline import read_baseline
+
+    condition = acoustics_profile(acoustics, acoustics_seed)
 
     try:
         check_range("--latency-margin-ms", latency_margin_ms, 0, 600_000)
@@ -99,15 +103,15 @@ def run_tests(
         fail("no test selected; check -k/--tag against the test names and tags")
     if (out / "run").exists() and not resume:
         fail(f"{out} holds an earlier test run; pass another --out, or --resume to continue that one")
-    run_dir = play_tests(chosen, out, trials, model, config, identity, dispatch, livekit_url, concurrency, join_timeout,
-                   print_join, quiet)
+    run_dir = play_tests(chosen, out, trials, model, config, identity, dispatch, livekit_url, concurrency,
+                         join_timeout, print_join, quiet, condition)
     code = _judge(chosen, out, run_dir, trials, asr, pass_threshold, junit, before, latency_margin_ms)
     raise typer.Exit(code)
 
 
 def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, config: Path | None, identity: str | None,
          dispatch: str | None, livekit_url: str | None, concurrency: str, join_timeout: float, print_join: bool,
-         quiet: bool) -> Path:
+         quiet: bool, condition: Any = None) -> Path:
     """Write and render the suite, then play it: the run folder."""
     from floorbench.errors import FloorbenchError
     from floorbench.pipelines.commands import check_run_numbers, fail, parse_concurrency, system_under_test
@@ -137,7 +141,7 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
     try:
         opts = RunOptions(
             suite=suite_dir, model=name, out=run_dir, config=cfg, connection=LiveKitConnection.from_env(livekit_url),
-            settings=ScenarioSettings(model_join_timeout_s=join_timeout, print_join=print_join),
+            settings=ScenarioSettings(model_join_timeout_s=join_timeout, print_join=print_join, acoustics=condition),
             progress=not quiet and sys.stderr.isatty(), progress_lines=quiet or not sys.stderr.isatty(),
             concurrency=rooms, auto_concurrency=auto_rooms, scenarios=[s.scenario_id for s in scenarios],
         )
