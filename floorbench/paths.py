@@ -35,8 +35,11 @@ def inside(root: Path, rel: str | Path, what: str, error: type[FloorbenchError] 
     """`root / rel`, resolved (symlinks followed); one `error` line if it leaves `root`.
 
     Catches a `..` part, an absolute `rel` (which would replace `root`) and a
-    symlink pointing elsewhere alike, because all three show in the resolved path.
+    symlink pointing elsewhere alike, because all three show in the resolved path;
+    a NUL byte (which no file name holds) is refused before the path is looked at.
     """
+    if "\x00" in str(rel):
+        raise error(f"{what}: {str(rel)!r} holds a NUL byte; give a plain file name")
     base = Path(root).resolve()
     path = (base / rel).resolve()
     if not path.is_relative_to(base):

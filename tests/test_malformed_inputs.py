@@ -565,7 +565,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[str], str]] = [
      ["score", "{ws}/arec", "--out", "{ws}/o", "--workers", "1"], "no av clip could be scored"),
     ("score-av-not-utf8", lambda ws: (_av_rec(AV_EVENT)(ws), _each_turns_json(lambda d: b"\xff", "arec")(ws)),
      ["score", "{ws}/arec", "--out", "{ws}/o", "--workers", "1"], "could be scored"),
-    ("score-nul-in-path", _nothing, ["score", "{ws}/a\u0000b"], "a\\x00b"),
+    ("score-nul-in-path", _nothing, ["score", "{ws}/a\u0000b"], "null byte"),
     # --- report: a broken scores folder
     ("report-scores-missing-fields", _write("scored/scores.json", "{}"), ["report", R, "--out", "{ws}/rep"],
      "scores.json"),

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from floorbench.errors import read_utf8
 from floorbench.records import write_json_atomic
 from floorbench.scoring.agreement import cohen_kappa
 from floorbench.scoring.cache import JsonlCache
@@ -109,7 +110,7 @@ def load_labels(spec: str | Path) -> list[LabelledItem]:
     """Every labelled item of the files `spec` names, in file order; ids must be unique."""
     items: list[LabelledItem] = []
     for path in label_files(spec):
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for n, line in enumerate(read_utf8(path, InputError, "save the labels as UTF-8 JSON Lines").splitlines(), 1):
             if not line.strip():
                 continue
             try:

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from floorbench.audio.consistency import recording_disagreement
 from floorbench.audio.time_map import TimeMap, time_map_of
-from floorbench.errors import FloorbenchError
+from floorbench.errors import FloorbenchError, read_utf8
 from floorbench.paths import inside, inside_each
 from floorbench.records import DialogueTurns, Outcome, RunMeta
 from floorbench.suites.registry import all_suites, get_suite
@@ -154,7 +154,7 @@ class Discovery:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_utf8(path, InputError, "re-export the file as UTF-8 JSON"))
     except json.JSONDecodeError as e:
         raise InputError(f"{path}: not valid JSON (line {e.lineno}: {e.msg}); fix or re-export the file") from e
     except OSError as e:

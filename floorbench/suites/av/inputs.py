@@ -86,7 +86,7 @@ def suite_kind(run_info: dict[str, Any]) -> str | None:
 
     try:
         raw = yaml.safe_load((Path(path) / "suite.yaml").read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     return str(raw.get("suite")) if isinstance(raw, dict) and raw.get("suite") else None
 
@@ -156,7 +156,7 @@ def scenario_raw(run_info: dict[str, Any], scenario_id: str) -> dict[str, Any] |
 
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     return raw if isinstance(raw, dict) else None
 
