@@ -680,6 +680,9 @@ def test_malformed_input_is_one_error_line(
     after = _hashes(ws)
     changed = sorted(p for p, h in before.items() if after.get(p) != h)
     assert changed == [], f"{case}: inputs changed or lost: {changed}"
+    added = sorted(p for p in after if p not in before)
+    if args[0] != "score":  # a refused writer leaves no file (`score` records what it skipped in its scores)
+        assert added == [], f"{case}: files written: {added}"
 
 
 def test_the_corpus_covers_every_command() -> None:
