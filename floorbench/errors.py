@@ -11,6 +11,7 @@ its traceback.
 from __future__ import annotations
 
 import errno
+from pathlib import Path
 from typing import NoReturn
 
 
@@ -59,6 +60,16 @@ def path_error_line(e: OSError) -> str | None:
         return None
     where = f"{e.filename}: " if e.filename else ""
     return one_line(f"{where}{e.strerror}; check the path and its permissions")
+
+
+def read_utf8(path: Path | str, error: type[FloorbenchError] = FloorbenchError, fix: str = "save it as UTF-8") -> str:
+    """A text input file's contents; one `error` line naming the file (and the first bad byte) if it is not
+    UTF-8, the one way every reader of a user's text file (JSON, JSON Lines, CSV, YAML) turns bytes into text.
+    A file the system refuses stays an OSError (the CLI names its path)."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise error(f"{path}: not UTF-8 text (byte {e.start}); {fix}") from None
 
 
 def exit_with(message: str, code: int = 2) -> NoReturn:

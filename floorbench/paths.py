@@ -35,8 +35,11 @@ def inside(root: Path, rel: str | Path, what: str, error: type[FloorbenchError] 
     """`root / rel`, resolved (symlinks followed); one `error` line if it leaves `root`.
 
     Catches a `..` part, an absolute `rel` (which would replace `root`) and a
-    symlink pointing elsewhere alike, because all three show in the resolved path.
+    symlink pointing elsewhere alike, because all three show in the resolved path;
+    a NUL byte (which no file name holds) is refused before the path is looked at.
     """
+    if "\x00" in str(rel):
+        raise error(f"{what}: {str(rel)!r} holds a NUL byte; give a plain file name")
     base = Path(root).resolve()
     path = (base / rel).resolve()
     if not path.is_relative_to(base):
@@ -74,6 +77,20 @@ def prepare_out(
     the `replaced` folders holds a file. Every check comes before the first deletion, so
     a refusal leaves everything as it was. Returns the resolved folders, in order.
     """
+    dirs = check_out(out, replaced, force, error, marker)
+    for d in (d for d in dirs if d.is_dir() and any(d.iterdir())):
+        empty_folder(d)
+    for d in dirs:
+        d.mkdir(parents=True, exist_ok=True)
+    return dirs
+
+
+def check_out(
+    out: Path, replaced: Sequence[str], force: bool, error: type[FloorbenchError] = PathEscapeError,
+    marker: str = "suite.yaml",
+) -> list[Path]:
+    """`prepare_out`'s checks alone (nothing deleted or created): a writer that works before it writes
+    calls this first, so a refused --out costs no work. Returns the resolved folders, in order."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise error(f"{out}: not a folder; choose another --out")
@@ -87,10 +104,6 @@ def prepare_out(
             raise error(f"{full[0]}: not empty; pass --force to replace it or choose another --out")
         if marker and ((out / marker).exists() or (out / marker).is_symlink()):
             raise error(f"{out}: already holds a suite ({marker}); pass --force to replace it or choose another --out")
-    for d in full:
-        empty_folder(d)
-    for d in dirs:
-        d.mkdir(parents=True, exist_ok=True)
     return dirs
 
 

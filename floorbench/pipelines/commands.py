@@ -242,6 +242,14 @@ def system_under_test(
         name = "external"  # an agent that joins by itself
     if not name:
         fail("no model: pass --model NAME or a --config with 'adapter: NAME'")
+    if config is not None:  # the config's settings checked now, so an error names its file
+        from floorbench.processors.adapter_config import ModelError
+        from floorbench.processors.registry import model_class
+
+        try:
+            model_class(str(name), cfg).Settings.load(cfg, str(name), str(config))
+        except ModelError as e:
+            fail(str(e) if str(config) in str(e) else f"{config}: {e}")
     if identity:
         cfg["identity"] = identity
     if dispatch:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, cast
@@ -140,7 +141,14 @@ def register_model(cls: type[Model]) -> type[Model]:
     return cls
 
 
-def _import_path(path: str) -> type[Model]:
+CLASS_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+"""``package.module:ClassName``: a module path, a colon, the class (as a config's ``class:`` names it)"""
+
+
+def _import_path(path: object) -> type[Model]:
+    if not isinstance(path, str) or not CLASS_PATH.fullmatch(path):
+        raise ModelError(f"model class {path!r}: write it as 'package.module:ClassName' (module:Class), "
+                         "e.g. class: mypkg.agents:MyModel")
     mod_name, _, attr = path.partition(":")
     try:
         mod = importlib.import_module(mod_name)
@@ -167,7 +175,7 @@ def model_class(name: str, config: dict[str, Any] | None = None) -> type[Model]:
     """Resolve a model name (or a config's ``class: module:Class``) to its class."""
     config = config or {}
     if config.get("class"):
-        return _import_path(str(config["class"]))
+        return _import_path(config["class"])
     if name in _registered:
         return _registered[name]
     if name in BUILTIN_MODELS:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from floorbench.errors import read_utf8
 from floorbench.records import write_json_atomic
 from floorbench.scoring.agreement import cohen_kappa
 from floorbench.scoring.cache import JsonlCache
@@ -80,8 +81,23 @@ def label_files(spec: str | Path) -> list[Path]:
     return [path]
 
 
+TEXT_FIELDS = ("id", "family", "kind", "question", "gold", "reply", "label", "turn", "source", "said", "relabelled")
+"""the fields of a labels row that hold text (``aliases`` holds a list of texts); any other field is ignored"""
+
+
+def _check_types(row: dict[str, Any], where: str) -> None:
+    """Every known field of a row has its type (text, or a list of texts): one line naming the field."""
+    for key in TEXT_FIELDS:
+        if key in row and not isinstance(row[key], str):
+            raise InputError(f"{where}: {key!r} must be text, got {type(row[key]).__name__} {row[key]!r}; quote it")
+    aliases = row.get("aliases")
+    if aliases is not None and not (isinstance(aliases, list) and all(isinstance(a, str) for a in aliases)):
+        raise InputError(f"{where}: 'aliases' must be a list of texts, got {aliases!r}")
+
+
 def _item(row: dict[str, Any], where: str) -> LabelledItem:
     """A row as a LabelledItem, or a one-line InputError naming file:line and the fix."""
+    _check_types(row, where)
     task = Task.answer if "gold" in row else Task.intrusion if "turn" in row else None
     if task is None:
         raise InputError(f"{where}: neither 'gold' (answer item) nor 'turn' (intrusion item); add one")
@@ -109,7 +125,7 @@ def load_labels(spec: str | Path) -> list[LabelledItem]:
     """Every labelled item of the files `spec` names, in file order; ids must be unique."""
     items: list[LabelledItem] = []
     for path in label_files(spec):
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for n, line in enumerate(read_utf8(path, InputError, "save the labels as UTF-8 JSON Lines").splitlines(), 1):
             if not line.strip():
                 continue
             try:

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from floorbench.audio.consistency import recording_disagreement
 from floorbench.audio.time_map import TimeMap, time_map_of
-from floorbench.errors import FloorbenchError
+from floorbench.errors import FloorbenchError, read_utf8
 from floorbench.paths import inside, inside_each
 from floorbench.records import DialogueTurns, Outcome, RunMeta
 from floorbench.suites.registry import all_suites, get_suite
@@ -154,7 +154,7 @@ class Discovery:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_utf8(path, InputError, "re-export the file as UTF-8 JSON"))
     except json.JSONDecodeError as e:
         raise InputError(f"{path}: not valid JSON (line {e.lineno}: {e.msg}); fix or re-export the file") from e
     except OSError as e:
@@ -239,11 +239,57 @@ def _dialogue(folder: Path, root: Path) -> DialogueSource:
             raise InputError(f"{folder}: no model.wav; a dialogue folder needs model.wav and turns.json")
         src.turns = load_turns(folder / "turns.json")
         check_recording(folder, src.meta, src.turns)
+        check_covered(src.model_wav, src.turns, folder / "turns.json")
     except RefusedInput:
         raise
     except InputError as e:
         src.error = str(e)
     return src
+
+
+def check_covered(wav: Path, turns: DialogueTurns, path: Path) -> None:
+    """A dialogue whose every turn starts at or after the end of model.wav was not recorded at all (a
+    turns.json from another run, or times in the wrong unit): `InputError`, so it is skipped, never scored
+    as a model that kept silent. Turns partly past the end are each suite's to mark unscorable. A
+    model.wav that is not a readable mono track is left to the track reader, which names the problem."""
+    import soundfile as sf
+
+    try:
+        info = sf.info(str(wav))
+    except (RuntimeError, sf.LibsndfileError):
+        return
+    if info.channels != 1 or info.samplerate not in ACCEPTED_RATES or not info.frames or not turns.turns:
+        return  # the track reader's own line says what is wrong with it
+    end_ms = info.frames * 1000 // info.samplerate
+    first = min(turns.turns, key=lambda t: t.start_ms)
+    if first.start_ms >= end_ms:
+        raise InputError(
+            f"{path}: every turn starts after model.wav ends (turn {first.turn_id} at {first.start_ms} ms, the "
+            f"recording {end_ms} ms); the recording does not cover this dialogue: check turns.json's times (ms) "
+            "and that it belongs to this model.wav"
+        )
+
+
+def label_suite(label: str) -> str | None:
+    """The suite whose turn labels include `label` (`SuitePlugin.labels`), None when none does."""
+    return next((s.name for s in all_suites() if label in s.labels), None)
+
+
+def check_one_suite(disc: Discovery) -> None:
+    """A folder is scored as one suite: dialogues of two suites (by their turns' labels) in one folder are
+    refused (`RefusedInput`, naming one dialogue of each), never scored as the first one found."""
+    seen: dict[str, Path] = {}
+    for d in disc.scorable:
+        if d.turns is None or not d.turns.turns:
+            continue
+        name = label_suite(d.turns.turns[0].label) or "?"
+        seen.setdefault(name, d.folder)
+    if len(seen) > 1:
+        (a, fa), (b, fb) = list(seen.items())[:2]
+        raise RefusedInput(
+            f"{disc.root}: holds dialogues of more than one suite (suite {a}: {fa.name}, suite {b}: {fb.name}); "
+            "move each suite's dialogues into a folder of their own and score each"
+        )
 
 
 def _is_dialogue(folder: Path) -> bool:
@@ -268,6 +314,7 @@ def discover(target: Path) -> Discovery:
             f"{target}: no dialogue folders (sub-folders with model.wav and turns.json) found"
         )
     disc = Discovery(root=target, kind=kind, run_info=run_info, dialogues=[_dialogue(p, target) for p in subs])
+    check_one_suite(disc)
     first: dict[str, Path] = {}
     for d in disc.scorable:
         assert d.turns is not None

@@ -37,6 +37,7 @@ def worker(
     """
     from floorbench.errors import FloorbenchError, OptionError, check_range
     from floorbench.pipelines.dispatch.worker import MAX_JOBS, Pins, WorkerSettings, describe, serve
+    from floorbench.pipelines.run.runner import check_reachable
     from floorbench.scenarios.files import resolve_suite
     from floorbench.scenarios.validate import ScenarioError
     from floorbench.transports.server import LiveKitConnection, ServerError
@@ -48,6 +49,9 @@ def worker(
         if conn is None:
             fail("worker needs a LiveKit server: pass --livekit-url (or LIVEKIT_URL) with LIVEKIT_API_KEY/SECRET")
         settings = WorkerSettings([resolve_suite(s) for s in suite], conn, agent, max_jobs, pins=pins)
+        # one bounded API call first, as `run` makes: an unreachable server or a wrong key is one line
+        # now, not a worker retrying its connection for ever
+        asyncio.run(check_reachable(conn))
         typer.echo(json.dumps(describe(settings)), err=True)
         asyncio.run(serve(settings))
     except (OptionError, ServerError, ScenarioError, FloorbenchError, ValueError) as e:

@@ -32,6 +32,7 @@ from typing import Any, cast
 
 from pydantic import ValidationError
 
+from floorbench.paths import inside
 from floorbench.scenarios.schema import Scenario
 from floorbench.scenarios.validate import (
     LoadedSuite,
@@ -283,7 +284,7 @@ def _line(path: Path, where: str, value: object, opt: dict[str, Any], voice: str
         return CallerLine(voice=v, text=text)
     if not isinstance(audio, str) or not audio.strip():
         raise AgentTestError(f"{where}: audio must be a file path (relative to the test file), got {audio!r}")
-    file = (path.parent / audio).resolve()
+    file = inside(path.parent, audio, f"{where}: audio", AgentTestError)  # next to the test file, like every path in a file
     try:
         check_audio(file.parent, file.name, where, required=True)
     except ScenarioError as e:

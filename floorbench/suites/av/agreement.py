@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from floorbench.errors import read_utf8
 from floorbench.records import write_json_atomic
 from floorbench.scoring.cache import JsonlCache
 from floorbench.scoring.inputs import InputError
@@ -46,7 +47,7 @@ def load_rubric_labels(path: Path) -> list[dict[str, Any]]:
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     rows: list[dict[str, Any]] = []
     for f in files:
-        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+        for n, line in enumerate(read_utf8(f, InputError, "save the labels as UTF-8 JSON Lines").splitlines(), 1):
             if not line.strip():
                 continue
             where = f"{f}:{n}"

@@ -42,6 +42,8 @@ not match.
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -50,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from floorbench.paths import inside
+from floorbench.paths import check_out, inside, prepare_out
 from floorbench.scenarios.schema import check_id
 from floorbench.scenarios.validate import ScenarioError
 from floorbench.suites.av.draw import CODEC, encode_video
@@ -64,22 +66,26 @@ RECORDED_VOICE = "import:recorded"
 LENGTH_SLACK_MS = 250
 """audio this much longer or shorter than the video is cut or padded to it; more is an error"""
 IDLE_MS = 1000
+SUITE_FOLDERS = ("scenarios", "audio", "video")
+"""the folders of --out an import replaces"""
 DEFAULT_HANDOFF_REPLY = "Sure, let me answer that."
-KEYS = {
-    "scenario_id",
-    "video",
-    "audio",
-    "dynamic",
-    "category",
-    "window",
-    "system_prompt",
-    "description",
-    "transcript",
-    "words",
-    "reply",
-    "offset_ms",
-    "request",
+FIELD_TYPES: dict[str, tuple[type, str]] = {
+    "scenario_id": (str, "text"),
+    "video": (str, "a file path"),
+    "audio": (str, "a file path"),
+    "dynamic": (str, "text"),
+    "category": (str, "text"),
+    "window": (dict, 'an object {"start_ms": …, "end_ms": …}'),
+    "system_prompt": (str, "text"),
+    "description": (str, "text"),
+    "transcript": (str, "text"),
+    "words": (list, 'a list of {"word", "start_ms", "end_ms"}'),
+    "reply": (str, "text"),
+    "offset_ms": (int, "a whole number of ms"),
+    "request": (dict, 'an object {"text", "reply", "audio"?}'),
 }
+"""every field a clip JSON may carry and the JSON type it must have (checked before anything else)"""
+KEYS = set(FIELD_TYPES)
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,10 @@ def _read_json(path: Path) -> dict[str, Any]:
     for key in ("video", "dynamic", "window"):
         if key not in data:
             raise ScenarioError(f"{path}: missing field '{key}'; add it (docs/suites/av.md)")
+    for key, value in data.items():
+        kind, what = FIELD_TYPES[key]
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise ScenarioError(f"{path}: '{key}' must be {what}, got {value!r}; fix the JSON (docs/suites/av.md)")
     return data
 
 
@@ -389,14 +399,26 @@ def import_av(
         raise ScenarioError(f"{src}: no *.json clip files in the folder (docs/suites/av.md)")
     for f in files:
         check_media_paths(f)
-    w = AvSuiteWriter.emptied(out, force)
-    done: list[AvScenario] = []
-    for f in files:
-        s = import_clip(f, w, opts)
-        if any(d.scenario_id == s.scenario_id for d in done):
-            raise ScenarioError(f"{f}: scenario_id {s.scenario_id} is used twice; give each clip its own")
-        done.append(s)
-    w.finish(
-        name=name or out.name, description=f"Imported av clips: {len(done)} from {src.name}.", generator=None
-    )
+    check_out(out, SUITE_FOLDERS, force, ScenarioError)  # a refused --out costs no work
+    # every clip is converted and checked in a staging folder beside --out, which takes the suite only
+    # once all of them are: a bad clip (the tenth as much as the first) leaves --out as it was
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.importing-", dir=out.parent))
+    try:
+        w = AvSuiteWriter.emptied(staging, True)
+        done: list[AvScenario] = []
+        for f in files:
+            s = import_clip(f, w, opts)
+            if any(d.scenario_id == s.scenario_id for d in done):
+                raise ScenarioError(f"{f}: scenario_id {s.scenario_id} is used twice; give each clip its own")
+            done.append(s)
+        w.finish(
+            name=name or out.name, description=f"Imported av clips: {len(done)} from {src.name}.", generator=None
+        )
+        for d in prepare_out(out, SUITE_FOLDERS, force, ScenarioError):
+            for p in sorted((staging / d.name).iterdir()):
+                p.replace(d / p.name)
+        (staging / "suite.yaml").replace(out / "suite.yaml")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return done

@@ -86,7 +86,7 @@ def suite_kind(run_info: dict[str, Any]) -> str | None:
 
     try:
         raw = yaml.safe_load((Path(path) / "suite.yaml").read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     return str(raw.get("suite")) if isinstance(raw, dict) and raw.get("suite") else None
 
@@ -101,7 +101,7 @@ def _event_from(obj: Any) -> EventSpec | None:
         return None
     try:
         dynamic = str(obj["dynamic"])
-        return EventSpec(
+        spec = EventSpec(
             clip=int(obj["clip"]),
             dynamic=dynamic,
             category=category_of(dynamic),
@@ -109,8 +109,10 @@ def _event_from(obj: Any) -> EventSpec | None:
             end_ms=int(obj["end_ms"]),
             description=str(obj.get("description", "")),
         )
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         return None
+    # a window that ends before it starts (or starts before its clip) is no event: the clip is unscorable
+    return spec if 0 <= spec.start_ms < spec.end_ms else None
 
 
 def _event_from_line(line: dict[str, Any], raw: dict[str, Any] | None) -> EventSpec | None:
@@ -156,7 +158,7 @@ def scenario_raw(run_info: dict[str, Any], scenario_id: str) -> dict[str, Any] |
 
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     return raw if isinstance(raw, dict) else None
 

@@ -76,10 +76,22 @@ def read_labels(path: Path) -> list[Row]:
             raise ScenarioError(
                 f"{path}:{n}: label must be one of {', '.join(e.value for e in E)} and times integer ms; fix the row"
             ) from None
+        if row.start_ms < 0:
+            raise ScenarioError(f"{path}:{n}: start_ms {row.start_ms} is before the recording; times are ms from its start (0 or more)")
         if row.end_ms <= row.start_ms or (rows and row.start_ms < rows[-1].end_ms):
             raise ScenarioError(f"{path}:{n}: {row.start_ms}–{row.end_ms} ms is empty or overlaps the row before")
         rows.append(row)
     return rows
+
+
+def check_rows_inside(rows: list[Row], labels: Path, wav: Path, samples: int) -> None:
+    """Every row's clip lies inside the recording (`samples` at 16 kHz): a row past its end would be an
+    empty or cut clip; one line naming the row, before anything is written."""
+    end_ms = samples * 1000 // RATE
+    for n, r in enumerate(rows, 2):
+        if r.end_ms > end_ms:
+            raise ScenarioError(f"{labels}:{n}: {r.start_ms}–{r.end_ms} ms ends after {wav.name} ({end_ms} ms); "
+                                "fix the row's times or give the full recording")
 
 
 def partner_onsets(partner: np.ndarray) -> list[int]:
@@ -129,6 +141,7 @@ def import_recording(wav: Path, labels: Path, out: Path, user_channel: int = 1, 
         pcm = (np.clip(x, -1, 1) * 32767).astype(np.int16)
     user, partner = pcm[:, user_channel - 1], pcm[:, 2 - user_channel]
     rows = read_labels(labels)
+    check_rows_inside(rows, labels, wav, len(user))
     try:
         sid = check_id(scenario_id or wav.stem)
     except ValueError as e:
