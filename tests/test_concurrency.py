@@ -80,7 +80,14 @@ def _same_scores(s1: dict, s2: dict, scored: tuple[Path, Path], timed_ok: list[s
         m1, m2 = s1["conditions"][cond]["metrics"], s2["conditions"][cond]["metrics"]
         for key in TIMING_CAPACITIES if every_room_ok else ():  # a late reply can leave a yield with no interruption
             assert m2[key]["n"] == m1[key]["n"], (cond, key)
-        assert m2["conditional_accuracy"]["n"] == m1["conditional_accuracy"]["n"] == 2  # one T per scenario
+        if every_room_ok:
+            assert m2["conditional_accuracy"]["n"] == m1["conditional_accuracy"]["n"] == 2  # one T per scenario
+    for folder in scored:  # one T per scenario always has an item; one a degraded room left uncounted says why
+        rows = [json.loads(x) for x in (folder / "items.jsonl").read_text().splitlines()]
+        asked = [r for r in rows if r["metric"] == "conditional_accuracy"]
+        assert len(asked) == 4, [(r["scenario_id"], r["kind"]) for r in asked]
+        for r in asked:
+            assert r["counted"] or (r["reason"] and r["scenario_id"] not in timed_ok), r
     one, many = (_timing_items(f) for f in scored)
     assert one and many
     assert {k for k in one if k[0] in timed_ok} == {k for k in many if k[0] in timed_ok}
