@@ -39,13 +39,13 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "tests" / "basic.yaml"
 
 
-def start(out: Path, conn: LiveKitConnection, model: str, *extra: str) -> subprocess.Popen[str]:
+def start(out: Path, conn: LiveKitConnection, model: str, *extra: str, test_file: Path = EXAMPLE) -> subprocess.Popen[str]:
     out.mkdir(parents=True)
     config = out.parent / f"{model}.yaml"
-    config.write_text(f"adapter: {model}\n" + ("voice: flite:kal16\n" if model != "silent" else ""))
+    config.write_text(f"adapter: {model}\n" + ("voice: flite:kal16\n" if model not in ("silent", "echo") else ""))
     env = {**os.environ, "LIVEKIT_API_KEY": conn.api_key, "LIVEKIT_API_SECRET": conn.api_secret,
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    cmd = [sys.executable, "-c", "from floorbench.cli import main; main()", "test", str(EXAMPLE), "--config", str(config),
+    cmd = [sys.executable, "-c", "from floorbench.cli import main; main()", "test", str(test_file), "--config", str(config),
            "--out", str(out), "--livekit-url", conn.url, "--quiet", *extra]
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 

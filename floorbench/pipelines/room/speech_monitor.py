@@ -158,10 +158,12 @@ class ModelSpeechMonitor:
 
     def speech_audio(self, lo_ns: int, hi_ns: int) -> tuple[np.ndarray, int, int] | None:
         """The model's received speech of every counted segment overlapping [lo_ns, hi_ns] — whole
-        segments, an open one up to what has been heard — widened by `PAD_MS`, as float32 at 16 kHz,
+        segments, an open one to its last speech heard — widened by `PAD_MS`, as float32 at 16 kHz,
         with the segments' span (ns); None when no segment overlaps."""
-        heard = self.received_until_ns
-        spans = [(s, heard if e is None else e) for s, e in self.segments if s <= hi_ns and (e is None or e >= lo_ns)]
+        last = self.last_speech_end_ns
+        heard = self.received_until_ns if last is None else last
+        spans = [(s, max(s, heard) if e is None else e) for s, e in self.segments
+                 if s <= hi_ns and (e is None or e >= lo_ns)]
         if not spans or self.recv_start_ns is None:
             return None
         pad = self.PAD_MS * 1_000_000

@@ -128,7 +128,7 @@ class AgentSchedule:
                 await self._turn_over(pb, st, reply, self._gap(st), self.rules.wait_ms if turn_given else 0)
                 pb.log(EventKind.wait, reason="hang_up", step=st.n)
                 break
-            if st.kind is StepKind.say and st.pause_ms is not None:
+            elif st.kind is StepKind.say and st.pause_ms is not None:
                 prev_end, end_ns = await self._play(pb, st, prev_end + self.samples(st.pause_ms), "pause")
                 reply = _Reply(end_ns)
             elif st.kind is StepKind.say:
