@@ -61,6 +61,9 @@ class EventKind(StrEnum):
     sample clock slipped by `slip_ms`; later timeline entries include the slip."""
     failure = "failure"
     """The scenario failed: a reason and a machine-readable kind."""
+    branch = "branch"
+    """A branching caller's decision (suite agent): the agent's words it reacted to, the rule it
+    took and why, and the caller's own latency (its ASR and decision, never the agent's)."""
     end = "end"
 
 

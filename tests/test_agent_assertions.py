@@ -17,9 +17,9 @@ from floorbench.suites.agent.assertions import (
     evaluate,
     latencies,
     nearest_rank,
-    normalise,
 )
 from floorbench.suites.agent.rules import AgentRules, StepKind
+from floorbench.suites.agent.words import normalise
 
 R = AgentRules()
 
@@ -146,7 +146,7 @@ def test_assertions_of_a_step_that_was_not_played_fail_as_not_played() -> None:
 
 
 def test_contains_takes_whole_words_in_a_row_with_a_plural_ending_either_way() -> None:
-    from floorbench.suites.agent.assertions import says
+    from floorbench.suites.agent.words import says
 
     assert says("Word is bananas. I can help.", "banana") and says("One banana.", "bananas")
     assert says("Two boxes, please", "box") and says("Sure, banana split!", "banana splits")

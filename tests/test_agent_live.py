@@ -43,7 +43,7 @@ def start(out: Path, conn: LiveKitConnection, model: str, *extra: str, tests: Pa
           settings: str = "") -> subprocess.Popen[str]:
     out.mkdir(parents=True)
     config = out.parent / f"{out.name}-{model}.yaml"
-    config.write_text(f"adapter: {model}\n" + ("voice: flite:kal16\n" if model != "silent" else "") + settings)
+    config.write_text(f"adapter: {model}\n" + ("voice: flite:kal16\n" if model not in ("silent", "echo") else "") + settings)
     env = {**os.environ, "LIVEKIT_API_KEY": conn.api_key, "LIVEKIT_API_SECRET": conn.api_secret,
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     cmd = [sys.executable, "-c", "from floorbench.cli import main; main()", "test", str(tests), "--config", str(config),

@@ -103,3 +103,101 @@ def test_describe_records_the_steps_and_expectations_for_the_scorer(tmp_path: Pa
     assert d["policy"] == "agent" and d["test"] == "t" and d["trial"] == 1
     assert d["steps"][0]["expect"] == {"responds_within_ms": 900, "contains": ["a"]}  # only what is set
     assert d["expect"] == {}
+
+
+# -- branch steps --------------------------------------------------------------------------------
+
+BRANCH = """- say: one
+- branch:
+    rules:
+      - {name: order, contains: order number, say: four two seven, goto: thanks}
+      - {name: sorry, matches: "\\\\b(sorry|repeat)\\\\b", say: I said a refund}
+    otherwise: {say: can you help}
+- say: skipped unless otherwise
+- say: thanks
+  label: thanks
+"""
+
+
+class FakeEar:
+    """Hears the scripted words, one text per call, taking `asr_ms` of the virtual clock."""
+
+    model = "fake"
+
+    def __init__(self, texts: list[str], asr_ms: int = 300) -> None:
+        self.texts = texts
+        self.asr_ms = asr_ms
+        self.heard: list[int] = []
+
+    async def load(self) -> None:
+        return None
+
+    async def transcribe(self, audio: np.ndarray) -> str:
+        from support.virtual_room import sleep_until_ns  # type: ignore[import-not-found]
+
+        self.heard.append(len(audio))
+        await sleep_until_ns(now_ns() + self.asr_ms * 1_000_000)
+        return self.texts.pop(0)
+
+
+def now_ns() -> int:
+    import asyncio
+
+    return round(asyncio.get_running_loop().time() * 1e9)
+
+
+def play_branch(s: AgentScenario, speech: list[tuple[int, int | None]], ear: FakeEar) -> FakeRoom:
+    audio = {c.id: np.zeros(SR, dtype=np.int16) for c in s.turns}
+    room = FakeRoom(ScriptedModel(speech), SR)
+    run_virtual(AgentSchedule(s, audio, SR, EXACT, ear=ear).run(room))
+    return room
+
+
+def branch_line(room: FakeRoom) -> dict:  # type: ignore[type-arg]
+    return next(f for k, f in room.events if k is EventKind.branch)
+
+
+def test_a_branch_plays_the_first_matching_rules_line_after_the_gap_and_its_asr(tmp_path: Path) -> None:
+    s = scenario(tmp_path, BRANCH)
+    ear = FakeEar(["Sure, what is your order number? Sorry, I mean"])  # both rules match: the first wins
+    room = play_branch(s, [(1800, 3000)], ear)
+    b = branch_line(room)
+    assert (b["rule"], b["index"], b["clip"], b["goto"]) == ("order", 0, 2, "thanks")
+    assert b["why"] == 'contains "order number"' and b["transcript"].startswith("Sure")
+    assert (b["heard_from_ms"], b["heard_to_ms"], b["turn_over_ms"]) == (1800, 3000, 3500)
+    assert (b["asr_ms"], b["chain_ms"], b["caller_delay_ms"]) == (300, 300, 300)  # the caller's own, recorded
+    assert ear.heard == [(3000 - 1800) * SR // 1000]  # the agent's turn, not the whole call
+    starts = {int(f["step"]): (int(f["turn_id"]), int(f["t_ms"])) for k, f in room.events if k is EventKind.turn_start}
+    assert starts[2] == (2, 3500 + 300)  # the gap, then the ASR; the chosen line's clip
+    assert 3 not in starts and starts[4][0] == 6  # goto thanks: step 3 skipped
+    skipped = [w for w in room.waits() if w["reason"] == "skipped"]
+    assert [(w["step"], w["by_step"], w["goto"]) for w in skipped] == [(3, 2, "thanks")]
+
+
+def test_a_branch_takes_otherwise_when_no_rule_matches_or_the_agent_says_nothing(tmp_path: Path) -> None:
+    s = scenario(tmp_path, BRANCH)
+    other = branch_line(play_branch(s, [(1800, 3000)], FakeEar(["I can help with that"])))
+    assert (other["rule"], other["clip"], other["why"], other["goto"]) == ("otherwise", 4, "no rule matched", None)
+    ear = FakeEar([])
+    silent = play_branch(s, [], ear)
+    b = branch_line(silent)
+    assert (b["rule"], b["why"], b["transcript"], b["asr_ms"]) == ("otherwise", "the agent said nothing", None, None)
+    assert ear.heard == []  # no ASR of silence
+    assert {int(f["step"]) for k, f in silent.events if k is EventKind.turn_start} == {1, 2, 3, 4}
+
+
+def test_a_branch_whose_ear_fails_records_it(tmp_path: Path) -> None:
+    class Deaf(FakeEar):
+        async def transcribe(self, audio: np.ndarray) -> str:
+            raise RuntimeError("no model")
+
+    b = branch_line(play_branch(scenario(tmp_path, BRANCH), [(1800, 3000)], Deaf([])))
+    assert b["reason"] == "asr_failed" and "no model" in b["why"] and b["rule"] == "otherwise"
+
+
+def test_describe_records_the_branch_rules_and_the_callers_asr(tmp_path: Path) -> None:
+    s = scenario(tmp_path, BRANCH)
+    d = AgentSchedule(s, {}, SR, ear=FakeEar([])).describe()
+    rules = d["steps"][1]["branch"]["rules"]
+    assert [r["name"] for r in rules] == ["order", "sorry"] and [r["clip"] for r in rules] == [2, 3]
+    assert d["caller_asr"] == "fake"

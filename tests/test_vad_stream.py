@@ -148,3 +148,21 @@ def test_monitor_segments_equal_batch_segments(tmp_path: Path) -> None:
     assert mon.onsets_ns == [s * 1_000_000 for s, _ in batch]
     edges = [(e.reason, e.t_ms) for e in read_timeline(tmp_path / "timeline.jsonl")]
     assert edges == [x for s, e in batch for x in (("onset", s), ("offset", e))]
+
+
+def test_the_monitor_keeps_the_audio_a_branching_caller_listens_to(tmp_path: Path) -> None:
+    """`speech_audio` gives the received samples of the segments overlapping a span, padded 100 ms."""
+    probs = [0.0] * 20 + [0.95] * 30 + [0.0] * 60  # one segment: windows 20–50 (640–1600 ms)
+    timeline = TimelineWriter(tmp_path / "timeline.jsonl")
+    mon = ModelSpeechMonitor(SessionClock(), timeline, RULES, vad=VadStream(Scripted(probs)))
+    pcm = (np.arange(len(probs) * WINDOW) % 30000).astype(np.int16)  # each sample says where it is
+    for i in range(0, len(pcm), 160):
+        mon.feed(pcm[i : i + 160], (i + 160) * 1_000_000_000 // 16000)
+    timeline.close()
+    assert mon.speech_audio(0, 500 * 1_000_000) is None  # no speech there
+    heard = mon.speech_audio(1000 * 1_000_000, 1100 * 1_000_000)
+    assert heard is not None
+    audio, lo, hi = heard
+    assert (lo, hi) == (640 * 1_000_000, 1600 * 1_000_000)  # the whole segment, not just the span asked
+    assert len(audio) == (1600 - 640 + 200) * 16
+    assert round(audio[0] * 32768) == 540 * 16 and audio.dtype == np.float32  # from 100 ms before its onset

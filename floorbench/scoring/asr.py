@@ -173,6 +173,10 @@ class Transcriber:
             }
         return self._identity
 
+    def load(self) -> None:
+        """Load the model now (a live caller loads it before the call, not at its first question)."""
+        self._load()
+
     def _load(self) -> Any:
         if self._pipeline is None:
             from faster_whisper import BatchedInferencePipeline, WhisperModel

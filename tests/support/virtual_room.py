@@ -172,6 +172,14 @@ class ScriptedModel:
         end = self.last_speech_end_ns
         return self.received_until_ns - (end if end is not None else 0)
 
+    def speech_audio(self, lo_ns: int, hi_ns: int) -> tuple[np.ndarray, int, int] | None:
+        """Silence as long as the segments overlapping [lo_ns, hi_ns] (a fake ear gives the words)."""
+        ru = self.received_until_ns
+        spans = [(s, ru if e is None else e) for s, e in self._heard() if s <= hi_ns and (e is None or e >= lo_ns)]
+        if not spans:
+            return None
+        return np.zeros((spans[-1][1] - spans[0][0]) * 16000 // 1_000_000_000, dtype=np.float32), spans[0][0], spans[-1][1]
+
     async def wait_change(self, timeout_s: float) -> None:
         """Return when the next frame has been heard, or after `timeout_s`."""
         t = now_ns()

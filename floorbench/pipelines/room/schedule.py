@@ -69,6 +69,11 @@ class SpeechMonitor(Protocol):
 
     def silent_for_ns(self, now_ns: int) -> int: ...
 
+    def speech_audio(self, lo_ns: int, hi_ns: int) -> tuple[np.ndarray, int, int] | None:
+        """the model's speech in every segment overlapping [lo_ns, hi_ns] (float32, 16 kHz) and its
+        span in ns; None: it said nothing there"""
+        ...
+
     async def wait_change(self, timeout_s: float) -> None:
         """return when more model audio was analysed, or after `timeout_s`"""
         ...

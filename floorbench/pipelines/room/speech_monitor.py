@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 
 import numpy as np
 from livekit import rtc
@@ -29,7 +30,14 @@ class ModelSpeechMonitor:
     scoring: a run counts once it has lasted `min_speech_ms` (its onset time is
     its first speech window), shorter runs are dropped, and a segment ends
     after `merge_gap_ms` with no kept speech, at its last kept speech window.
+
+    The last `keep_s` of received audio is kept, so that a caller can listen to
+    what the model just said (`speech_audio`: suite agent's branching steps).
     """
+
+    KEEP_S = 120
+    PAD_MS = 100
+    """speech_audio widens the speech by this much (VAD's 32 ms grid clips first and last phonemes)"""
 
     def __init__(
         self,
@@ -47,6 +55,8 @@ class ModelSpeechMonitor:
         self.onsets_ns: list[int] = []
         self.segments: list[tuple[int, int | None]] = []
         self.changed = asyncio.Event()
+        self._heard: deque[tuple[int, np.ndarray]] = deque()
+        """(index of its first sample, the samples) of the last `KEEP_S` of received audio"""
         self._task: asyncio.Task[None] | None = None
         self._stream: rtc.AudioStream | None = None
 
@@ -96,6 +106,9 @@ class ModelSpeechMonitor:
         off = arrival_ns - nominal
         if self.recv_start_ns is None or off < self.recv_start_ns:
             self.recv_start_ns = off
+        self._heard.append((self.samples, np.array(pcm, dtype=np.int16)))
+        while self._heard and self._heard[0][0] + len(self._heard[0][1]) < self.samples - self.KEEP_S * VAD_RATE:
+            self._heard.popleft()
         for w in self.vad.feed(pcm):
             for edge in self.segmenter.push(w.probability):
                 self._on_edge(edge)
@@ -142,6 +155,23 @@ class ModelSpeechMonitor:
         if self.last_speech_end_ns is None:
             return now_ns - (self.recv_start_ns or now_ns)
         return max(0, self.received_until_ns - self.last_speech_end_ns)
+
+    def speech_audio(self, lo_ns: int, hi_ns: int) -> tuple[np.ndarray, int, int] | None:
+        """The model's received speech of every counted segment overlapping [lo_ns, hi_ns] — whole
+        segments, an open one to its last speech heard — widened by `PAD_MS`, as float32 at 16 kHz,
+        with the segments' span (ns); None when no segment overlaps."""
+        last = self.last_speech_end_ns
+        heard = self.received_until_ns if last is None else last
+        spans = [(s, max(s, heard) if e is None else e) for s, e in self.segments
+                 if s <= hi_ns and (e is None or e >= lo_ns)]
+        if not spans or self.recv_start_ns is None:
+            return None
+        pad = self.PAD_MS * 1_000_000
+        a = max(0, (spans[0][0] - pad - self.recv_start_ns) * VAD_RATE // 1_000_000_000)
+        b = (spans[-1][1] + pad - self.recv_start_ns) * VAD_RATE // 1_000_000_000
+        parts = [pcm[max(0, a - at) : max(0, b - at)] for at, pcm in self._heard if at < b and at + len(pcm) > a]
+        audio = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+        return audio.astype(np.float32) / 32768.0, spans[0][0], spans[-1][1]
 
     async def wait_change(self, timeout_s: float) -> None:
         self.changed.clear()

@@ -14,8 +14,12 @@ Windows, on the model's clock:
 - a step's *reply window*: from its clip's end (less `early_ms`) to the start
   of the next say or barge_in clip, or the end of the recording; a silence
   step's window is the silence itself;
-- a caller *turn*: a say with the says that continue it after a pause
-  (`pause_ms`), or a barge-in.
+- a caller *turn*: a say (or a branch's line) with the says that continue it
+  after a pause (`pause_ms`), or a barge-in.
+
+A branch step's clip is the line it chose (the timeline's ``branch`` line);
+a step a branch's ``goto`` jumped over was not on the trial's path, so its
+assertions are not judged in that trial (the trial lists it as skipped).
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from floorbench.audio.sounds import SoundRules
-from floorbench.suites.agent.rules import CONTENT, AgentRules, Check, StepKind
+from floorbench.suites.agent.rules import CONTENT, SAYS, TURN_ENDS, AgentRules, Check, StepKind
+from floorbench.suites.agent.words import says
 
 Segment = tuple[int, int]
 END_SLACK_MS = 40
@@ -80,6 +85,10 @@ class Evidence:
     """loud sound on the agent's track that VAD does not call speech (a tone, hold music, a broken
     TTS's noise; `floorbench.audio.sounds`): the assertions read speech, so a silence or a yield
     this covers is not the agent's"""
+    branches: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """branch step number → its decision as the timeline records it (rule, why, transcript, latencies)"""
+    skipped: dict[int, int] = field(default_factory=dict)
+    """step number → the branch step whose goto jumped over it"""
 
 
 @dataclass(frozen=True)
@@ -109,7 +118,7 @@ NOT_PLAYED = "not played (the agent did not start speaking after the caller's tu
 
 def _next_turn_start(plan: Sequence[StepPlan], ev: Evidence, n: int) -> int:
     for st in plan[n:]:
-        if st.kind in (StepKind.say, StepKind.barge_in) and st.n in ev.placed:
+        if st.kind in TURN_ENDS and st.n in ev.placed:
             return ev.placed[st.n].start_ms
     return ev.duration_ms
 
@@ -158,7 +167,7 @@ def turns(plan: Sequence[StepPlan], ev: Evidence) -> list[tuple[int, list[Placed
     out: list[tuple[int, list[Placed]]] = []
     for st in plan:
         p = ev.placed.get(st.n)
-        if p is None or st.kind not in (StepKind.say, StepKind.barge_in):
+        if p is None or st.kind not in TURN_ENDS:
             continue
         if st.kind is StepKind.say and st.pause_ms is not None and out:
             out[-1][1].append(p)
@@ -323,13 +332,13 @@ def nearest_rank(values: Sequence[float], pct: int) -> float:
 def measured_turns(plan: Sequence[StepPlan]) -> list[int]:
     """The steps whose response latency counts for the latency percentiles: says that end the caller's
     turn and expect an answer (no `silent`)."""
-    return [st.n for i, st in enumerate(plan) if st.kind is StepKind.say and not continued(plan, i + 1)
+    return [st.n for i, st in enumerate(plan) if st.kind in SAYS and not continued(plan, i + 1)
             and "silent" not in st.expect]
 
 
 def latencies(plan: Sequence[StepPlan], ev: Evidence, rules: AgentRules) -> list[int | None]:
-    """The response latency of each measured turn (None: no response or not played)."""
-    return [response_latency(plan, ev, n, rules)[0] for n in measured_turns(plan)]
+    """The response latency of each measured turn on the trial's path (None: no response or not played)."""
+    return [response_latency(plan, ev, n, rules)[0] for n in measured_turns(plan) if n not in ev.skipped]
 
 
 def latency_percentile(plan: Sequence[StepPlan], ev: Evidence, pct: int, limit: int, rules: AgentRules) -> Result:
@@ -347,29 +356,6 @@ def latency_percentile(plan: Sequence[StepPlan], ev: Evidence, pct: int, limit: 
 
 
 # -- the content assertions --------------------------------------------------------------------
-
-
-def normalise(text: str) -> str:
-    """Lower case, words only: what `contains` compares (punctuation and case do not matter)."""
-    return " ".join(re.sub(r"[^\w']+", " ", text.lower()).split())
-
-
-def _same_word(heard_word: str, asked: str) -> bool:
-    """One word against another, a plural ending either way allowed: the ASR hears "bananas" for "banana"
-    often enough that a strict match fails a good agent, and no test means one apart from the other."""
-    if heard_word == asked:
-        return True
-    longer, shorter = (heard_word, asked) if len(heard_word) > len(asked) else (asked, heard_word)
-    return longer in (shorter + "s", shorter + "es")
-
-
-def says(text: str, phrase: str) -> bool:
-    """The phrase's words in a row in the text: whole words, case, punctuation and a plural ending ignored."""
-    words, asked = normalise(text).split(), normalise(phrase).split()
-    if not asked:
-        return False
-    return any(all(_same_word(words[i + j], a) for j, a in enumerate(asked))
-               for i in range(len(words) - len(asked) + 1))
 
 
 def heard(text: str) -> str:
@@ -399,6 +385,17 @@ def content(key: str, step: int | None, expect: Mapping[str, Any], text: str | N
     return out
 
 
+def took_branch(ev: Evidence, n: int, names: Sequence[str]) -> Result:
+    """The rule branch step `n` took is one of `names`; measured: the rule, why, and what it heard."""
+    expected = "took " + " or ".join(f'"{b}"' for b in names)
+    rec = ev.branches.get(n)
+    if rec is None:
+        return Result(f"step {n} took_branch", "took_branch", n, expected, False, "not played (no branch decision)")
+    took = str(rec.get("rule"))
+    return Result(f"step {n} took_branch", "took_branch", n, expected, took in names,
+                  f'took "{took}" ({rec.get("why")}; {heard(str(rec.get("transcript") or ""))})')
+
+
 # -- one trial ---------------------------------------------------------------------------------
 
 
@@ -408,6 +405,10 @@ def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evide
     out: list[Result] = []
     for st in plan:
         e, n = st.expect, st.n
+        if n in ev.skipped:
+            continue  # not on this trial's path: a goto jumped over it
+        if Check.took_branch in e:
+            out.append(took_branch(ev, n, list(e[Check.took_branch])))
         if Check.responds_within_ms in e:
             out.append(responds_within(plan, ev, n, int(e[Check.responds_within_ms]), rules))
         if Check.yields_within_ms in e:

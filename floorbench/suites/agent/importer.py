@@ -9,6 +9,9 @@ each `silence` step (digital silence of its length, so the recorder places it
 on the model's clock like any clip). Recorded files are named by a hash of
 their samples, so a changed file is a changed suite.
 
+A branch step has one clip per line it may say (its rules, then `otherwise`),
+so every line is rendered before the call and none waits for a voice live.
+
 The same tests give the same bytes (file order, trials, voices), so a suite
 written twice has one `suite_hash` and a run of it resumes.
 """
@@ -23,8 +26,8 @@ import numpy as np
 from floorbench.scenarios.files import dump_yaml, write_text_atomic
 from floorbench.scenarios.schema import Preamble, Speaker, Suite, check_id
 from floorbench.suites.agent.rules import CLIP_LABELS, StepKind
-from floorbench.suites.agent.schema import AgentClip, AgentScenario
-from floorbench.suites.agent.validate import AgentTestError, ConversationTest
+from floorbench.suites.agent.schema import AgentClip, AgentScenario, AgentStep
+from floorbench.suites.agent.validate import AgentTestError, CallerLine, ConversationTest
 
 RECORDED_DIR = "audio/recorded"
 MAX_TRIALS = 100
@@ -71,10 +74,8 @@ def _scenarios(t: ConversationTest, out: Path, trials: int, rate: int) -> list[A
     by_voice = {t.voice: "U"}
     clips: list[AgentClip] = []
     steps = [s.model_copy(deep=True) for s in t.steps]
-    for st in steps:
-        line = t.lines.get(st.n)
-        if line is None:
-            continue
+
+    def add(st: AgentStep, line: CallerLine) -> int:
         if line.voice and line.voice not in by_voice:
             by_voice[line.voice] = f"U{len(by_voice) + 1}"
             speakers[by_voice[line.voice]] = Speaker(name="Caller", voice=line.voice)
@@ -83,12 +84,18 @@ def _scenarios(t: ConversationTest, out: Path, trials: int, rate: int) -> list[A
             audio = _recorded(out, np.zeros((st.ms or 0) * rate // 1000, dtype=np.int16), rate)
         elif line.audio_file is not None:
             audio = _recorded(out, _read(line.audio_file, rate), rate)
-        clip = AgentClip(
+        clips.append(AgentClip(
             id=len(clips) + 1, speaker=by_voice.get(line.voice, "U"), label=CLIP_LABELS[st.kind], text=line.text,
             audio=audio, recorded=audio is not None, step=st.n,
-        )
-        clips.append(clip)
-        st.clip = clip.id
+        ))
+        return clips[-1].id
+
+    for st in steps:
+        if st.branch is not None:  # every line it may say is a clip, rendered with the rest
+            for rule, line in zip(st.branch.options, t.options[st.n], strict=True):
+                rule.clip = add(st, line)
+        elif (line := t.lines.get(st.n)) is not None:
+            st.clip = add(st, line)
     out_list = []
     for k in range(1, trials + 1):
         sid = scenario_id(t.name, k)

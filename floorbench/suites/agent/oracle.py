@@ -9,6 +9,14 @@ a barge-in (the stock oracle stops at its first speech: label ``interrupt``)
 it says the step's reply or a short one. It says nothing after a say the
 caller continues after a pause, nor after a step that expects `silent`.
 Silence steps are not in its plan (there is nothing to find in a silence).
+
+A branch step's line depends on what the agent said, and the oracle is the
+agent: it walks the test as the caller will, choosing each branch's rule on its
+own last reply's text (`floorbench.suites.agent.branch.choose`, the caller's
+rules) and following its goto, so it listens for the line the caller will say.
+It relies on the caller's ASR hearing its reply as written; a reply that ASR
+mishears sends the caller elsewhere and the oracle waits for a line that never
+comes (write replies in plain words).
 """
 
 from __future__ import annotations
@@ -16,24 +24,25 @@ from __future__ import annotations
 from typing import Any
 
 from floorbench.processors.reference import OracleClip, OraclePlan, OracleSettings
-from floorbench.suites.agent.rules import StepKind
+from floorbench.suites.agent.branch import choose
+from floorbench.suites.agent.rules import SAYS, TURN_ENDS, StepKind
 from floorbench.suites.agent.schema import AgentScenario, AgentStep, continues
 
 LONG_REPLY = "I can help with that. Let me tell you more about it."
 SHORT_REPLY = "Sure, go ahead."
 
 
-def oracle_reply(steps: list[AgentStep], i: int) -> str | None:
-    """What the oracle says after step `i` (None: nothing)."""
+def oracle_reply(steps: list[AgentStep], i: int, reply: str | None = None) -> str | None:
+    """What the oracle says after step `i` (None: nothing); `reply`: a branch rule's, which wins."""
     st = steps[i]
     if st.expect.silent is not None or st.kind in (StepKind.backchannel, StepKind.silence):
         return None
-    if st.kind is StepKind.say and continues(steps, i):
+    if st.kind in SAYS and continues(steps, i):
         return None
-    if st.reply:
-        return st.reply
+    if reply or st.reply:
+        return reply or st.reply
     words = said_words(st.expect.contains)
-    return f"{words} {LONG_REPLY}".strip() if st.kind is StepKind.say else f"{words} {SHORT_REPLY}".strip()
+    return f"{words} {LONG_REPLY}".strip() if st.kind in SAYS else f"{words} {SHORT_REPLY}".strip()
 
 
 def said_words(words: list[str]) -> str:
@@ -48,15 +57,36 @@ def said_words(words: list[str]) -> str:
     return f"The words are {', '.join(w[:-1])} and {w[-1]}."
 
 
-LABEL = {StepKind.say: "say", StepKind.barge_in: "interrupt", StepKind.backchannel: "backchannel"}
+LABEL = {StepKind.say: "say", StepKind.branch: "say", StepKind.barge_in: "interrupt",
+         StepKind.backchannel: "backchannel"}
 """the oracle's clip labels: ``interrupt`` makes the stock oracle stop at the clip's first speech"""
+
+
+def oracle_path(s: AgentScenario) -> list[tuple[int, int, str | None]]:
+    """The caller's clips as they will be played to the oracle: (step index, clip id, its reply), each
+    branch taken on the oracle's own last reply."""
+    out: list[tuple[int, int, str | None]] = []
+    said: str | None = None
+    i = 0
+    while i < len(s.steps):
+        st, k = s.steps[i], i
+        i += 1
+        clip, reply = st.clip, None
+        if st.branch is not None:
+            rule = choose(st.branch, said).rule
+            clip, reply = rule.clip, rule.reply
+            if rule.goto is not None:
+                i = next(j for j, x in enumerate(s.steps) if x.label == rule.goto)
+        if clip is None or st.kind not in LABEL:
+            continue
+        text = oracle_reply(s.steps, k, reply)
+        out.append((k, clip, text))
+        if st.kind in TURN_ENDS:
+            said = text
+    return out
 
 
 def oracle(scenario: Any, suite: Any, settings: OracleSettings) -> OraclePlan:
     s: AgentScenario = scenario
-    clips: list[OracleClip] = []
-    for i, st in enumerate(s.steps):
-        if st.clip is None or st.kind not in LABEL:
-            continue
-        clips.append(OracleClip(LABEL[st.kind], s.clip(st.clip).audio, oracle_reply(s.steps, i)))
+    clips = [OracleClip(LABEL[s.steps[k].kind], s.clip(clip).audio, text) for k, clip, text in oracle_path(s)]
     return OraclePlan(clips)

@@ -32,6 +32,9 @@ class StepKind(StrEnum):
     """stay silent for a number of ms, right after the previous step"""
     hang_up = "hang_up"
     """end the call once the agent's turn has ended (nothing after it is played or recorded)"""
+    branch = "branch"
+    """once the agent's turn has ended (as a say), speak the line of the first rule its words match
+    (ASR of its turn, live), else the `otherwise` line; a rule may `goto` a later labelled step"""
 
 
 CLIP_LABELS: dict[StepKind, str] = {
@@ -39,13 +42,16 @@ CLIP_LABELS: dict[StepKind, str] = {
     StepKind.barge_in: "caller_barge_in",
     StepKind.backchannel: "caller_backchannel",
     StepKind.silence: "caller_silence",
+    StepKind.branch: "caller_branch",
 }
 """each step kind that plays a clip → the label its clip carries in the scenario and turns.json
 (prefixed, so that no other suite's labels are the same words)"""
 LABELS: tuple[str, ...] = tuple(CLIP_LABELS.values())
 TIMED_TO_AGENT = frozenset({StepKind.barge_in, StepKind.backchannel})
 """steps placed against the onset of the agent's reply"""
-TURN_ENDS = frozenset({StepKind.say, StepKind.barge_in})
+SAYS = frozenset({StepKind.say, StepKind.branch})
+"""steps that speak once the agent's turn has ended (a branch is a say whose line the agent's words choose)"""
+TURN_ENDS = frozenset({StepKind.say, StepKind.branch, StepKind.barge_in})
 """steps whose clip hands the floor to the agent (a say the caller goes on with after a pause does not)"""
 
 
@@ -62,6 +68,8 @@ class Check(StrEnum):
     contains = "contains"
     matches = "matches"
     not_contains = "not_contains"
+    took_branch = "took_branch"
+
 
 
 CONTENT = frozenset({Check.contains, Check.matches, Check.not_contains})
@@ -73,6 +81,8 @@ STEP_CHECKS: dict[StepKind, frozenset[Check]] = {
     StepKind.backchannel: frozenset({Check.keeps_talking}),
     StepKind.silence: frozenset({Check.silent}) | CONTENT,
     StepKind.hang_up: frozenset(),
+    StepKind.branch: frozenset({Check.responds_within_ms, Check.no_overlap_ms, Check.silent, Check.took_branch})
+    | CONTENT,
 }
 """the assertions a step of each kind may carry"""
 TEST_CHECKS = frozenset({Check.no_overlap_ms, Check.latency_p50_ms, Check.latency_p95_ms}) | CONTENT
@@ -109,6 +119,9 @@ class AgentRules:
     the 800 ms merge gap of the speech segments, so a quick reply after yielding is not merged in)"""
     keep_talking_ms: int = 500
     """keeps_talking: the agent still speaks this long after the backchannel ended"""
+    branch_asr_s: int = 10
+    """branch: the longest the caller's ASR of the agent's turn may take; past it the caller takes
+    `otherwise` (recorded as such) rather than hold the call"""
     max_steps: int = 50
     max_ms: int = 120000
     """largest silence, gap, wait, offset or pause a test may give"""

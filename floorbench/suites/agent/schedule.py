@@ -12,7 +12,16 @@
 - ``silence`` plays its length of silence right after the previous step;
 - ``hang_up`` waits for the agent's turn to end like a say, then ends the call;
   without one, the room stays open until the agent's last reply has ended
-  (`tail_ms` of its silence).
+  (`tail_ms` of its silence);
+- ``branch`` waits for the agent's turn to end like a say; then the caller
+  transcribes that turn (`floorbench.suites.agent.branch.CallerEar`, off the
+  event loop), takes the first rule its words match (else ``otherwise``; the
+  agent said nothing: ``otherwise``), plays that rule's pre-rendered line and
+  goes on from the rule's ``goto`` step, if it has one (the steps jumped over
+  are timeline lines with reason ``skipped``). The decision is a ``branch``
+  line: the transcript, the rule and why, and the caller's own latency (ASR,
+  decision, and the delay from the end of the agent's turn to the line), which
+  is the caller's, not the agent's.
 
 Every decision is a timeline line (`EventKind`) with the step's number. The
 steps, their expectations and the rules go to meta.json ``schedule``
@@ -24,12 +33,16 @@ tests/test_agent_schedule.py exactly as in a LiveKit room.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from floorbench.pipelines.room.schedule import MS, LivePlan, LiveRequest, Playback
 from floorbench.records import EventKind
+from floorbench.suites.agent.branch import CallerEar, choose
+from floorbench.suites.agent.ear import WhisperEar
 from floorbench.suites.agent.rules import TIMED_TO_AGENT, AgentRules, StepKind
 from floorbench.suites.agent.schema import AgentScenario, AgentStep, Expect
 
@@ -51,11 +64,18 @@ class AgentSchedule:
     """Plays one conversation test's steps against the agent's speech."""
 
     def __init__(self, scenario: AgentScenario, clip_audio: dict[int, np.ndarray], sample_rate: int,
-                 rules: AgentRules = AgentRules()) -> None:
+                 rules: AgentRules = AgentRules(), ear: CallerEar | None = None) -> None:
         self.scenario = scenario
         self.clip_audio = clip_audio
         self.sr = sample_rate
         self.rules = rules
+        self.ear = ear
+        """how the caller hears the agent's words (needed by branch steps only)"""
+        self._ear_ready: asyncio.Task[None] | None = None
+
+    @property
+    def branches(self) -> bool:
+        return any(st.kind is StepKind.branch for st in self.scenario.steps)
 
     def describe(self) -> dict[str, object]:
         s = self.scenario
@@ -64,6 +84,7 @@ class AgentSchedule:
             "tags": list(s.tags), "pass_threshold": s.pass_threshold, "rules": asdict(self.rules),
             "steps": [st.model_dump(mode="json", exclude_none=True) | {"expect": _compact(st.expect)} for st in s.steps],
             "expect": _compact(s.expect),
+            **({"caller_asr": self.ear.model if self.ear is not None else None} if self.branches else {}),
         }
 
     def timeout_s(self, audio_s: float) -> float:
@@ -72,7 +93,8 @@ class AgentSchedule:
             return self.scenario.timeout_s
         r = self.rules
         per_step = (max(r.wait_ms, r.onset_window_ms) + r.response_cap_ms + r.gap_ms) / 1000 + 1
-        waits = sum(per_step + (st.ms or 0) / 1000 + (st.gap_ms or 0) / 1000 for st in self.scenario.steps)
+        waits = sum(per_step + (st.ms or 0) / 1000 + (st.gap_ms or 0) / 1000
+                    + (r.branch_asr_s if st.kind is StepKind.branch else 0) for st in self.scenario.steps)
         return audio_s + waits + per_step + 60
 
     def _gap(self, st: AgentStep) -> int:
@@ -87,12 +109,27 @@ class AgentSchedule:
         reply = _Reply(pb.clock.now_ns())
         turn_given = False
         prev_end = first
-        for st in self.scenario.steps:
-            if st.kind is StepKind.hang_up:
+        if self.branches and self.ear is not None:  # loads while the first steps play
+            self._ear_ready = asyncio.create_task(self.ear.load(), name="caller-ear")
+        steps, i = self.scenario.steps, 0
+        while i < len(steps):
+            st = steps[i]
+            i += 1
+            if st.kind is StepKind.branch:
+                wait = st.wait_ms if st.wait_ms is not None else self.rules.wait_ms
+                await self._turn_over(pb, st, reply, self._gap(st), wait, not_before=first)
+                prev_end, end_ns, goto = await self._branch(pb, st, reply, max(first, w.cursor))
+                reply, turn_given = _Reply(end_ns), True
+                if goto is not None:
+                    j = next(k for k, s in enumerate(steps) if s.label == goto)
+                    for skipped in steps[i:j]:
+                        pb.log(EventKind.wait, step=skipped.n, reason="skipped", by_step=st.n, goto=goto)
+                    i = j
+            elif st.kind is StepKind.hang_up:
                 await self._turn_over(pb, st, reply, self._gap(st), self.rules.wait_ms if turn_given else 0)
                 pb.log(EventKind.wait, reason="hang_up", step=st.n)
                 break
-            if st.kind is StepKind.say and st.pause_ms is not None:
+            elif st.kind is StepKind.say and st.pause_ms is not None:
                 prev_end, end_ns = await self._play(pb, st, prev_end + self.samples(st.pause_ms), "pause")
                 reply = _Reply(end_ns)
             elif st.kind is StepKind.say:
@@ -122,19 +159,61 @@ class AgentSchedule:
         ahead = t_ns - pb.writer.playout_ns(cur)
         return cur + max(0, ahead) * self.sr // 1_000_000_000
 
-    async def _play(self, pb: Playback, st: AgentStep, at: int, why: str, **extra: object) -> tuple[int, int]:
-        """Play the step's clip from sample `at`; log its start and end; return its end (sample, session ns)."""
-        assert st.clip is not None
+    async def _play(self, pb: Playback, st: AgentStep, at: int, why: str, clip: int | None = None,
+                    **extra: object) -> tuple[int, int]:
+        """Play the step's clip (or `clip`) from sample `at`; log its start and end; return its end
+        (sample, session ns)."""
+        clip = st.clip if clip is None else clip
+        assert clip is not None
         w = pb.writer
-        sc = w.schedule(self.clip_audio[st.clip], at, f"step {st.n}")
+        sc = w.schedule(self.clip_audio[clip], at, f"step {st.n}")
         late = sc.start - at
-        pb.log(EventKind.turn_start, turn_id=st.clip, step=st.n, sample=sc.start, t_ms=w.playout_ns(sc.start) // MS,
+        pb.log(EventKind.turn_start, turn_id=clip, step=st.n, sample=sc.start, t_ms=w.playout_ns(sc.start) // MS,
                label=str(st.kind), speaker="caller",
                reason=why if late <= 0 else f"late by {late * 1000 // self.sr} ms", **extra)
         await sc.written.wait()
         end_ns = w.playout_ns(sc.end)
-        pb.log(EventKind.turn_end, turn_id=st.clip, step=st.n, sample=sc.end, t_ms=end_ns // MS, label=str(st.kind))
+        pb.log(EventKind.turn_end, turn_id=clip, step=st.n, sample=sc.end, t_ms=end_ns // MS, label=str(st.kind))
         return sc.end, end_ns
+
+    async def _hear(self, audio: np.ndarray) -> tuple[str | None, str | None]:
+        """(the transcript, None) or (None, why the caller could not hear it)."""
+        if self.ear is None:
+            return None, "no caller ASR configured"
+        try:
+            if self._ear_ready is not None:
+                await asyncio.wait_for(asyncio.shield(self._ear_ready), self.rules.branch_asr_s * 3)
+            return await asyncio.wait_for(self.ear.transcribe(audio), self.rules.branch_asr_s), None
+        except TimeoutError:
+            return None, f"the caller's ASR took over {self.rules.branch_asr_s} s"
+        except Exception as e:  # a model that cannot load: recorded, and the scorer makes the trial an error
+            return None, f"the caller's ASR failed: {type(e).__name__}: {e}"
+
+    async def _branch(self, pb: Playback, st: AgentStep, reply: _Reply, at: int) -> tuple[int, int, str | None]:
+        """Hear the agent's turn, pick the rule, log the decision, play its line; (end sample, end ns, goto)."""
+        assert st.branch is not None
+        over_ns = pb.clock.now_ns()
+        heard = pb.monitor.speech_audio(reply.since_ns, over_ns) if reply.onset_ns is not None else None
+        text, error, asr_ms = None, None, None
+        if heard is not None:
+            text, error = await self._hear(heard[0])
+            asr_ms = (pb.clock.now_ns() - over_ns) // MS
+        t0 = time.perf_counter_ns()
+        choice = choose(st.branch, text)
+        decide_us = (time.perf_counter_ns() - t0) // 1000
+        ready_ns = pb.clock.now_ns()
+        w = pb.writer
+        at = max(at, w.cursor)
+        line_ns = w.playout_ns(at)
+        rule = choice.rule
+        pb.log(EventKind.branch, step=st.n, clip=rule.clip, rule=rule.name, index=choice.index, goto=rule.goto,
+               why=error or choice.why, reason="asr_failed" if error else "chosen", transcript=text,
+               heard_from_ms=None if heard is None else heard[1] // MS,
+               heard_to_ms=None if heard is None else heard[2] // MS,
+               turn_over_ms=over_ns // MS, asr_ms=asr_ms, decide_us=decide_us, chain_ms=(ready_ns - over_ns) // MS,
+               line_ms=line_ns // MS, caller_delay_ms=(line_ns - over_ns) // MS)
+        end, end_ns = await self._play(pb, st, at, "branch", clip=rule.clip, rule=rule.name)
+        return end, end_ns, rule.goto
 
     async def _until_heard(self, pb: Playback, t_ns: int) -> None:
         """Return once the agent's audio up to `t_ns` was heard (or one second past it with none arriving)."""
@@ -194,6 +273,9 @@ class AgentSchedule:
 
 
 def live_schedule(req: LiveRequest) -> LivePlan:
-    """Suite agent's part `live_schedule` (floorbench.suites.registry): the caller's steps, no preamble."""
-    schedule = AgentSchedule(req.scenario, req.turn_audio, req.sample_rate)
+    """Suite agent's part `live_schedule` (floorbench.suites.registry): the caller's steps, no preamble;
+    a test with branch steps hears the agent with the packaged ``tiny.en``."""
+    s: AgentScenario = req.scenario
+    ear = WhisperEar() if any(st.kind is StepKind.branch for st in s.steps) else None
+    schedule = AgentSchedule(s, req.turn_audio, req.sample_rate, ear=ear)
     return LivePlan(schedule, schedule.timeout_s(req.audio_s))

@@ -11,7 +11,9 @@ tests; each test becomes one scenario per trial in a suite folder
   (`rules.CLIP_LABELS`); a clip from an audio file or a silence is
   ``recorded`` (copied into the suite folder, never synthesized);
 - ``steps`` are the test's steps with their timing and their expectations,
-  each naming its clip;
+  each naming its clip (a ``branch`` step names one clip per rule and one for
+  ``otherwise``: every line it may say is rendered beforehand, and the clips
+  it does not choose are never played);
 - ``expect`` holds the expectations of the whole conversation.
 
 Like every suite's record it has ``scenario_id``, ``pair_id``, ``condition``,
@@ -53,6 +55,37 @@ class Expect(BaseModel):
     contains: list[str] = Field(default_factory=list)
     matches: str | None = None
     not_contains: list[str] = Field(default_factory=list)
+    took_branch: list[str] = Field(default_factory=list, description="branch: the rule it took is one of these")
+
+
+class BranchRule(BaseModel):
+    """One line a branch step may say, and when: the agent's turn includes every `contains` phrase and
+    matches `matches` (both as the assertions of those names); `otherwise` has neither."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="what took_branch, the timeline and results.json call it")
+    contains: list[str] = Field(default_factory=list)
+    matches: str | None = None
+    text: str = Field(description="the caller's line (its label, for an audio file)")
+    clip: int | None = Field(default=None, description="the id of its clip")
+    goto: str | None = Field(default=None, description="the label of a later step to go on from")
+    reply: str | None = Field(default=None, description="what the `oracle` reference agent says after the line")
+
+
+class Branch(BaseModel):
+    """A branch step's rules, first match wins, on the transcript of the agent's last turn."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    after: str = Field(default="agent_turn", description="what it reacts to: the agent's turn, once it has ended")
+    rules: list[BranchRule]
+    otherwise: BranchRule
+
+    @property
+    def options(self) -> list[BranchRule]:
+        """every line it may say: the rules in order, then otherwise"""
+        return [*self.rules, self.otherwise]
 
 
 class AgentStep(BaseModel):
@@ -70,6 +103,8 @@ class AgentStep(BaseModel):
     after_ms: int | None = Field(default=None, description="barge_in, backchannel: offset from the agent's onset")
     ms: int | None = Field(default=None, description="silence: how long")
     reply: str | None = Field(default=None, description="what the `oracle` reference agent says after this step")
+    label: str | None = Field(default=None, description="the name a branch's goto jumps to")
+    branch: Branch | None = Field(default=None, description="branch: its rules (and each line's clip)")
     expect: Expect = Field(default_factory=Expect)
 
 

@@ -2,7 +2,8 @@
 
 Per scenario folder (one trial of one test): meta.json (the outcome, and in
 ``schedule`` the test's steps and expectations as played), turns.json (each
-caller clip on the model's clock), timeline.jsonl (timed steps not played),
+caller clip on the model's clock), timeline.jsonl (timed steps not played,
+each branch's decision, the steps a branch's goto jumped over),
 model.wav (VAD: the agent's speech; ASR of it in each content window, the
 packaged ``tiny.en`` by default, cached as `floorbench score` caches it).
 
@@ -10,9 +11,12 @@ A trial is ``passed`` when every assertion holds, ``failed`` when one does not,
 and ``error`` — never a pass — when its room failed (any outcome but
 completed, with the failure's kind and reason), when it was planned but never
 ran, or when its evidence is missing or unreadable (no turns.json or
-model.wav, a played clip not found in turns.json). A judged trial also keeps
-its ``conversation`` (each step as heard, the agent's speech segments, the
-words heard in each content window): what the report draws
+model.wav, a played clip not found in turns.json, a branch whose caller could
+not hear the agent: its ASR failed). Every trial lists its branches (the
+rule taken, the transcript it reacted to, the caller's latencies) and the
+steps it skipped, so a run can be audited. A judged trial also keeps its
+``conversation`` (each step as heard, the agent's speech segments, the words
+heard in each content window): what the report draws
 (`floorbench.suites.agent.report`). The aggregation over trials is
 `floorbench.suites.agent.verdicts`.
 """
@@ -29,7 +33,7 @@ import numpy as np
 
 from floorbench.audio.sounds import non_speech_sounds
 from floorbench.audio.vad import VadRules
-from floorbench.records import read_timeline
+from floorbench.records import EventKind, read_timeline
 from floorbench.scoring.inputs import DialogueSource, InputError, discover, read_model_track, run_label
 from floorbench.suites.agent.assertions import (
     Evidence,
@@ -42,7 +46,7 @@ from floorbench.suites.agent.assertions import (
     latencies,
     speech_in,
 )
-from floorbench.suites.agent.rules import AgentRules
+from floorbench.suites.agent.rules import AgentRules, StepKind
 
 AGENT_SCORES_VERSION = 1
 
@@ -82,27 +86,38 @@ def _error(sid: str, why: str, schedule: dict[str, Any] | None = None) -> dict[s
     return {"scenario_id": sid, "test": sched.get("test", test), "trial": sched.get("trial", trial),
             "source": sched.get("source", ""), "tags": sched.get("tags", []),
             "pass_threshold": sched.get("pass_threshold"), "status": "error", "error": why,
-            "timing": None, "assertions": [], "latencies_ms": [], "duration_ms": None, "conversation": None}
+            "timing": None, "assertions": [], "latencies_ms": [], "duration_ms": None, "conversation": None,
+            "branches": [], "skipped": []}
 
 
 def _evidence(d: DialogueSource, plan: list[StepPlan], rules: AgentRules, vad: Any) -> Evidence:
     """The trial's evidence; `InputError` when a played clip is missing from turns.json."""
     assert d.turns is not None
+    events = [(e, e.model_extra or {}) for e in read_timeline(d.folder / "timeline.jsonl")]
+    stepped = [(e, x, int(x["step"])) for e, x in events if isinstance(x.get("step"), int)]
+    not_run = {n for e, _, n in stepped if e.reason == "not_run"}
+    skipped = {n: int(x.get("by_step") or 0) for e, x, n in stepped if e.kind is EventKind.wait and e.reason == "skipped"}
+    branches = {n: {"step": n, "reason": e.reason, **{k: v for k, v in x.items() if k not in ("step", "decided_ms")}}
+                for e, x, n in stepped if e.kind is EventKind.branch}
     by_clip = {st.clip: st.n for st in plan if st.clip is not None}
+    by_clip |= {int(b["clip"]): n for n, b in branches.items() if isinstance(b.get("clip"), int)}
     placed = {by_clip[t.turn_id]: Placed(t.start_ms, t.end_ms) for t in d.turns.turns if t.turn_id in by_clip}
-    not_run = {int(e.model_extra["step"]) for e in read_timeline(d.folder / "timeline.jsonl")
-               if e.reason == "not_run" and e.model_extra and isinstance(e.model_extra.get("step"), int)}
-    missing = [st.n for st in plan if st.clip is not None and st.n not in placed and st.n not in not_run]
+    missing = [st.n for st in plan if (st.clip is not None or st.kind is StepKind.branch)
+               and st.n not in placed and st.n not in not_run and st.n not in skipped]
     if missing:
         raise InputError(f"{d.folder}: step {missing[0]}'s clip was played but is not in turns.json; "
                          "the evidence is incomplete, run the test again")
+    failed = next((b for b in branches.values() if b["reason"] == "asr_failed"), None)
+    if failed is not None:
+        raise InputError(f"step {failed['step']} (branch): {failed.get('why')}; the caller could not hear the agent, "
+                         "so the branch it took means nothing (check the ASR model, or the machine's load)")
     dur = vad.duration_ms if d.turns.model_wav_end_ms is None else min(vad.duration_ms, d.turns.model_wav_end_ms)
     fine = VadRules(merge_gap_ms=rules.yield_gap_ms)
     segments = list(vad.segments(VadRules()))
     sounds = ([] if vad.probabilities is None or vad.window_rms is None
               else non_speech_sounds(vad.probabilities, vad.window_rms, segments))
     return Evidence(placed=placed, segments=segments, fine=list(vad.segments(fine)),
-                    duration_ms=dur, not_run=not_run, sounds=sounds)
+                    duration_ms=dur, not_run=not_run, sounds=sounds, branches=branches, skipped=skipped)
 
 
 def _transcripts(pending: list[tuple[int, DialogueSource, Evidence, dict[str, tuple[int, int]]]],
@@ -168,7 +183,7 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
     for i, d, ev, windows in judged:
         _, plan, sched = ready[i]
         results = evaluate(plan, asserted(sched.get("expect")), ev, texts.get(i, {}), rules)
-        trials[d.folder.name] = _trial(d, sched, results, [x for x in latencies(plan, ev, rules)],
+        trials[d.folder.name] = _trial(d, sched, results, [x for x in latencies(plan, ev, rules)], ev,
                                        conversation(sched, ev, windows, texts.get(i, {})))
     for sid in expected or planned_ids(target):
         if sid not in trials:
@@ -186,14 +201,14 @@ def conversation(sched: dict[str, Any], ev: Evidence, windows: dict[str, tuple[i
         p = ev.placed.get(n)
         steps.append({"n": n, "kind": st["kind"], "text": st.get("text"),
                       "start_ms": p.start_ms if p else None, "end_ms": p.end_ms if p else None,
-                      "not_played": n in ev.not_run})
+                      "not_played": n in ev.not_run or n in ev.skipped})
     return {"duration_ms": ev.duration_ms, "steps": steps, "agent_speech": [list(s) for s in ev.segments],
             "words": [{"window": k, "start_ms": lo, "end_ms": hi, "text": texts.get(k, "")}
                       for k, (lo, hi) in windows.items()]}
 
 
 def _trial(d: DialogueSource, sched: dict[str, Any], results: list[Result], lat: list[int | None],
-           timeline: dict[str, Any] | None = None) -> dict[str, Any]:
+           ev: Evidence, timeline: dict[str, Any] | None = None) -> dict[str, Any]:
     verdict = d.meta.timing.verdict if d.meta is not None and d.meta.timing is not None else None
     return {
         "scenario_id": d.folder.name, "test": sched.get("test"), "trial": sched.get("trial"),
@@ -201,6 +216,8 @@ def _trial(d: DialogueSource, sched: dict[str, Any], results: list[Result], lat:
         "status": "passed" if all(r.passed for r in results) else "failed", "error": None, "timing": verdict,
         "assertions": [asdict(r) for r in results], "latencies_ms": lat,
         "duration_ms": d.meta.duration_ms if d.meta is not None else None, "conversation": timeline,
+        "branches": [dict(ev.branches[n]) for n in sorted(ev.branches)],
+        "skipped": [{"step": n, "by_step": by} for n, by in sorted(ev.skipped.items())],
     }
 
 

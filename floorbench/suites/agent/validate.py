@@ -19,6 +19,12 @@ A test file::
           - barge_in: Sorry, one moment.
             after_ms: 1200
             expect: {yields_within_ms: 800}
+          - branch:                     # the next line depends on what the agent said
+              rules:
+                - {name: order, contains: order number, say: It is four two seven., goto: thanks}
+              otherwise: {say: Can you help me?}
+          - say: Thank you.
+            label: thanks
           - hang_up
         expect: {no_overlap_ms: 200}
 """
@@ -50,7 +56,15 @@ from floorbench.suites.agent.rules import (
     Check,
     StepKind,
 )
-from floorbench.suites.agent.schema import AgentScenario, AgentStep, Expect, SilentWindow, continues
+from floorbench.suites.agent.schema import (
+    AgentScenario,
+    AgentStep,
+    Branch,
+    BranchRule,
+    Expect,
+    SilentWindow,
+    continues,
+)
 
 RULES = AgentRules()
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
@@ -58,13 +72,19 @@ TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 FILE_KEYS = ("voice", "gap_ms", "timeout_s", "pass_threshold", "tags", "tests")
 TEST_KEYS = ("name", "tags", "voice", "gap_ms", "timeout_s", "pass_threshold", "steps", "expect")
 STEP_OPTIONS: dict[StepKind, tuple[str, ...]] = {
-    StepKind.say: ("voice", "audio", "gap_ms", "wait_ms", "pause_ms", "reply", "expect"),
-    StepKind.barge_in: ("voice", "audio", "after_ms", "reply", "expect"),
-    StepKind.backchannel: ("voice", "audio", "after_ms", "expect"),
-    StepKind.silence: ("expect",),
-    StepKind.hang_up: ("gap_ms",),
+    StepKind.say: ("voice", "audio", "gap_ms", "wait_ms", "pause_ms", "reply", "label", "expect"),
+    StepKind.barge_in: ("voice", "audio", "after_ms", "reply", "label", "expect"),
+    StepKind.backchannel: ("voice", "audio", "after_ms", "label", "expect"),
+    StepKind.silence: ("label", "expect"),
+    StepKind.hang_up: ("gap_ms", "label"),
+    StepKind.branch: ("voice", "gap_ms", "wait_ms", "label", "expect"),
 }
-STEP_FORMS = "say: TEXT, barge_in: TEXT, backchannel: TEXT, silence: MS or hang_up"
+STEP_FORMS = "say: TEXT, barge_in: TEXT, backchannel: TEXT, silence: MS, branch: {rules, otherwise} or hang_up"
+BRANCH_KEYS = ("after", "rules", "otherwise")
+RULE_KEYS = ("name", "contains", "matches", "say", "voice", "audio", "reply", "goto")
+OTHERWISE_KEYS = ("say", "voice", "audio", "reply", "goto")
+BRANCH_AFTER = ("agent_turn",)
+OTHERWISE = "otherwise"
 
 
 class AgentTestError(ScenarioError):
@@ -88,7 +108,9 @@ class ConversationTest:
     source: Path
     steps: list[AgentStep]
     lines: dict[int, CallerLine]
-    """step number → the audio it plays (steps that play audio)"""
+    """step number → the audio it plays (steps that play audio, but branches)"""
+    options: dict[int, list[CallerLine]] = field(default_factory=dict)
+    """branch step number → the audio of each line it may say (its rules in order, then otherwise)"""
     expect: Expect = field(default_factory=Expect)
     tags: list[str] = field(default_factory=list)
     voice: str = "flite:slt"
@@ -203,17 +225,21 @@ def _test(path: Path, i: int, raw: object, defaults: dict[str, Any]) -> Conversa
         raise AgentTestError(f"{where}: {len(steps_raw)} steps; a test has at most {RULES.max_steps}")
     steps: list[AgentStep] = []
     lines: dict[int, CallerLine] = {}
+    options: dict[int, list[CallerLine]] = {}
     for n, s in enumerate(steps_raw, 1):
-        step, line = _step(path, f"{where}: step {n}", n, s, voice, gap)
+        step, line, said = _step(path, f"{where}: step {n}", n, s, voice, gap)
         steps.append(step)
         if line is not None:
             lines[n] = line
+        if said:
+            options[n] = said
     _check_order(where, steps)
+    _check_labels(where, steps)
     expect = _expect(f"{where}: expect", raw.get("expect"), TEST_CHECKS, "a test")
     timeout = _timeout(where, raw.get("timeout_s"))
     threshold = _threshold(where, raw.get("pass_threshold"))
     return ConversationTest(
-        name=name, source=path, steps=steps, lines=lines, expect=expect,
+        name=name, source=path, steps=steps, lines=lines, options=options, expect=expect,
         tags=sorted(set(defaults["tags"]) | set(_tags(where, raw.get("tags")))), voice=voice,
         timeout_s=defaults["timeout_s"] if timeout is None else timeout,
         pass_threshold=defaults["pass_threshold"] if threshold is None else threshold,
@@ -231,7 +257,9 @@ def _kind(where: str, raw: object) -> tuple[StepKind, object, dict[str, Any]]:
     kinds = [k for k in raw if k in StepKind.__members__]
     if len(kinds) != 1:
         found = ", ".join(map(str, kinds)) or "none of them"
-        raise AgentTestError(f"{where}: a step has exactly one of say, barge_in, backchannel, silence, hang_up ({found} given)")
+        raise AgentTestError(
+            f"{where}: a step has exactly one of say, barge_in, backchannel, silence, branch, hang_up ({found} given)"
+        )
     kind = StepKind(kinds[0])
     where = f"{where} ({kind})"
     options = {k: v for k, v in raw.items() if k != kind}
@@ -239,19 +267,35 @@ def _kind(where: str, raw: object) -> tuple[StepKind, object, dict[str, Any]]:
     return kind, raw[kind], options
 
 
-def _step(path: Path, where: str, n: int, raw: object, voice: str, gap: int) -> tuple[AgentStep, CallerLine | None]:
+def _step(path: Path, where: str, n: int, raw: object, voice: str,
+          gap: int) -> tuple[AgentStep, CallerLine | None, list[CallerLine]]:
+    """The step, the audio it plays (None: none, or a branch's), and a branch's lines."""
     kind, value, opt = _kind(where, raw)
     where = f"{where} ({kind})"
     step = AgentStep(n=n, kind=kind, expect=_expect(f"{where}: expect", opt.get("expect"), STEP_CHECKS[kind], f"a {kind} step"))
+    if "label" in opt:
+        step.label = _name(where, "label", opt["label"])
     if kind is StepKind.hang_up:
         if value not in (None, True, {}):
             raise AgentTestError(f"{where}: write just 'hang_up' (options such as gap_ms go beside it)")
         step.gap_ms = _ms(where, "gap_ms", opt.get("gap_ms"))
         step.gap_ms = gap if step.gap_ms is None else step.gap_ms
-        return step, None
+        return step, None, []
     if kind is StepKind.silence:
         step.ms = _int(where, "silence", value, 1, RULES.max_ms)
-        return step, CallerLine(voice="", text=f"(silence {step.ms} ms)")
+        return step, CallerLine(voice="", text=f"(silence {step.ms} ms)"), []
+    if kind is StepKind.branch:
+        step.gap_ms = _ms(where, "gap_ms", opt.get("gap_ms"))
+        step.gap_ms = gap if step.gap_ms is None else step.gap_ms
+        step.wait_ms = _ms(where, "wait_ms", opt.get("wait_ms"))
+        v = _voice(where, opt["voice"]) if "voice" in opt else voice
+        step.branch, said = _branch(path, where, value, v)
+        names = [r.name for r in step.branch.options]
+        unknown = [b for b in step.expect.took_branch if b not in names]
+        if unknown:
+            raise AgentTestError(f"{where}: expect: took_branch {unknown[0]!r} is none of this branch's rules; "
+                                 f"use one of {', '.join(names)}")
+        return step, None, said
     line = _line(path, where, value, opt, voice)
     if kind is StepKind.say:
         step.gap_ms = _ms(where, "gap_ms", opt.get("gap_ms"))
@@ -268,7 +312,77 @@ def _step(path: Path, where: str, n: int, raw: object, voice: str, gap: int) -> 
             raise AgentTestError(f"{where}: reply must be the text the oracle says; write it or drop it")
         step.reply = opt["reply"]
     step.text = line.text
-    return step, line
+    return step, line, []
+
+
+def _name(where: str, what: str, value: object) -> str:
+    if not isinstance(value, str) or not NAME.fullmatch(value):
+        raise AgentTestError(f"{where}: {what} {value!r}; give a name of letters, digits, _ or -, starting with a letter or digit")
+    return value
+
+
+def _branch(path: Path, where: str, value: object, voice: str) -> tuple[Branch, list[CallerLine]]:
+    """A branch's rules and otherwise, and the audio of each line it may say (rules in order, then otherwise)."""
+    if not isinstance(value, dict):
+        raise AgentTestError(f"{where}: write branch: {{rules: [{{contains: WORDS, say: TEXT}}, …], otherwise: {{say: TEXT}}}}")
+    _keys(where, value, BRANCH_KEYS, "in a branch")
+    after = value.get("after", BRANCH_AFTER[0])
+    if after not in BRANCH_AFTER:
+        raise AgentTestError(f"{where}: after {after!r}; a branch reacts to the agent's last turn: write after: agent_turn, "
+                             "or drop it")
+    rules_raw = value.get("rules")
+    if not isinstance(rules_raw, list) or not rules_raw:
+        raise AgentTestError(f"{where}: no rules; give rules: a list of {{contains: WORDS or matches: REGEX, say: TEXT}}")
+    if "otherwise" not in value:
+        raise AgentTestError(f"{where}: no otherwise; add otherwise: {{say: TEXT}}, the line when no rule matches "
+                             "(or the agent said nothing)")
+    rules: list[BranchRule] = []
+    lines: list[CallerLine] = []
+    for i, raw in enumerate(rules_raw, 1):
+        rule, line = _rule(path, f"{where}: rule {i}", raw, voice, f"rule{i}", RULE_KEYS)
+        if rule.name in [r.name for r in rules] or rule.name == OTHERWISE:
+            raise AgentTestError(f"{where}: rule {i}: the name {rule.name!r} is taken; give each rule its own name "
+                                 f"({OTHERWISE!r} is the fallback's)")
+        rules.append(rule)
+        lines.append(line)
+    otherwise, line = _rule(path, f"{where}: otherwise", value["otherwise"], voice, OTHERWISE, OTHERWISE_KEYS)
+    return Branch(after=after, rules=rules, otherwise=otherwise), [*lines, line]
+
+
+def _rule(path: Path, where: str, raw: object, voice: str, name: str,
+          keys: tuple[str, ...]) -> tuple[BranchRule, CallerLine]:
+    """One rule of a branch (or its otherwise): what the agent's turn must say, and the line said then."""
+    if not isinstance(raw, dict):
+        raise AgentTestError(f"{where}: expected a mapping such as {{contains: WORDS, say: TEXT}}, got {raw!r}")
+    _keys(where, raw, keys, "of a branch rule" if "name" in keys else "in otherwise (it has no condition)")
+    if "say" not in raw and "audio" not in raw:
+        raise AgentTestError(f"{where}: no line; write say: TEXT (what the caller says then), or audio: FILE")
+    line = _line(path, where, raw.get("say"), raw, voice)
+    rule = BranchRule(name=_name(where, "name", raw["name"]) if "name" in raw else name, text=line.text)
+    if "contains" in raw:
+        rule.contains = _words(f"{where}: contains", raw["contains"])
+    if "matches" in raw:
+        rule.matches = _regex(f"{where}: matches", raw["matches"])
+    if "name" in keys and not rule.contains and rule.matches is None:
+        raise AgentTestError(f"{where}: no condition; give contains: WORDS or matches: REGEX "
+                             "(a line for any other answer goes in otherwise)")
+    if "goto" in raw:
+        rule.goto = _name(where, "goto", raw["goto"])
+    if "reply" in raw:
+        if not isinstance(raw["reply"], str) or not raw["reply"].strip():
+            raise AgentTestError(f"{where}: reply must be the text the oracle says; write it or drop it")
+        rule.reply = raw["reply"]
+    return rule, line
+
+
+def _regex(where: str, value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise AgentTestError(f"{where}: give a regular expression (quote it)")
+    try:
+        re.compile(value)
+    except re.error as e:
+        raise AgentTestError(f"{where}: not a regular expression ({e}); fix it") from None
+    return value
 
 
 def _line(path: Path, where: str, value: object, opt: dict[str, Any], voice: str) -> CallerLine:
@@ -321,13 +435,12 @@ def _set(out: Expect, where: str, check: Check, value: object) -> None:
     if check in (Check.contains, Check.not_contains):
         setattr(out, check.value, _words(where, value))
     elif check is Check.matches:
-        if not isinstance(value, str) or not value:
-            raise AgentTestError(f"{where}: give a regular expression (quote it)")
-        try:
-            re.compile(value)
-        except re.error as e:
-            raise AgentTestError(f"{where}: not a regular expression ({e}); fix it") from None
-        out.matches = value
+        out.matches = _regex(where, value)
+    elif check is Check.took_branch:
+        names = [value] if isinstance(value, str) else value
+        if not isinstance(names, list) or not names or not all(isinstance(b, str) and NAME.fullmatch(b) for b in names):
+            raise AgentTestError(f"{where}: give the name of a rule (or otherwise), or a list of them (any of)")
+        out.took_branch = [str(b) for b in names]
     elif check is Check.keeps_talking:
         if value is True:
             out.keeps_talking = RULES.keep_talking_ms
@@ -368,6 +481,35 @@ def _check_order(where: str, steps: list[AgentStep]) -> None:
             )
 
 
+def _check_labels(where: str, steps: list[AgentStep]) -> None:
+    """Labels are unique; a goto names a label of a later step that starts a caller turn (each step plays
+    at most once, so a test always ends)."""
+    at_label: dict[str, AgentStep] = {}
+    for s in steps:
+        if s.label is None:
+            continue
+        if s.label in at_label:
+            raise AgentTestError(f"{where}: step {s.n} ({s.kind}): label {s.label!r} is step {at_label[s.label].n}'s too; "
+                                 "give each step its own label")
+        at_label[s.label] = s
+    for s in steps:
+        for r in s.branch.options if s.branch is not None else []:
+            if r.goto is None:
+                continue
+            at = f"{where}: step {s.n} ({s.kind}): {'otherwise' if r.name == OTHERWISE else 'rule ' + r.name}"
+            target = at_label.get(r.goto)
+            if target is None:
+                known = ", ".join(at_label) or "none"
+                raise AgentTestError(f"{at}: goto {r.goto!r}: no step has that label (labels here: {known}); "
+                                     "add label: NAME to the step to go to")
+            if target.n <= s.n:
+                raise AgentTestError(f"{at}: goto {r.goto!r} is step {target.n}, not after this one; a goto jumps "
+                                     "forward (each step plays at most once)")
+            if target.pause_ms is not None:
+                raise AgentTestError(f"{at}: goto {r.goto!r} lands on a say with pause_ms, which continues a turn "
+                                     "the caller is not in; jump to the step that starts it")
+
+
 # -- the suite's parts: checking the scenario files a test file became ----------------------
 
 
@@ -395,13 +537,17 @@ def check_agent_scenario(s: AgentScenario, path: Path) -> None:
             if st.clip is not None or i != len(s.steps) - 1:
                 raise ScenarioError(f"{at}: hang_up plays nothing and comes last")
             continue
-        c = clips.get(st.clip) if st.clip is not None else None
-        if c is None or c.step != st.n or c.label != CLIP_LABELS[st.kind]:
-            raise ScenarioError(f"{at}: names clip {st.clip}, which is not its {CLIP_LABELS[st.kind]} clip")
-        if c.speaker not in s.speakers:
-            raise ScenarioError(f"{at}: clip {c.id}: speaker {c.speaker!r} is not in speakers")
-        if st.kind is StepKind.silence and not c.recorded:
-            raise ScenarioError(f"{at}: a silence clip is recorded (never rendered); set recorded: true")
+        if (st.kind is StepKind.branch) != (st.branch is not None):
+            raise ScenarioError(f"{at}: rules belong to a branch step, and a branch step has them; "
+                                "regenerate it from its test file")
+        for clip_id in [r.clip for r in st.branch.options] if st.branch is not None else [st.clip]:
+            c = clips.get(clip_id) if clip_id is not None else None
+            if c is None or c.step != st.n or c.label != CLIP_LABELS[st.kind]:
+                raise ScenarioError(f"{at}: names clip {clip_id}, which is not its {CLIP_LABELS[st.kind]} clip")
+            if c.speaker not in s.speakers:
+                raise ScenarioError(f"{at}: clip {c.id}: speaker {c.speaker!r} is not in speakers")
+            if st.kind is StepKind.silence and not c.recorded:
+                raise ScenarioError(f"{at}: a silence clip is recorded (never rendered); set recorded: true")
 
 
 def load_agent_scenario(
