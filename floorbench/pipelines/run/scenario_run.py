@@ -296,7 +296,10 @@ class ScenarioRun:
         await self._start_model(recorder)
         # the recorder's model stream feeds the schedule's speech monitor when it has the
         # monitor's rate: the model's audio is then received and decoded once per room
-        shared = self.settings.record_rate == VAD_RATE
+        # A model that joins by itself hears a caller who listens: the playback subscribes to it, since
+        # a LiveKit Agents session sends no audio until a participant it can see (not the hidden
+        # recorder) has subscribed to its track.
+        shared = self.settings.record_rate == VAD_RATE and self.model.joins == "pipeline"
         playback = self.playback = PlaybackParticipant(
             where,
             self.suite.suite.sample_rate,
