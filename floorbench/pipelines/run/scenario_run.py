@@ -185,6 +185,8 @@ class ScenarioRun:
         self.timeout_s = settings.timeout_s or 3600.0
         self.recorder: Recorder | None = None
         self.playback: PlaybackParticipant | None = None
+        self.external_timeout_s = settings.model_join_timeout_s
+        """how long a model that joins by itself is waited for (its config's ``join_timeout_s``)"""
         self.model_proc: ModelProcess | None = None
         """set before the child starts, so whatever fails later, the run's end stops it"""
         self.acoustics: LiveAcoustics | None = None
@@ -289,7 +291,8 @@ class ScenarioRun:
         await self._supervise(schedule.run(playback), recorder, self.model_proc, timeout)
 
     async def _set_up(self, where: ScenarioRoom, recorder: Recorder, camera: CameraSettings | None) -> PlaybackParticipant:
-        """Recorder, model, playback join in that order, until the recorder hears the humans' track.
+        """Recorder, model, playback join in that order, until the recorder hears the humans' track
+        (a model that joins by itself: its audio is waited for once the playback is in the room).
 
         The harness's own steps each have `JOIN_S`; one that takes longer is the room's failure
         (`join_timeout`, retried), not the model's: seen when a machine holds more rooms than it can.
@@ -298,7 +301,10 @@ class ScenarioRun:
         await self._start_model(recorder)
         # the recorder's model stream feeds the schedule's speech monitor when it has the
         # monitor's rate: the model's audio is then received and decoded once per room
-        shared = self.settings.record_rate == VAD_RATE
+        # A model that joins by itself hears a caller who listens: the playback subscribes to it, since
+        # a LiveKit Agents session sends no audio until a participant it can see (not the hidden
+        # recorder) has subscribed to its track.
+        shared = self.settings.record_rate == VAD_RATE and self.model.joins == "pipeline"
         playback = self.playback = PlaybackParticipant(
             where,
             self.suite.suite.sample_rate,
@@ -311,6 +317,8 @@ class ScenarioRun:
         if shared:
             recorder.model_audio_listeners.append(playback.monitor.feed)
         await self._harness_step("the playback joining and publishing the humans' track", playback.start(JOIN_S))
+        if self.model.joins != "pipeline":
+            await self._until_model_audio(recorder, self.external_timeout_s)
         if not await playback.wait_subscribed(JOIN_S):
             raise ScenarioFailed(
                 FailureKind.join_timeout,
@@ -415,27 +423,36 @@ class ScenarioRun:
         return done.clips.get("preamble"), {k: done.clips[f"turn {k}"] for k in turns}
 
     async def _start_model(self, recorder: Recorder) -> None:
-        """Start or invite the model, then wait until the recorder hears its audio."""
+        """Start the model and wait until the recorder hears its audio, or invite it and wait until it joins."""
         s = self.settings
         if self.model.joins == "pipeline":
             self.model_proc = ModelProcess(self._model_spec(), self.dir / "model.log")
             await self.model_proc.start(s.model_join_timeout_s)
             # a silent model counts only if it was listening: its server connection is up first
             await self.model_proc.wait_connected(s.model_join_timeout_s)
-            timeout = s.model_join_timeout_s
-        else:
-            timeout = await self._invite_external()
+            await self._until_model_audio(recorder, s.model_join_timeout_s)
+            return
+        # A participant that joins by itself is waited for in the room, and its audio only once the
+        # playback is there too (`_set_up`): a LiveKit Agents `AgentSession` publishes its track only
+        # after a user has joined, so waiting for its audio first would wait for ever.
+        timeout = self.external_timeout_s = await self._invite_external()
+        await self._until_model(recorder.present, timeout, "did not join")
+
+    async def _until_model_audio(self, recorder: Recorder, within_s: float) -> None:
+        await self._until_model(recorder.audio_from, within_s, "did not join with audio")
+        self.model_identity = next(i for i in sorted(recorder.audio_from) if self.is_model(i))
+
+    async def _until_model(self, seen: set[str], within_s: float, what: str) -> None:
         ident = self.model_identity
         try:
-            await self._until(lambda: any(self.is_model(i) for i in recorder.audio_from), timeout, "")
-            self.model_identity = next(i for i in sorted(recorder.audio_from) if self.is_model(i))
+            await self._until(lambda: any(self.is_model(i) for i in seen), within_s, "")
         except ScenarioFailed as e:
             if e.kind != FailureKind.internal:  # the server died meanwhile: that, not "did not join in 60 s"
                 raise
             raise ScenarioFailed(
                 FailureKind.model_never_joined,
                 f"model participant {ident if self.model.joins == 'pipeline' or self.model.config.get('identity') else '(any agent)'!r} "
-                f"did not join with audio within {timeout:.0f} s",
+                f"{what} within {within_s:.0f} s",
             ) from None
 
     def _model_spec(self) -> ModelSpec:
