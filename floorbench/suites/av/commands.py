@@ -76,7 +76,7 @@ def score(target: Path, req: ScoreRequest) -> ScoreOutcome:
         scored=counts["scored"], errors=list(scores["errors"]), summary=summary_lines(scores),
         wrote=f"wrote {where / 'av_scores.json'} and {where / 'av_report.md'}",
         nothing_scored=f"{target}: no av clip could be scored ({counts['unscorable']} unscorable, reasons in av_scores.json)",
-        excluded_degraded=counts.get("excluded_degraded", 0),
+        excluded_degraded=counts.get("excluded_degraded", 0), warnings=list(scores.get("warnings", [])),
     )
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from floorbench.audio.sounds import SoundRules, non_speech_sounds, overlap_ms
 from floorbench.audio.vad import WINDOW_MS, VadRules
 from floorbench.paths import outputs
 from floorbench.records import write_json_atomic
@@ -74,6 +75,10 @@ class ClipScore:
     rubric: dict[str, Any] = field(default_factory=dict)
     payload: dict[str, Any] = field(default_factory=dict)
     """what the rubric judge reads of this clip (`av_judge.payload`)"""
+    sound_in_window_ms: int = 0
+    """loud sound that is not speech inside the window (`floorbench.audio.sounds`)"""
+    aligned_note: str = ""
+    """why an alignment earned by silence was refused"""
 
     def row(self) -> dict[str, Any]:
         ev = self.inp.event
@@ -94,6 +99,8 @@ class ClipScore:
             "words_in_window": len(self.texts["inside"].split()),
             "latency_ms": self.latency.ms,
             "latency_note": self.latency.note,
+            "sound_in_window_ms": self.sound_in_window_ms,
+            "aligned_note": self.aligned_note,
             "segments_before": self.before,
             "segments_in": self.inside,
             "segments_after": self.after,
@@ -204,6 +211,26 @@ def score_clip(
     )
 
 
+def refuse_silent_alignment(clip: ClipScore, sounds: list[tuple[int, int]], rules: SoundRules = SoundRules()
+                            ) -> str | None:
+    """A clip aligned by the model's silence (stay silent, yield, a backchannel not taken) whose window
+    loud non-speech sound covers is not aligned: the rules hear speech only, and a tone or noise there
+    is a silence the model did not keep (as `floorbench.scoring.sound_flags` refuses mpe's silence
+    passes). Returns the warning line for a clip whose window holds such sound, else None."""
+    ev, window = clip.inp.event, clip.inp.window
+    assert ev is not None and window is not None
+    covered = overlap_ms(sounds, window[0], window[1])
+    if covered < min(rules.min_ms, max(1, window[1] - window[0])):
+        return None
+    clip.sound_in_window_ms = covered
+    what = f"{covered} ms of loud sound that is not speech in the window {window[0]}–{window[1]} ms"
+    if clip.aligned and EXPECTED_TAKEOVER[ev.category] == 0 and not clip.takeover:
+        clip.aligned = False
+        clip.aligned_note = f"no speech, but {what}: a silence the model did not keep"
+        return f"{clip.inp.scenario_id}: {what}; its alignment ({ev.category.value}) refused"
+    return f"{clip.inp.scenario_id}: {what} (the rules hear speech only)"
+
+
 def _placed(
     sources: list[DialogueSource], run_info: dict[str, Any], opts: AvScoreOptions
 ) -> tuple[
@@ -237,6 +264,8 @@ def _placed(
             )
             continue
         segs = [(int(a), int(b)) for a, b in res.segments(opts.vad_rules)]
+        sounds = ([] if res.probabilities is None or res.window_rms is None
+                  else [(int(a), int(b)) for a, b in non_speech_sounds(res.probabilities, res.window_rms, segs)])
         ready.append((inp, (segs, res.duration_ms)))
         rows.append(
             {
@@ -245,6 +274,7 @@ def _placed(
                 "duration_ms": res.duration_ms,
                 "sample_rate": res.rate,
                 "segments": segs,
+                "sounds": sounds,
                 **(res.curve() or {}),
             }
         )
@@ -347,6 +377,8 @@ def score_av(target: Path, opts: AvScoreOptions | None = None) -> tuple[dict[str
     clips = [
         score_clip(inp, segs, dur, t, opts.rules) for (inp, (segs, dur)), t in zip(ready, texts, strict=True)
     ]
+    sounds_by = {r["folder"]: r["sounds"] for r in rows}
+    warnings = [w for c in clips if (w := refuse_silent_alignment(c, sounds_by.get(c.inp.folder.name, [])))]
     rubric = judge_clips(clips, opts, cache_dir)
     scores: dict[str, Any] = {
         "scores_version": AV_SCORES_VERSION,
@@ -365,6 +397,7 @@ def score_av(target: Path, opts: AvScoreOptions | None = None) -> tuple[dict[str
             ),
         },
         "errors": disc.errors,
+        "warnings": warnings,
         "settings": _settings(opts, resolve_model(opts.asr)[1], rubric.get("judge", {})),
         "tor_alignment": tor_summary(clips, opts.resamples, opts.seed),
         "latency_ms": latency_summary(clips),

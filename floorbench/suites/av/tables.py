@@ -101,6 +101,9 @@ def render_av_markdown(runs: Sequence[dict[str, Any]]) -> str:
         if left
         else "### Unscorable clips\n\nnone\n"
     )
+    sounded = [[str(s["run"]), w] for s in runs for w in s.get("warnings", [])]
+    if sounded:  # silence the rules would credit where the model made sound: said, never passed unsaid
+        parts.append(_table("Loud sound that is not speech on the model track", ["run", "what"], sounded))
     return "\n".join(parts)
 
 

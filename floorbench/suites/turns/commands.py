@@ -69,5 +69,5 @@ def score(target: Path, req: ScoreRequest) -> ScoreOutcome:
         wrote=f"wrote {where / 'turns_scores.json'}, {where / 'turnbench_submission.json'} and {where / 'turns_report.md'}",
         nothing_scored=(f"{target}: no turns dialogue could be scored ({len(scores['errors'])} unreadable, "
                         f"{excluded} left out as degraded)"),
-        excluded_degraded=excluded,
+        excluded_degraded=excluded, warnings=list(scores.get("warnings", [])),
     )

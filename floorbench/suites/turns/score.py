@@ -19,6 +19,7 @@ dialogue-bootstrap intervals → files:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,13 +27,14 @@ from typing import Any
 
 import numpy as np
 
+from floorbench.audio.sounds import SoundRules, overlap_ms
 from floorbench.audio.vad import WINDOW_MS, VadRules
 from floorbench.paths import outputs
-from floorbench.records import read_timeline_lines, write_json_atomic
+from floorbench.records import DialogueTurn, read_timeline_lines, write_json_atomic
 from floorbench.scoring.inputs import DialogueSource, Discovery, InputError, clock_counts, discover, run_label
 from floorbench.scoring.stats import bootstrap_ratios, percentile_interval
 from floorbench.scoring.transport_summary import transport_summary
-from floorbench.suites.turns.events import DialogueOutcome, score_dialogue
+from floorbench.suites.turns.events import DialogueOutcome, eot_events, score_dialogue, yield_events
 from floorbench.suites.turns.match import TaskCounts
 from floorbench.suites.turns.rules import TurnEvent, TurnsRules
 
@@ -109,11 +111,48 @@ def _score_all(sources: list[DialogueSource], workers: int, rules: TurnsRules, v
     rows: list[dict[str, Any]] = []
     for heard in heard_speech(sources, vad, vad_rules):
         t, segs = heard.turns, [list(seg) for seg in heard.segments_ms]
-        outcomes.append(score_dialogue(t.scenario_id, t.condition, t.turns, segs, heard.end_ms, rules))
+        outcome = score_dialogue(t.scenario_id, t.condition, t.turns, segs, heard.end_ms, rules)
+        outcomes.append(outcome)
         rows.append({"scenario_id": t.scenario_id, "folder": heard.source.folder.name,
                      "duration_ms": heard.vad.duration_ms, "sample_rate": heard.vad.rate, "segments": segs,
-                     "clock": heard.source.clock})
+                     "clock": heard.source.clock, "sounds": [list(x) for x in heard.sounds_ms],
+                     "silence_over_sound": silence_over_sound(t.turns, outcome, heard.sounds_ms)})
     return outcomes, rows
+
+
+def silence_over_sound(clips: Sequence[DialogueTurn], outcome: DialogueOutcome, sounds: Sequence[tuple[int, int]],
+                       rules: SoundRules = SoundRules()) -> dict[str, int]:
+    """Per track, the negatives counted as kept (tn) over which the model made loud sound that is not speech.
+
+    The counts stay TurnBench's (they read speech decisions only, and so does its scorer); a true negative
+    a tone or noise covers is earned by silence the model did not keep, so it is counted here and
+    warned about, never left to pass unsaid (`floorbench.scoring.sound_flags` does the same for mpe)."""
+    out: dict[str, int] = {}
+    for track, events, counts in (("eot", eot_events(clips), outcome.eot), ("yield", yield_events(clips), outcome.yield_)):
+        n = 0
+        for span, fired in zip(events.negatives, counts.fired, strict=False):
+            width = span.end_ms - span.start_ms
+            if not fired and overlap_ms(sounds, span.start_ms, span.end_ms + 1) >= min(rules.min_ms, max(1, width)):
+                n += 1
+        if n:
+            out[track] = n
+    return out
+
+
+def sound_warnings(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """One line per dialogue whose model track holds loud sound that is not speech."""
+    lines = []
+    for r in rows:
+        sounds = r.get("sounds") or []
+        if not sounds:
+            continue
+        total = sum(e - s for s, e in sounds)
+        kept = r.get("silence_over_sound") or {}
+        over = ", ".join(f"{k} {v}" for k, v in sorted(kept.items())) or "none"
+        lines.append(f"{r['scenario_id']}: {total / 1000:.1f} s of loud sound that is not speech on the model track "
+                     f"(first at {sounds[0][0] / 1000:.1f} s); true negatives it covers (counted as kept, since the "
+                     f"rules hear speech only): {over} — see turns_scores.json non_speech_sound")
+    return lines
 
 
 def score_turns(
@@ -164,11 +203,17 @@ def score_turns(
              **({"legs": {str(k): v for k, v in legs[o.scenario_id].items()}} if legs.get(o.scenario_id) else {})}
             for o in outcomes
         ],
+        "non_speech_sound": {
+            "dialogues": [{"scenario_id": r["scenario_id"], "sounds_ms": r["sounds"],
+                           "true_negatives_over_sound": r["silence_over_sound"]} for r in rows if r["sounds"]],
+            "true_negatives_over_sound": {t: sum(r["silence_over_sound"].get(t, 0) for r in rows) for t in TRACKS},
+        },
+        "warnings": sound_warnings(rows),
         "transport_latency_ms": transport_summary([s.meta for s in sources if s.meta], target if target.is_dir() else None),
     }
     scores_path, submission_path, vad_path, report_path = outputs(out, names, InputError)
     write_json_atomic(scores_path, scores)
     write_submission(submission_path, outcomes)
-    vad_path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    vad_path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "silence_over_sound"}) + "\n" for r in rows), encoding="utf-8")
     report_path.write_text(render_turns_markdown([scores]), encoding="utf-8")
     return scores, out

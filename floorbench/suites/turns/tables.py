@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from floorbench.escape import md_table
+from floorbench.escape import md_cell, md_table
 from floorbench.suites.turns.rules import TurnEvent
 
 TRACK_TITLES = {"eot": "end of turn (takes)", "yield": "yield (ends of model speech)"}
@@ -89,6 +89,10 @@ def render_turns_markdown(runs: Sequence[dict[str, Any]]) -> str:
         # every cell escaped: names and reasons come from files
         *(md_table(*t) for t in tables(runs)),
     ]
+    warned = [(r.get("run", ""), w) for r in runs for w in r.get("warnings", [])]
+    if warned:  # silence the rules credited where the model made sound: said here, not left to pass unsaid
+        parts += ["", "**Loud sound that is not speech on the model track** (the rules hear speech only):", "",
+                  *(f"- {md_cell(run)}: {md_cell(w)}" for run, w in warned)]
     return "\n".join(parts)
 
 
