@@ -44,7 +44,7 @@ def oracle_tiny_run(tmp_path_factory: pytest.TempPathFactory, livekit: LiveKitCo
     """The tiny suite's four scenarios played once by the oracle, one room at a time.
 
     Shared by the live tests that read an oracle run and leave it as it is (the spine's behaviour
-    checks, scoring, four rooms at once against one): each would otherwise play the same rooms again,
+    checks, scoring, two rooms at once against one): each would otherwise play the same rooms again,
     and on a 2-core CI machine those minutes add up. A test that needs a fresh try plays its own.
     """
     import asyncio
