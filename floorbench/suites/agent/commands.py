@@ -153,6 +153,21 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
     return run_dir
 
 
+def judge_trials(chosen: list[Any], run_dir: Path, trials: int, asr: str, cache_dir: Path) -> list[dict[str, Any]]:
+    """Every planned trial of the chosen tests judged from `run_dir` (one not run is an error); an input
+    error is one line and exit 2. `floorbench test` and `floorbench load` read their rooms with it."""
+    from floorbench.errors import FloorbenchError
+    from floorbench.pipelines.commands import fail
+    from floorbench.suites.agent.importer import scenario_id
+    from floorbench.suites.agent.score import score_trials
+
+    expected = [scenario_id(t.name, k) for t in chosen for k in range(1, trials + 1)]
+    try:
+        return score_trials(run_dir, asr=asr, expected=expected, cache_dir=cache_dir)
+    except FloorbenchError as e:
+        fail(str(e))
+
+
 def _judge(chosen: list[Any], out: Path, run_dir: Path, trials: int, asr: str, threshold: float | None,
            junit: Path | None, before: list[dict[str, Any]] | None, margin_ms: int) -> int:
     """Score every trial, write results.json, the report (report.html, report.md) and JUnit, print the verdicts;
@@ -162,16 +177,10 @@ def _judge(chosen: list[Any], out: Path, run_dir: Path, trials: int, asr: str, t
     from floorbench.records import write_json_atomic
     from floorbench.suites.agent.baseline import compare, table
     from floorbench.suites.agent.export import junit_xml
-    from floorbench.suites.agent.importer import scenario_id
     from floorbench.suites.agent.report import write_test_report
-    from floorbench.suites.agent.score import score_trials
     from floorbench.suites.agent.verdicts import aggregate, exit_code, summary_lines
 
-    expected = [scenario_id(t.name, k) for t in chosen for k in range(1, trials + 1)]
-    try:
-        judged = score_trials(run_dir, asr=asr, expected=expected, cache_dir=out / "scoring-cache")
-    except FloorbenchError as e:
-        fail(str(e))
+    judged = judge_trials(chosen, run_dir, trials, asr, out / "scoring-cache")
     tests = aggregate(judged, threshold)
     results: dict[str, Any] = {
         "results_version": RESULTS_VERSION, "suite": "agent", "created": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -34,8 +34,7 @@ def run_load(
     from floorbench.errors import FloorbenchError, OptionError, check_range
     from floorbench.escape import printable
     from floorbench.pipelines.commands import fail
-    from floorbench.suites.agent.commands import collect, play_tests, select
-    from floorbench.suites.agent.importer import scenario_id
+    from floorbench.suites.agent.commands import collect, judge_trials, play_tests, select
     from floorbench.suites.agent.load import (
         parse_sessions,
         step_summary,
@@ -43,7 +42,6 @@ def run_load(
         table_lines,
         write_outputs,
     )
-    from floorbench.suites.agent.score import score_trials
 
     try:
         steps_n = parse_sessions(sessions)
@@ -66,11 +64,7 @@ def run_load(
         typer.echo(f"floorbench load: {n} caller(s) at once", err=True)
         run_dir = play_tests(chosen, out / f"callers-{n}", n, model, config, identity, dispatch, livekit_url, str(n),
                        join_timeout, False, quiet)
-        expected = [scenario_id(t.name, k) for t in chosen for k in range(1, n + 1)]
-        try:
-            judged = score_trials(run_dir, asr=asr, expected=expected, cache_dir=out / "scoring-cache")
-        except FloorbenchError as e:
-            fail(str(e))
+        judged = judge_trials(chosen, run_dir, n, asr, out / "scoring-cache")
         step = step_summary(n, judged)
         steps.append(step)
         stopped = stop_reason(step, max_failure_rate, max_p95_ms)
