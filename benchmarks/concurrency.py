@@ -134,12 +134,12 @@ def measure(out: Path, wall_s: float, cpu: tuple[float, float], n: int) -> dict[
     return row
 
 
-def run_one(suite: Path, model: str, n: int, per_room: int, out: Path) -> dict[str, Any]:
+def run_one(suite: Path, model: str, n: int, per_room: int, out: Path, processes: int = 1) -> dict[str, Any]:
     ids = [s.scenario_id for s in load_suite(suite).scenarios][: n * per_room]
     t0, c0 = time.monotonic(), cpu_s()
     threads = ThreadCpu().start()
     asyncio.run(run_suite(RunOptions(suite=suite, model=model, out=out, scenarios=ids, progress=False,
-                                     progress_lines=True, concurrency=n)))
+                                     progress_lines=True, concurrency=n, processes=min(processes, n))))
     roles = threads.stop()
     c1 = cpu_s()
     row = measure(out, time.monotonic() - t0, (c1[0] - c0[0], c1[1] - c0[1]), n)
@@ -194,6 +194,8 @@ def main() -> None:
     ap.add_argument("--per-room", type=int, default=1, help="scenarios each room plays in turn")
     ap.add_argument("--model", default="silent", help="a light model: silent, echo, oracle")
     ap.add_argument("--out", type=Path, default=None, help="keep the run folders here")
+    ap.add_argument("--processes", type=int, default=1,
+                    help="rooms spread over this many worker processes (`run --processes`; at most N)")
     args = ap.parse_args()
     work = args.out or Path(tempfile.mkdtemp(prefix="fb-concurrency-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -201,7 +203,7 @@ def main() -> None:
     rows = []
     for n in args.n:
         print(f"== N={n}: {n * args.per_room} scenarios of {args.suite}, model {args.model}", flush=True)
-        rows.append(run_one(suite, args.model, n, args.per_room, work / f"n{n}"))
+        rows.append(run_one(suite, args.model, n, args.per_room, work / f"n{n}", args.processes))
     print(table(rows))
     print("timing verdicts, sender clock beside receiver clock, and the recorder's jitter buffers:")
     print(verdict_table(rows))

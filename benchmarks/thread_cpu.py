@@ -7,7 +7,8 @@ floorbench's Python, and a process-level total cannot show that. This sampler
 reads ``/proc/PID/task/TID/stat`` of the benchmark's process tree every
 ``every_s`` and keeps each thread's last CPU time, grouped by
 
-- role: ``runner`` (the process that plays and records the rooms), ``model``
+- role: ``runner`` (the process that plays and records the rooms), ``worker``
+  (a `run --processes` worker that plays some of them), ``model``
   (the model processes, ``floorbench.pipelines.room.model_participant``), ``server``
   (``livekit-server``), ``other``;
 - thread: its kernel name with numbers dropped (``worker_thread 0`` →
@@ -59,6 +60,8 @@ def _role(pid: int, root: int) -> str:
         return "model"
     if "livekit-server" in cmd:
         return "server"
+    if "floorbench.cli worker" in cmd:
+        return "worker"
     return "other"
 
 
@@ -123,7 +126,7 @@ class ThreadCpu:
 def breakdown_lines(roles: dict[str, dict[str, float]], dialogue_s: float, top: int = 6) -> list[str]:
     """One line per role: its CPU per second of dialogue (cores per room), total and the largest thread groups."""
     lines = []
-    for role in ("runner", "model", "server", "other"):
+    for role in ("runner", "worker", "model", "server", "other"):
         groups = roles.get(role)
         if not groups or dialogue_s <= 0:
             continue

@@ -24,7 +24,7 @@ from floorbench.pipelines.dispatch import protocol as dispatch
 from floorbench.pipelines.run import resume
 from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.records import FailureKind, Outcome, read_meta
-from floorbench.transports.server import LiveKitCluster, LiveKitConnection, _die_with_parent
+from floorbench.transports.server import LiveKitCluster, LiveKitConnection, die_with_parent
 
 pytestmark = [pytest.mark.live, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,7 +36,7 @@ def _worker(conn: LiveKitConnection, log: Path) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
             [sys.executable, "-m", "floorbench.cli", "worker", "--suite", str(ROOT / "tests/fixtures/suites/tiny"),
              "--out-root", str(log.parent), "--model", "silent", "--livekit-url", conn.url, "--max-jobs", "1"],
-            cwd=ROOT, env=env, stdout=f, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
+            cwd=ROOT, env=env, stdout=f, stderr=subprocess.STDOUT, preexec_fn=die_with_parent,
         )
 
 

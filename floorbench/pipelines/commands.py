@@ -135,6 +135,10 @@ CONCURRENCY_HELP = (
     "check the timing verdicts (run.json counts) before raising it. 'auto' (or 'auto:MAX') starts from "
     "one room per core and steers N by the timing verdicts, running degraded scenarios once more"
 )
+PROCESSES_HELP = (
+    "spread the -j rooms over P worker processes on this box (1..64; 1: this process plays them all): "
+    "one process's event loop saturates near one core, so on a many-core box give about one per 4 rooms"
+)
 
 
 PLAY_ON_HELP = (
@@ -164,6 +168,7 @@ def run(
         int, typer.Option(help="try a scenario again up to K times after an infrastructure failure (server died, join timeout)")
     ] = 0,
     concurrency: Annotated[str, typer.Option("--concurrency", "-j", help=CONCURRENCY_HELP)] = "1",
+    processes: Annotated[int, typer.Option(help=PROCESSES_HELP)] = 1,
     identity: Annotated[str | None, typer.Option(help="external model: the participant identity to wait for")] = None,
     dispatch: Annotated[str | None, typer.Option(help="external model: LiveKit agent name to dispatch")] = None,
     join_timeout: Annotated[float, typer.Option(help="seconds to wait for the model to join (1..3600)")] = 60.0,
@@ -217,6 +222,7 @@ def run(
             concurrency=rooms,
             auto_concurrency=auto_rooms,
             workers=parse_play_on(play_on, workers),
+            processes=processes,
         )
         summary = asyncio.run(run_suite(opts))
     except (FloorbenchError, ScenarioError, ModelError, ServerError, ValueError) as e:

@@ -196,7 +196,7 @@ logging:
 """
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the forked child
+def die_with_parent() -> None:  # pragma: no cover - runs in the forked child
     """preexec_fn: the server is killed when the process that started it dies (it holds no state)."""
     try:
         import ctypes
@@ -268,7 +268,7 @@ class LiveKitServer:
                 start_new_session=True,
                 # not left running by a killed run; the parent *thread* must live
                 # as long as the server, so start it from the main thread
-                preexec_fn=_die_with_parent,
+                preexec_fn=die_with_parent,
             )
         self.wait_healthy(timeout_s)
         cfg.unlink(missing_ok=True)  # read once at start: the secret stays on disk no longer than that
@@ -361,7 +361,7 @@ class RedisServer:
                 [binary, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no",
                  "--protected-mode", "yes"],
                 stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=minimal_environment(),
-                cwd=log.parent, start_new_session=True, preexec_fn=_die_with_parent,
+                cwd=log.parent, start_new_session=True, preexec_fn=die_with_parent,
             )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:

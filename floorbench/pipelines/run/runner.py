@@ -33,6 +33,7 @@ from typing import Any
 
 from floorbench import __version__
 from floorbench.errors import FloorbenchError
+from floorbench.pipelines.dispatch.pool import MAX_PROCESSES, LocalPool, slots
 from floorbench.pipelines.dispatch.runner import Dispatcher
 from floorbench.pipelines.room.participant import settle
 from floorbench.pipelines.run import resume
@@ -73,6 +74,9 @@ class RunOptions:
     workers: str | None = None
     """``--play-on workers[:AGENT]``: the agent name of the `floorbench worker`s that play the scenarios
     (pipelines/dispatch_runner.py); None: this process plays them"""
+    processes: int = 1
+    """``--processes P``: with P > 1, P `floorbench worker` processes on this box play the rooms, started on
+    the run's server and dispatched to as `workers` are (pipelines/dispatch/pool.py); 1: this process plays them"""
 
 
 log = logging.getLogger(__name__)
@@ -152,6 +156,15 @@ async def run_suite(
         raise ValueError(f"{opts.suite}: no scenarios selected")
     if opts.workers and opts.connection is None:
         raise ValueError("--play-on workers needs the LiveKit server the workers use: pass --livekit-url")
+    if not 1 <= opts.processes <= MAX_PROCESSES:
+        raise ValueError(f"--processes must be 1..{MAX_PROCESSES}, got {opts.processes}")
+    if opts.processes > 1 and opts.workers:
+        raise ValueError("--processes and --play-on workers: the workers are the processes; give one of them")
+    if opts.processes > 1:
+        for name, given in (("--impair", opts.settings.impair), ("--acoustics", opts.settings.acoustics)):
+            if given is not None and given.active:
+                raise ValueError(f"{name} with --processes is not built yet (it does not travel to a worker); "
+                                 "run with --processes 1")
     runner = _Runner(opts, suite, _model_for(opts, suite, chosen[0]))
     return await runner.run([s.scenario_id for s in planned], chosen, on_scenario)
 
@@ -193,6 +206,7 @@ class _Runner:
         self.conn = opts.connection
         self.stopped_by: str | None = None
         self.dispatcher: Dispatcher | None = None
+        self.pool: LocalPool | None = None
         self.auto = (
             AutoConcurrency(min(estimate(), opts.concurrency), opts.concurrency) if opts.auto_concurrency else None
         )
@@ -210,6 +224,7 @@ class _Runner:
             "network": self.identity.network,
             "acoustics": self.identity.acoustics,
             "livekit": {"url": redact_url(self.conn.url), "managed": self.server is not None},
+            "processes": self.opts.processes,
             "started_wall": now_wall(),
             "scenarios": [],
         }
@@ -238,9 +253,12 @@ class _Runner:
             await check_reachable(self._ensure_server())
             book = RunBook(self.out, self._info(), [s.scenario_id for s in self.suite.scenarios], self.prior)
             book.plan(planned, todo.keep)
-            if self.opts.workers:
+            agent = self.opts.workers
+            if self.opts.processes > 1 and queue:
+                agent = await self._start_pool()
+            if agent:
                 self.dispatcher = Dispatcher.for_run(
-                    self._ensure_server(), self.opts.workers, suite=self.identity.suite,
+                    self._ensure_server(), agent, suite=self.identity.suite,
                     suite_hash=self.identity.suite_hash, model=self.opts.model, config=self.opts.config,
                     settings=self.opts.settings, out=self.out, run_id=self.run_id,
                 )
@@ -257,9 +275,23 @@ class _Runner:
             progress.close()
             if self.dispatcher is not None:
                 await self.dispatcher.aclose()
+            if self.pool is not None:
+                await asyncio.to_thread(self.pool.stop)
             if self.server is not None:
                 self.server.stop()
         return self._summary(chosen, book, todo.keep)
+
+    async def _start_pool(self) -> str:
+        """P local workers on the run's server, under an agent name of this run's own (pool.py)."""
+        from floorbench.pipelines.dispatch.protocol import model_config_hash
+
+        agent = f"floorbench-pool-{self.run_id}"
+        self.pool = LocalPool(self.opts.processes, self.opts.concurrency, self.opts.suite, self.out,
+                              model_config_hash(self.opts.model, self.opts.config), agent)
+        log.info("starting %d worker processes, %d room(s) each", self.opts.processes,
+                 slots(self.opts.concurrency, self.opts.processes))
+        await self.pool.start(self._ensure_server())
+        return agent
 
     async def _run_all(
         self, queue: list[Scenario], book: RunBook, progress: RunProgress, on_scenario: Callable[[RunMeta], None] | None
