@@ -63,7 +63,7 @@ from floorbench.pipelines.dispatch import protocol as dispatch
 from floorbench.pipelines.run import resume
 from floorbench.records import read_meta
 from floorbench.scenarios.validate import load_suite
-from floorbench.transports.server import LiveKitCluster, _die_with_parent
+from floorbench.transports.server import LiveKitCluster, die_with_parent
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL_CHILD = "floorbench.pipelines.room.model_participant"
@@ -92,7 +92,7 @@ class Processes:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
-                preexec_fn=_die_with_parent,
+                preexec_fn=die_with_parent,
             )
         self.started.append(proc)
         self.note(proc.pid)
