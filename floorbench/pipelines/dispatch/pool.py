@@ -11,7 +11,8 @@ beside the server's (``pool-worker-<i>.log``).
 
 The workers take the job's model and config by hash (``--config-hash``),
 see this process's environment (the model's keys come from it, as in a
-one-process run) and die with it (``PR_SET_PDEATHSIG``). A worker that dies
+one-process run) and its current folder (a config's relative paths name the
+same files), and die with it (``PR_SET_PDEATHSIG``). A worker that dies
 mid-run fails its rooms as ``worker_lost`` (``--retries`` plays them again on
 the others); one that never registers is a one-line error naming its log.
 """
@@ -78,7 +79,7 @@ class LocalPool:
         for i in range(self.processes):
             log = self.out / f"pool-worker-{i + 1}.log"
             with log.open("wb") as f:
-                self.procs.append(subprocess.Popen(argv, cwd=self.out, env=env, stdout=f, stderr=subprocess.STDOUT,
+                self.procs.append(subprocess.Popen(argv, cwd=Path.cwd(), env=env, stdout=f, stderr=subprocess.STDOUT,
                                                    stdin=subprocess.DEVNULL, preexec_fn=die_with_parent))
             self.logs.append(log)
 
