@@ -76,9 +76,9 @@ def test_a_worker_that_never_registers_times_out_and_every_worker_is_stopped(tmp
 def test_registered_workers_start_and_stop(tmp_path: Path) -> None:
     pool = _pool(tmp_path, "import time; print('worker w registered as AW_x', flush=True); time.sleep(60)")
     asyncio.run(pool.start(CONN, register_s=30))
-    assert pool.dead() == []
+    assert [p.poll() for p in pool.procs] == [None, None]
     pool.stop(grace_s=5)
-    assert pool.dead() == [1, 2]
+    assert all(p.poll() is not None for p in pool.procs)
 
 
 @pytest.mark.parametrize(("processes", "workers", "message"), [

@@ -100,10 +100,6 @@ class LocalPool:
                                 "lower --processes")
             await asyncio.sleep(0.1)
 
-    def dead(self) -> list[int]:
-        """Which workers (1-based) have exited."""
-        return [i + 1 for i, p in enumerate(self.procs) if p.poll() is not None]
-
     def stop(self, grace_s: float = 20.0) -> None:
         """SIGTERM every worker (it finishes cancelling its rooms), then SIGKILL what is left after `grace_s`."""
         for p in self.procs:
