@@ -82,9 +82,11 @@ def test_the_example_loads_and_every_line_becomes_a_clip_of_its_step(tmp_path: P
         ("      - branch: {rules: [{contains: a, say: b}]}\n", "no otherwise; add otherwise: {say: TEXT}"),
         ("      - branch: {after: barge_in, rules: [{contains: a, say: b}], otherwise: {say: c}}\n",
          "after 'barge_in'; a branch reacts to the agent's last turn: write after: agent_turn"),
-        ("      - branch: {rules: [{say: b}], otherwise: {say: c}}\n", "rule 1: no condition; give contains: WORDS or matches"),
+        ("      - branch: {rules: [{say: b}], otherwise: {say: c}}\n", "rule 1: no condition; give contains: WORDS, matches: REGEX or intent: NAME"),
+        ("      - branch: {rules: [{intent: maybe, say: b}], otherwise: {say: c}}\n",
+         "rule 1: intent: 'maybe' is no intent; write one of yes, no, question, yes-no-question, wh-question"),
         ("      - branch: {rules: [{regex: a, say: b}], otherwise: {say: c}}\n",
-         "rule 1: unknown key 'regex' of a branch rule; use name, contains, matches, say"),
+         "rule 1: unknown key 'regex' of a branch rule; use name, contains, matches, intent, say"),
         ("      - branch: {rules: [{contains: a}], otherwise: {say: c}}\n", "rule 1: no line; write say: TEXT"),
         ("      - branch: {rules: [{matches: '(', say: b}], otherwise: {say: c}}\n",
          "rule 1: matches: not a regular expression"),
@@ -118,6 +120,30 @@ def test_rules_match_whole_words_first_match_wins_else_otherwise(tmp_path: Path)
     assert (sorry.rule.name, sorry.why) == ("sorry", r"matches /\b(sorry|repeat)\b/")
     assert choose(b, "sorrynot").why == NO_MATCH
     assert (choose(b, None).rule.name, choose(b, None).why, choose(b, "  ").why) == ("otherwise", NOTHING_SAID, NOTHING_SAID)
+
+
+INTENTS = """      - say: Can I get a refund?
+      - branch:
+          rules:
+            - {name: refused, intent: "no", say: Then I want a manager.}
+            - {name: agreed, intent: "yes", say: "Great, thank you."}
+            - {name: asked, intent: question, contains: order, say: It is four two seven.}
+            - {name: asked-else, intent: question, say: "Sorry, what do you need?"}
+          otherwise: {say: "Hello?"}
+"""
+
+
+def test_intent_rules_read_the_agent_turn_as_the_offline_judge_does(tmp_path: Path) -> None:
+    b = load(tmp_path, INTENTS).steps[1].branch
+    assert b is not None
+    assert choose(b, "No, I'm afraid that order is final.").rule.name == "refused"
+    assert choose(b, "No problem, what is the order number?").rule.name == "asked"  # a reaction, then a question
+    assert choose(b, "Of course, it is on its way.").rule.name == "agreed"
+    assert choose(b, "Could you tell me your name?").rule.name == "asked-else"  # a request: no "order"
+    asked = choose(b, "What is your order number?")
+    assert (asked.rule.name, asked.why) == ("asked", 'contains "order" and intent question')
+    assert choose(b, "Your refund went out yesterday.").why == NO_MATCH  # a statement, no yes or no
+    assert choose(b, "").why == NOTHING_SAID
 
 
 def test_the_oracle_walks_the_path_the_caller_will_take_on_its_own_replies(tmp_path: Path) -> None:

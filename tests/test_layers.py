@@ -8,7 +8,8 @@ or a room, which holds only while it never reaches into transports or
 pipelines.
 
     base        errors, records, clock, redact, paths, safe_http, escape, child_env, suites, audio, speech (audio never imports speech)
-    scenarios   base
+    scenarios   base (but the offline judge's lexicon and turn reader: a branch reads the agent's intent as the
+                scorer reads a backchannel)
     transports  base
     processors  base, scenarios, transports
     pipelines   anything except scoring and report (but scoring.asr: a live caller hears with the scorer's ASR)
@@ -33,10 +34,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "floorbench"
 BASE = frozenset({"errors", "records", "clock", "redact", "paths", "safe_http", "escape", "child_env", "suites", "audio", "speech"})
 ALL = BASE | {"scenarios", "transports", "processors", "pipelines", "scoring", "report", "top"}
 
+LEXICON = frozenset({"scoring.judges", "scoring.judges.offline", "scoring.judges.turn_acts", "scoring.judges.normalize"})
+"""the offline judge's lexicon and turn reader, pure Python (its sentence model loads only when judging answers)"""
+
 ALLOWED: dict[str, frozenset[str]] = {
     **{layer: BASE for layer in BASE},
     "audio": BASE - {"speech"},
-    "scenarios": BASE | {"scenarios"},
+    "scenarios": BASE | {"scenarios"} | LEXICON,
     "transports": BASE | {"transports"},
     "processors": BASE | {"scenarios", "transports", "processors"},
     "pipelines": (ALL - {"scoring", "report", "top"}) | {"scoring.asr"},
@@ -49,7 +53,7 @@ ALLOWED: dict[str, frozenset[str]] = {
 SUITE_ROLES: dict[str, str] = {
     "__init__": "suites", "rules": "suites", "words": "suites",
     **dict.fromkeys(("schema", "validate", "generate", "importer", "tasks", "vocab", "phrases", "llm", "draw",
-                     "files", "branch"), "scenarios"),
+                     "files", "branch", "intents"), "scenarios"),
     "schedule": "pipelines", "ear": "pipelines",
     "oracle": "processors",
     **dict.fromkeys(("score", "events", "export", "match", "tables", "agreement", "expected", "frames", "inputs",

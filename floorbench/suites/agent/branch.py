@@ -6,7 +6,8 @@ turn has ended, the caller transcribes that turn (`CallerEar`: the packaged
 whose words match, else ``otherwise``. The matching is the content assertions'
 (`floorbench.suites.agent.words.says`: whole words, case, punctuation and a
 plural ending ignored; `matches` is a case-insensitive `re.search`), so a rule
-and an assertion with the same words agree on the same transcript.
+and an assertion with the same words agree on the same transcript; `intent`
+is the offline judge's reading of the turn (`floorbench.suites.agent.intents`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
+from floorbench.suites.agent.intents import Intent, has_intent
 from floorbench.suites.agent.schema import Branch, BranchRule
 from floorbench.suites.agent.words import says
 
@@ -35,18 +37,23 @@ class Choice:
 
 
 def rule_matches(rule: BranchRule, text: str) -> bool:
-    """Does the transcript hold every `contains` phrase and match `matches` (a rule with neither never does)?"""
-    if not rule.contains and rule.matches is None:
+    """Does the transcript hold every `contains` phrase, match `matches` and read as `intent` (a rule with
+    none of them never does)?"""
+    if not rule.contains and rule.matches is None and rule.intent is None:
         return False
     if not all(says(text, w) for w in rule.contains):
         return False
-    return rule.matches is None or re.search(rule.matches, text, re.IGNORECASE) is not None
+    if rule.matches is not None and re.search(rule.matches, text, re.IGNORECASE) is None:
+        return False
+    return rule.intent is None or has_intent(text, Intent(rule.intent))
 
 
 def _condition(rule: BranchRule) -> str:
     parts = [f'contains "{w}"' for w in rule.contains]
     if rule.matches is not None:
         parts.append(f"matches /{rule.matches}/")
+    if rule.intent is not None:
+        parts.append(f"intent {rule.intent}")
     return " and ".join(parts)
 
 

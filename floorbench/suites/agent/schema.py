@@ -59,14 +59,16 @@ class Expect(BaseModel):
 
 
 class BranchRule(BaseModel):
-    """One line a branch step may say, and when: the agent's turn includes every `contains` phrase and
-    matches `matches` (both as the assertions of those names); `otherwise` has neither."""
+    """One line a branch step may say, and when: the agent's turn includes every `contains` phrase,
+    matches `matches` (both as the assertions of those names) and reads as `intent`; `otherwise` has
+    none of them."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(description="what took_branch, the timeline and results.json call it")
     contains: list[str] = Field(default_factory=list)
     matches: str | None = None
+    intent: str | None = Field(default=None, description="an intent of the agent's turn (suites.agent.intents)")
     text: str = Field(description="the caller's line (its label, for an audio file)")
     clip: int | None = Field(default=None, description="the id of its clip")
     goto: str | None = Field(default=None, description="the label of a later step to go on from")

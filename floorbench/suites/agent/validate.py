@@ -48,6 +48,7 @@ from floorbench.scenarios.validate import (
     pydantic_line,
     read_yaml,
 )
+from floorbench.suites.agent.intents import Intent
 from floorbench.suites.agent.rules import (
     CLIP_LABELS,
     STEP_CHECKS,
@@ -81,7 +82,7 @@ STEP_OPTIONS: dict[StepKind, tuple[str, ...]] = {
 }
 STEP_FORMS = "say: TEXT, barge_in: TEXT, backchannel: TEXT, silence: MS, branch: {rules, otherwise} or hang_up"
 BRANCH_KEYS = ("after", "rules", "otherwise")
-RULE_KEYS = ("name", "contains", "matches", "say", "voice", "audio", "reply", "goto")
+RULE_KEYS = ("name", "contains", "matches", "intent", "say", "voice", "audio", "reply", "goto")
 OTHERWISE_KEYS = ("say", "voice", "audio", "reply", "goto")
 BRANCH_AFTER = ("agent_turn",)
 OTHERWISE = "otherwise"
@@ -349,6 +350,13 @@ def _branch(path: Path, where: str, value: object, voice: str) -> tuple[Branch, 
     return Branch(after=after, rules=rules, otherwise=otherwise), [*lines, line]
 
 
+def _intent(where: str, value: object) -> str:
+    names = ", ".join(i.value for i in Intent)
+    if not isinstance(value, str) or value not in {i.value for i in Intent}:
+        raise AgentTestError(f"{where}: {value!r} is no intent; write one of {names}")
+    return value
+
+
 def _rule(path: Path, where: str, raw: object, voice: str, name: str,
           keys: tuple[str, ...]) -> tuple[BranchRule, CallerLine]:
     """One rule of a branch (or its otherwise): what the agent's turn must say, and the line said then."""
@@ -363,8 +371,10 @@ def _rule(path: Path, where: str, raw: object, voice: str, name: str,
         rule.contains = _words(f"{where}: contains", raw["contains"])
     if "matches" in raw:
         rule.matches = _regex(f"{where}: matches", raw["matches"])
-    if "name" in keys and not rule.contains and rule.matches is None:
-        raise AgentTestError(f"{where}: no condition; give contains: WORDS or matches: REGEX "
+    if "intent" in raw:
+        rule.intent = _intent(f"{where}: intent", raw["intent"])
+    if "name" in keys and not rule.contains and rule.matches is None and rule.intent is None:
+        raise AgentTestError(f"{where}: no condition; give contains: WORDS, matches: REGEX or intent: NAME "
                              "(a line for any other answer goes in otherwise)")
     if "goto" in raw:
         rule.goto = _name(where, "goto", raw["goto"])
