@@ -188,7 +188,6 @@ def run(
     from floorbench.pipelines.run.runner import RunOptions, run_suite
     from floorbench.pipelines.run.scenario_run import ScenarioSettings
     from floorbench.processors.registry import ModelError
-    from floorbench.scenarios.files import resolve_model_config, resolve_suite
     from floorbench.scenarios.validate import ScenarioError
     from floorbench.transports.server import LiveKitConnection, ServerError
 
@@ -196,11 +195,7 @@ def run(
     check_run_numbers(limit, join_timeout, record_rate, rooms)
     profile = impair_profile(impair, impair_legs, impair_seed)
     condition = acoustics_profile(acoustics, acoustics_seed)
-    try:
-        suite = resolve_suite(suite)
-        config = resolve_model_config(config) if config is not None else None
-    except ScenarioError as e:
-        fail(str(e))
+    suite, config = resolved_inputs(suite, config)
     name, cfg = system_under_test(model, config, identity, dispatch)
     try:
         conn = LiveKitConnection.from_env(livekit_url)
@@ -229,12 +224,28 @@ def run(
         fail(str(e))
     except KeyboardInterrupt:
         fail(f"interrupted; finished scenarios are kept in {out}; run the same command again to resume")
+    echo_summary(summary, out)
+
+
+def echo_summary(summary: Any, out: Path) -> None:
+    """The run's last line: its counts and where its folder is."""
     c = summary.counts
     kept = f" ({len(summary.kept)} kept from before)" if summary.kept else ""
     typer.echo(
         f"{summary.completed} completed{kept}, {summary.failed} failed, {c.get('not_run', 0)} not run; "
         f"timing {c.get('timing_ok', 0)} ok, {c.get('timing_degraded', 0)} degraded → {out}"
     )
+
+
+def resolved_inputs(suite: Path, config: Path | None) -> tuple[Path, Path | None]:
+    """The suite folder and the model config, packaged names resolved; a one-line exit when either is wrong."""
+    from floorbench.scenarios.files import resolve_model_config, resolve_suite
+    from floorbench.scenarios.validate import ScenarioError
+
+    try:
+        return resolve_suite(suite), resolve_model_config(config) if config is not None else None
+    except ScenarioError as e:
+        fail(str(e))
 
 
 def system_under_test(
