@@ -103,3 +103,72 @@ def test_run_refuses_acoustics_with_processes_before_starting_a_worker(tmp_path:
                       settings=ScenarioSettings(acoustics=parse_acoustics("cafe", 0)))
     with pytest.raises(ValueError, match="--acoustics with --processes is not built yet"):
         asyncio.run(run_suite(opts))
+
+
+def test_a_second_start_is_a_new_set_of_workers_with_logs_of_their_own(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import floorbench.pipelines.dispatch.pool as pool_module
+
+    script = "import time; print('worker w registered as AW_x', flush=True); time.sleep(60)"
+    monkeypatch.setattr(pool_module, "worker_argv", lambda *a: [sys.executable, "-c", script])
+    pool = LocalPool(2, 2, TINY, tmp_path, "ab" * 32, "agent")
+    asyncio.run(pool.start(CONN, register_s=30))
+    first = list(pool.procs)
+    pool.stop(grace_s=5)
+    asyncio.run(pool.start(CONN, register_s=30))
+    try:
+        assert [p.name for p in pool.logs] == ["pool-worker-1.2.log", "pool-worker-2.2.log"]
+        assert (tmp_path / "pool-worker-1.log").is_file()  # the first set's log is kept
+        assert all(p.poll() is not None for p in first) and [p.poll() for p in pool.procs] == [None, None]
+    finally:
+        pool.stop(grace_s=5)
+
+
+class _DeadServer:
+    def __init__(self) -> None:
+        self.up = False
+
+    def alive(self) -> bool:
+        return self.up
+
+
+class _Pool:
+    agent = "floorbench-pool-x"
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def stop(self) -> None:
+        self.calls.append("stop")
+
+    async def start(self, conn: LiveKitConnection) -> None:
+        await asyncio.sleep(0.05)  # other attempts reach the lock meanwhile
+        self.calls.append(f"start {conn.url}")
+
+
+def test_a_dead_managed_server_is_revived_once_with_the_pool_for_every_attempt_waiting() -> None:
+    from floorbench.pipelines.run.runner import _Runner as Runner
+
+    runner = Runner.__new__(Runner)  # only what `_revive` reads: a unit of its own
+    server, pool, old = _DeadServer(), _Pool(), object()
+    revived = LiveKitConnection("ws://127.0.0.1:2", "key", "secret")
+
+    def ensure() -> LiveKitConnection:
+        server.up = True
+        return revived
+
+    runner.server, runner.pool, runner.dispatcher, runner.retired = server, pool, old, []  # type: ignore[assignment]
+    runner.opts = RunOptions(suite=TINY, model="silent", out=Path("unused"), processes=2)
+    runner._ensure_server = ensure  # type: ignore[method-assign]
+    runner._dispatcher = lambda conn, agent: ("dispatcher", conn.url, agent)  # type: ignore[method-assign,assignment,return-value]
+
+    async def attempts() -> None:
+        runner._reviving = asyncio.Lock()
+        await asyncio.gather(*(runner._revive() for _ in range(3)))
+
+    asyncio.run(attempts())
+    assert pool.calls == ["stop", "start ws://127.0.0.1:2"]  # once, for all three attempts
+    assert runner.dispatcher == ("dispatcher", "ws://127.0.0.1:2", "floorbench-pool-x")
+    assert runner.retired == [old]  # closed at the end: attempts still inside it finish there
+    asyncio.run(attempts())  # alive now: nothing to do
+    assert pool.calls == ["stop", "start ws://127.0.0.1:2"]

@@ -66,9 +66,12 @@ class LocalPool:
     agent: str
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     logs: list[Path] = field(default_factory=list)
+    generation: int = 0
+    """how many times the workers were started: again on a restarted server (the runner's `_revive`)"""
 
     async def start(self, conn: LiveKitConnection, register_s: float = REGISTER_S) -> None:
-        """Start the workers (from the event loop's thread: PR_SET_PDEATHSIG follows the thread that forked)."""
+        """Start the workers (from the event loop's thread: PR_SET_PDEATHSIG follows the thread that forked);
+        a second start, after `stop`, starts a new set of them (their logs get the set's number)."""
         self.spawn(conn)
         await self.wait_registered(register_s)
 
@@ -76,8 +79,11 @@ class LocalPool:
         env = python_environment({**os.environ, "LIVEKIT_API_KEY": conn.api_key, "LIVEKIT_API_SECRET": conn.api_secret})
         argv = worker_argv(self.suite, self.out, self.config_hash, conn.url, self.agent,
                            slots(self.rooms, self.processes))
+        self.generation += 1
+        self.procs, self.logs = [], []
         for i in range(self.processes):
-            log = self.out / f"pool-worker-{i + 1}.log"
+            again = f".{self.generation}" if self.generation > 1 else ""
+            log = self.out / f"pool-worker-{i + 1}{again}.log"
             with log.open("wb") as f:
                 self.procs.append(subprocess.Popen(argv, cwd=Path.cwd(), env=env, stdout=f, stderr=subprocess.STDOUT,
                                                    stdin=subprocess.DEVNULL, preexec_fn=die_with_parent))

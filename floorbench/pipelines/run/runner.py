@@ -206,7 +206,10 @@ class _Runner:
         self.conn = opts.connection
         self.stopped_by: str | None = None
         self.dispatcher: Dispatcher | None = None
+        self.retired: list[Dispatcher] = []
+        """dispatchers of a server that died (`_revive`): attempts still in them finish there, closed at the end"""
         self.pool: LocalPool | None = None
+        self._reviving = asyncio.Lock()
         self.auto = (
             AutoConcurrency(min(estimate(), opts.concurrency), opts.concurrency) if opts.auto_concurrency else None
         )
@@ -257,11 +260,7 @@ class _Runner:
             if self.opts.processes > 1 and queue:
                 agent = await self._start_pool()
             if agent:
-                self.dispatcher = Dispatcher.for_run(
-                    self._ensure_server(), agent, suite=self.identity.suite,
-                    suite_hash=self.identity.suite_hash, model=self.opts.model, config=self.opts.config,
-                    settings=self.opts.settings, out=self.out, run_id=self.run_id,
-                )
+                self.dispatcher = self._dispatcher(self._ensure_server(), agent)
             await self._run_all(queue, book, progress, on_scenario)
         except asyncio.CancelledError:
             if self.stopped_by is None:
@@ -273,8 +272,8 @@ class _Runner:
                     book.record_folder(sid)
                 book.write(ended=True, interrupted=self.stopped_by is not None)
             progress.close()
-            if self.dispatcher is not None:
-                await self.dispatcher.aclose()
+            for d in [*self.retired, *([self.dispatcher] if self.dispatcher is not None else [])]:
+                await d.aclose()
             if self.pool is not None:
                 await asyncio.to_thread(self.pool.stop)
             if self.server is not None:
@@ -292,6 +291,27 @@ class _Runner:
                  slots(self.opts.concurrency, self.opts.processes))
         await self.pool.start(self._ensure_server())
         return agent
+
+    def _dispatcher(self, conn: LiveKitConnection, agent: str) -> Dispatcher:
+        return Dispatcher.for_run(
+            conn, agent, suite=self.identity.suite, suite_hash=self.identity.suite_hash, model=self.opts.model,
+            config=self.opts.config, settings=self.opts.settings, out=self.out, run_id=self.run_id,
+        )
+
+    async def _revive(self) -> None:
+        """`--processes` on a managed server that died: the server starts again, then the pool's workers on it and
+        a dispatcher for them, as a one-process run restarts its server for the next attempt. The first attempt to
+        find the server dead does it; the others wait for it (the lock) and find it alive."""
+        async with self._reviving:
+            if self.pool is None or self.server is None or self.server.alive() or self.dispatcher is None:
+                return
+            log.warning("the run's LiveKit server died; starting it again, and %d pool workers on it",
+                        self.opts.processes)
+            await asyncio.to_thread(self.pool.stop)
+            conn = self._ensure_server()
+            await self.pool.start(conn)
+            self.retired.append(self.dispatcher)
+            self.dispatcher = self._dispatcher(conn, self.pool.agent)
 
     async def _run_all(
         self, queue: list[Scenario], book: RunBook, progress: RunProgress, on_scenario: Callable[[RunMeta], None] | None
@@ -396,6 +416,7 @@ class _Runner:
             attempt = resume.archive_attempt(self.out / scenario.scenario_id)
             model = _model_for(self.opts, self.suite, scenario)
             if self.dispatcher is not None:  # a `floorbench worker` plays it
+                await self._revive()
                 meta = await self.dispatcher.attempt(scenario, attempt, self.identity.model)
                 if not resume.should_retry(meta, tries, self.opts.retries):
                     return meta
