@@ -126,7 +126,7 @@ INTENTS = """      - say: Can I get a refund?
       - branch:
           rules:
             - {name: refused, intent: "no", say: Then I want a manager.}
-            - {name: agreed, intent: "yes", say: "Great, thank you."}
+            - {name: agreed, intent: yes, say: "Great, thank you."}   # YAML's bare yes: the intent yes
             - {name: asked, intent: question, contains: order, say: It is four two seven.}
             - {name: asked-else, intent: question, say: "Sorry, what do you need?"}
           otherwise: {say: "Hello?"}

@@ -351,7 +351,10 @@ def _branch(path: Path, where: str, value: object, voice: str) -> tuple[Branch, 
 
 
 def _intent(where: str, value: object) -> str:
+    """An intent's name; YAML's bare yes and no (booleans) are the intents of those names."""
     names = ", ".join(i.value for i in Intent)
+    if isinstance(value, bool):
+        value = Intent.yes.value if value else Intent.no.value
     if not isinstance(value, str) or value not in {i.value for i in Intent}:
         raise AgentTestError(f"{where}: {value!r} is no intent; write one of {names}")
     return value
