@@ -64,6 +64,9 @@ class EventKind(StrEnum):
     branch = "branch"
     """A branching caller's decision (suite agent): the agent's words it reacted to, the rule it
     took and why, and the caller's own latency (its ASR and decision, never the agent's)."""
+    persona = "persona"
+    """An LLM-persona caller's line or its end (suite agent): the words it reacted to, the line the
+    endpoint gave, the caller's own ASR/LLM/TTS latencies; or why the persona stopped."""
     end = "end"
 
 

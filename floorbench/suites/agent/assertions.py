@@ -89,6 +89,10 @@ class Evidence:
     """branch step number → its decision as the timeline records it (rule, why, transcript, latencies)"""
     skipped: dict[int, int] = field(default_factory=dict)
     """step number → the branch step whose goto jumped over it"""
+    lines: dict[int, list[Placed]] = field(default_factory=dict)
+    """persona step number → each line it said, as heard (its `placed` spans them all)"""
+    personas: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """persona step number → its records (``lines``, ``backchannels``, ``end``) as the timeline has them"""
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,8 @@ def reply_window(plan: Sequence[StepPlan], ev: Evidence, n: int, rules: AgentRul
         return None
     if plan[n - 1].kind is StepKind.silence:
         return p.start_ms, p.end_ms
+    if n in ev.lines:  # a persona's conversation: from its first line to the caller's next turn
+        return p.start_ms, max(p.end_ms, _next_turn_start(plan, ev, n))
     return max(0, p.end_ms - rules.early_ms), max(p.end_ms, _next_turn_start(plan, ev, n))
 
 
@@ -169,7 +175,9 @@ def turns(plan: Sequence[StepPlan], ev: Evidence) -> list[tuple[int, list[Placed
         p = ev.placed.get(st.n)
         if p is None or st.kind not in TURN_ENDS:
             continue
-        if st.kind is StepKind.say and st.pause_ms is not None and out:
+        if st.n in ev.lines:  # each persona line is a turn of its own
+            out += [(st.n, [line]) for line in ev.lines[st.n]]
+        elif st.kind is StepKind.say and st.pause_ms is not None and out:
             out[-1][1].append(p)
         else:
             out.append((st.n, [p]))
@@ -218,7 +226,7 @@ def overlap_of(ev: Evidence, clips: Sequence[Placed]) -> int:
 def no_overlap(plan: Sequence[StepPlan], ev: Evidence, limit: int, step: int | None = None) -> Result:
     key = f"step {step} no_overlap_ms" if step is not None else "test no_overlap_ms"
     groups = [(first, clips) for first, clips in turns(plan, ev)
-              if step is None or any(c == ev.placed.get(step) for c in clips)]
+              if step is None or first == step or any(c == ev.placed.get(step) for c in clips)]
     if step is not None and not groups:
         return Result(key, "no_overlap_ms", step, f"≤ {limit} ms", False, NOT_PLAYED)
     worst, at = 0, None
@@ -338,7 +346,17 @@ def measured_turns(plan: Sequence[StepPlan]) -> list[int]:
 
 def latencies(plan: Sequence[StepPlan], ev: Evidence, rules: AgentRules) -> list[int | None]:
     """The response latency of each measured turn on the trial's path (None: no response or not played)."""
-    return [response_latency(plan, ev, n, rules)[0] for n in measured_turns(plan) if n not in ev.skipped]
+    from floorbench.suites.agent import persona_judge
+
+    out: list[int | None] = []
+    for st in plan:
+        if st.n in ev.skipped:
+            continue
+        if st.kind is StepKind.persona:
+            out += persona_judge.latencies(plan, ev, st.n, rules)
+        elif st.n in measured_turns(plan):
+            out.append(response_latency(plan, ev, st.n, rules)[0])
+    return out
 
 
 def latency_percentile(plan: Sequence[StepPlan], ev: Evidence, pct: int, limit: int, rules: AgentRules) -> Result:
@@ -402,6 +420,8 @@ def took_branch(ev: Evidence, n: int, names: Sequence[str]) -> Result:
 def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evidence, texts: Mapping[str, str],
              rules: AgentRules = AgentRules()) -> list[Result]:
     """Every assertion of one trial, in step order, then the test's own."""
+    from floorbench.suites.agent import persona_judge
+
     out: list[Result] = []
     for st in plan:
         e, n = st.expect, st.n
@@ -409,7 +429,11 @@ def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evide
             continue  # not on this trial's path: a goto jumped over it
         if Check.took_branch in e:
             out.append(took_branch(ev, n, list(e[Check.took_branch])))
-        if Check.responds_within_ms in e:
+        if Check.goal_reached in e:
+            out.append(persona_judge.goal_reached(ev, n))
+        if Check.responds_within_ms in e and st.kind is StepKind.persona:
+            out.append(persona_judge.responds_within(plan, ev, n, int(e[Check.responds_within_ms]), rules))
+        elif Check.responds_within_ms in e:
             out.append(responds_within(plan, ev, n, int(e[Check.responds_within_ms]), rules))
         if Check.yields_within_ms in e:
             out.append(yields_within(plan, ev, n, int(e[Check.yields_within_ms]), rules))

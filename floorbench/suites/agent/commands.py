@@ -83,6 +83,7 @@ def run_tests(
     quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
     acoustics: Annotated[str | None, typer.Option(help="acoustic condition of the caller's audio (as `floorbench run`): office, car, cafe, phone, cafe+phone, cafe+snr5, ...")] = None,
     acoustics_seed: Annotated[int, typer.Option(help="seed of the acoustic condition's draws (0..2**31)")] = 0,
+    persona_url: Annotated[str | None, typer.Option(help="point every persona step at this OpenAI-compatible endpoint (http(s)://…/v1; also FLOORBENCH_PERSONA_URL)")] = None,
 ) -> None:
     """Run conversation tests against a voice agent: assertions on timing and words, pass rates over trials."""
     from floorbench.errors import FloorbenchError, OptionError, check_range
@@ -93,6 +94,8 @@ def run_tests(
 
     try:
         check_range("--latency-margin-ms", latency_margin_ms, 0, 600_000)
+        if persona_url is not None and not persona_url.startswith(("http://", "https://")):
+            raise OptionError("--persona-url must be an http(s) URL such as http://127.0.0.1:8088/v1")
         if pass_threshold is not None and not 0 < pass_threshold <= 1:
             raise OptionError(f"--pass-threshold must be above 0 and at most 1, got {pass_threshold}")
         before = read_baseline(baseline) if baseline is not None else None
@@ -104,14 +107,14 @@ def run_tests(
     if (out / "run").exists() and not resume:
         fail(f"{out} holds an earlier test run; pass another --out, or --resume to continue that one")
     run_dir = play_tests(chosen, out, trials, model, config, identity, dispatch, livekit_url, concurrency,
-                         join_timeout, print_join, quiet, condition)
+                         join_timeout, print_join, quiet, condition, persona_url)
     code = _judge(chosen, out, run_dir, trials, asr, pass_threshold, junit, before, latency_margin_ms)
     raise typer.Exit(code)
 
 
 def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, config: Path | None, identity: str | None,
          dispatch: str | None, livekit_url: str | None, concurrency: str, join_timeout: float, print_join: bool,
-         quiet: bool, condition: Any = None) -> Path:
+         quiet: bool, condition: Any = None, persona_url: str | None = None) -> Path:
     """Write and render the suite, then play it: the run folder."""
     from floorbench.errors import FloorbenchError
     from floorbench.pipelines.commands import check_run_numbers, fail, parse_concurrency, system_under_test
@@ -141,7 +144,8 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
     try:
         opts = RunOptions(
             suite=suite_dir, model=name, out=run_dir, config=cfg, connection=LiveKitConnection.from_env(livekit_url),
-            settings=ScenarioSettings(model_join_timeout_s=join_timeout, print_join=print_join, acoustics=condition),
+            settings=ScenarioSettings(model_join_timeout_s=join_timeout, print_join=print_join, acoustics=condition,
+                                      schedule={"persona_url": persona_url} if persona_url else {}),
             progress=not quiet and sys.stderr.isatty(), progress_lines=quiet or not sys.stderr.isatty(),
             concurrency=rooms, auto_concurrency=auto_rooms, scenarios=[s.scenario_id for s in scenarios],
         )
@@ -219,6 +223,25 @@ def cli_commands(app: typer.Typer) -> None:
 
     app.command("test")(run_tests)
     app.command("load")(run_load)
+    app.command("persona-standin")(persona_standin)
+
+
+def persona_standin(
+    script: Annotated[Path, typer.Option(help="the stand-in's script (YAML: rules, lines, out_of_lines)")],
+    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free one; the URL is printed)")] = 8088,
+) -> None:
+    """Serve a scripted, deterministic OpenAI-compatible persona endpoint (no key) for persona tests."""
+    from floorbench.pipelines.commands import fail
+    from floorbench.suites.agent.persona_standin import StandinError, serve
+
+    if not 0 <= port <= 65535:
+        fail(f"--port {port}; use 0–65535")
+    try:
+        serve(script, port)
+    except StandinError as e:
+        fail(str(e))
+    except OSError as e:
+        fail(f"cannot serve on 127.0.0.1:{port} ({e}); pick another --port")
 
 
 def recognises(target: Path) -> bool:

@@ -11,6 +11,10 @@ their samples, so a changed file is a changed suite.
 
 A branch step has one clip per line it may say (its rules, then `otherwise`),
 so every line is rendered before the call and none waits for a voice live.
+A persona step's lines are made live (docs/callers.md): it reserves one
+*live* clip per line it may say (`max_turns`) and per backchannel, each a
+10 ms recorded silence that the renderer leaves alone and the schedule never
+plays (it plays the line it synthesized, and writes it to the run folder).
 
 The same tests give the same bytes (file order, trials, voices), so a suite
 written twice has one `suite_hash` and a run of it resumes.
@@ -25,7 +29,7 @@ import numpy as np
 
 from floorbench.scenarios.files import dump_yaml, write_text_atomic
 from floorbench.scenarios.schema import Preamble, Speaker, Suite, check_id
-from floorbench.suites.agent.rules import CLIP_LABELS, StepKind
+from floorbench.suites.agent.rules import CLIP_LABELS, PERSONA_BACKCHANNEL, StepKind
 from floorbench.suites.agent.schema import AgentClip, AgentScenario, AgentStep
 from floorbench.suites.agent.validate import AgentTestError, CallerLine, ConversationTest
 
@@ -90,8 +94,21 @@ def _scenarios(t: ConversationTest, out: Path, trials: int, rate: int) -> list[A
         ))
         return clips[-1].id
 
+    def placeholder(st: AgentStep, label: str, k: int) -> int:
+        what = "line" if label == CLIP_LABELS[StepKind.persona] else "backchannel"
+        clips.append(AgentClip(
+            id=len(clips) + 1, speaker="U", label=label, text=f"(persona {what} {k}, made live)",
+            audio=_recorded(out, np.zeros(rate // 100, dtype=np.int16), rate), recorded=True, live=True, step=st.n,
+        ))
+        return clips[-1].id
+
     for st in steps:
-        if st.branch is not None:  # every line it may say is a clip, rendered with the rest
+        if st.persona is not None:  # a clip id for every line it may say, filled live
+            p = st.persona
+            p.clips = [placeholder(st, CLIP_LABELS[StepKind.persona], k) for k in range(1, p.max_turns + 1)]
+            if p.backchannel.chance > 0:
+                p.backchannel_clips = [placeholder(st, PERSONA_BACKCHANNEL, k) for k in range(1, p.max_turns + 1)]
+        elif st.branch is not None:  # every line it may say is a clip, rendered with the rest
             for rule, line in zip(st.branch.options, t.options[st.n], strict=True):
                 rule.clip = add(st, line)
         elif (line := t.lines.get(st.n)) is not None:

@@ -35,6 +35,9 @@ class StepKind(StrEnum):
     branch = "branch"
     """once the agent's turn has ended (as a say), speak the line of the first rule its words match
     (ASR of its turn, live), else the `otherwise` line; a rule may `goto` a later labelled step"""
+    persona = "persona"
+    """an LLM plays the caller for up to `max_turns` lines, each generated live from the agent's last
+    turn (ASR), spoken with a local voice, until its reply says it is done (docs/callers.md)"""
 
 
 CLIP_LABELS: dict[StepKind, str] = {
@@ -43,15 +46,18 @@ CLIP_LABELS: dict[StepKind, str] = {
     StepKind.backchannel: "caller_backchannel",
     StepKind.silence: "caller_silence",
     StepKind.branch: "caller_branch",
+    StepKind.persona: "caller_persona",
 }
 """each step kind that plays a clip → the label its clip carries in the scenario and turns.json
 (prefixed, so that no other suite's labels are the same words)"""
-LABELS: tuple[str, ...] = tuple(CLIP_LABELS.values())
 TIMED_TO_AGENT = frozenset({StepKind.barge_in, StepKind.backchannel})
 """steps placed against the onset of the agent's reply"""
+PERSONA_BACKCHANNEL = "caller_persona_backchannel"
+"""the label of a persona's backchannel clips (its lines are `caller_persona`)"""
+LABELS: tuple[str, ...] = (*CLIP_LABELS.values(), PERSONA_BACKCHANNEL)
 SAYS = frozenset({StepKind.say, StepKind.branch})
 """steps that speak once the agent's turn has ended (a branch is a say whose line the agent's words choose)"""
-TURN_ENDS = frozenset({StepKind.say, StepKind.branch, StepKind.barge_in})
+TURN_ENDS = frozenset({StepKind.say, StepKind.branch, StepKind.barge_in, StepKind.persona})
 """steps whose clip hands the floor to the agent (a say the caller goes on with after a pause does not)"""
 
 
@@ -69,7 +75,7 @@ class Check(StrEnum):
     matches = "matches"
     not_contains = "not_contains"
     took_branch = "took_branch"
-
+    goal_reached = "goal_reached"
 
 
 CONTENT = frozenset({Check.contains, Check.matches, Check.not_contains})
@@ -83,6 +89,7 @@ STEP_CHECKS: dict[StepKind, frozenset[Check]] = {
     StepKind.hang_up: frozenset(),
     StepKind.branch: frozenset({Check.responds_within_ms, Check.no_overlap_ms, Check.silent, Check.took_branch})
     | CONTENT,
+    StepKind.persona: frozenset({Check.goal_reached, Check.responds_within_ms, Check.no_overlap_ms}) | CONTENT,
 }
 """the assertions a step of each kind may carry"""
 TEST_CHECKS = frozenset({Check.no_overlap_ms, Check.latency_p50_ms, Check.latency_p95_ms}) | CONTENT
@@ -122,6 +129,10 @@ class AgentRules:
     branch_asr_s: int = 10
     """branch: the longest the caller's ASR of the agent's turn may take; past it the caller takes
     `otherwise` (recorded as such) rather than hold the call"""
+    persona_turns: int = 20
+    """persona: the most lines `max_turns` may allow"""
+    persona_llm_s: int = 30
+    """persona: the longest an endpoint's `timeout_s` may be"""
     max_steps: int = 50
     max_ms: int = 120000
     """largest silence, gap, wait, offset or pause a test may give"""

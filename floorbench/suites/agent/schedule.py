@@ -22,6 +22,8 @@
   line: the transcript, the rule and why, and the caller's own latency (ASR,
   decision, and the delay from the end of the agent's turn to the line), which
   is the caller's, not the agent's.
+- ``persona`` hands the caller to an LLM for up to `max_turns` lines, each
+  made live from the agent's last turn (`floorbench.suites.agent.persona_caller`).
 
 Every decision is a timeline line (`EventKind`) with the step's number. The
 steps, their expectations and the rules go to meta.json ``schedule``
@@ -36,6 +38,8 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +49,13 @@ from floorbench.suites.agent.branch import CallerEar, choose
 from floorbench.suites.agent.ear import WhisperEar
 from floorbench.suites.agent.rules import TIMED_TO_AGENT, AgentRules, StepKind
 from floorbench.suites.agent.schema import AgentScenario, AgentStep, Expect
+
+if TYPE_CHECKING:
+    from floorbench.suites.agent.persona_caller import CallerVoice
+    from floorbench.suites.agent.persona_llm import PersonaBrain
+
+PERSONA_URL_ENV = "FLOORBENCH_PERSONA_URL"
+"""points every persona step at this endpoint (as `floorbench test --persona-url`)"""
 
 
 @dataclass
@@ -64,7 +75,8 @@ class AgentSchedule:
     """Plays one conversation test's steps against the agent's speech."""
 
     def __init__(self, scenario: AgentScenario, clip_audio: dict[int, np.ndarray], sample_rate: int,
-                 rules: AgentRules = AgentRules(), ear: CallerEar | None = None) -> None:
+                 rules: AgentRules = AgentRules(), ear: CallerEar | None = None,
+                 personas: dict[int, tuple[PersonaBrain, CallerVoice]] | None = None) -> None:
         self.scenario = scenario
         self.clip_audio = clip_audio
         self.sr = sample_rate
@@ -72,19 +84,25 @@ class AgentSchedule:
         self.ear = ear
         """how the caller hears the agent's words (needed by branch steps only)"""
         self._ear_ready: asyncio.Task[None] | None = None
+        self.personas = personas or {}
+        """persona step number → who writes its lines and who speaks them"""
+        self._voices_ready: dict[int, asyncio.Task[None]] = {}
 
     @property
     def branches(self) -> bool:
-        return any(st.kind is StepKind.branch for st in self.scenario.steps)
+        """does the caller need to hear the agent's words (a branch or a persona step)?"""
+        return any(st.kind in (StepKind.branch, StepKind.persona) for st in self.scenario.steps)
 
     def describe(self) -> dict[str, object]:
         s = self.scenario
         return {
             "policy": "agent", "test": s.test, "trial": s.trial, "trials": s.trials, "source": s.source,
             "tags": list(s.tags), "pass_threshold": s.pass_threshold, "rules": asdict(self.rules),
-            "steps": [st.model_dump(mode="json", exclude_none=True) | {"expect": _compact(st.expect)} for st in s.steps],
+            "steps": [_step_record(st) for st in s.steps],
             "expect": _compact(s.expect),
             **({"caller_asr": self.ear.model if self.ear is not None else None} if self.branches else {}),
+            **({"personas": {str(n): {"endpoint": brain.card(), "voice": voice.voice}
+                             for n, (brain, voice) in self.personas.items()}} if self.personas else {}),
         }
 
     def timeout_s(self, audio_s: float) -> float:
@@ -94,7 +112,9 @@ class AgentSchedule:
         r = self.rules
         per_step = (max(r.wait_ms, r.onset_window_ms) + r.response_cap_ms + r.gap_ms) / 1000 + 1
         waits = sum(per_step + (st.ms or 0) / 1000 + (st.gap_ms or 0) / 1000
-                    + (r.branch_asr_s if st.kind is StepKind.branch else 0) for st in self.scenario.steps)
+                    + (r.branch_asr_s if st.kind is StepKind.branch else 0)
+                    + (st.persona.max_turns * (per_step + r.branch_asr_s + st.persona.endpoint.timeout_s + 10)
+                       if st.persona is not None else 0) for st in self.scenario.steps)
         return audio_s + waits + per_step + 60
 
     def _gap(self, st: AgentStep) -> int:
@@ -111,6 +131,8 @@ class AgentSchedule:
         prev_end = first
         if self.branches and self.ear is not None:  # loads while the first steps play
             self._ear_ready = asyncio.create_task(self.ear.load(), name="caller-ear")
+        for n, (_, voice) in self.personas.items():
+            self._voices_ready[n] = asyncio.create_task(voice.load(), name=f"persona-voice-{n}")
         steps, i = self.scenario.steps, 0
         while i < len(steps):
             st = steps[i]
@@ -125,6 +147,14 @@ class AgentSchedule:
                     for skipped in steps[i:j]:
                         pb.log(EventKind.wait, step=skipped.n, reason="skipped", by_step=st.n, goto=goto)
                     i = j
+            elif st.kind is StepKind.persona:
+                from floorbench.suites.agent.persona_caller import PersonaCaller
+
+                brain, voice = self.personas[st.n]
+                out_dir = getattr(pb, "out_dir", None)  # the room's scenario folder (a fake playback has none)
+                caller = PersonaCaller(self, st, brain, voice, out_dir if isinstance(out_dir, Path) else None)
+                prev_end, _, reply, _ = await caller.run(pb, reply, first, turn_given, self._voices_ready.get(st.n))
+                turn_given = turn_given or bool(caller.history)
             elif st.kind is StepKind.hang_up:
                 await self._turn_over(pb, st, reply, self._gap(st), self.rules.wait_ms if turn_given else 0)
                 pb.log(EventKind.wait, reason="hang_up", step=st.n)
@@ -272,10 +302,40 @@ class AgentSchedule:
                last_speech_ms=(mon.last_speech_end_ns or 0) // MS)
 
 
+def _step_record(st: AgentStep) -> dict[str, object]:
+    """A step for meta.json: only the assertions set; a persona endpoint's URL without user-info or query."""
+    d: dict[str, Any] = st.model_dump(mode="json", exclude_none=True)
+    d["expect"] = _compact(st.expect)
+    if st.persona is not None:
+        from floorbench.processors.adapter_config import public_url
+
+        d["persona"]["endpoint"]["base_url"] = public_url(st.persona.endpoint.base_url)
+    return d
+
+
+def _personas(s: AgentScenario, options: dict[str, object]) -> dict[int, tuple[PersonaBrain, CallerVoice]]:
+    """Each persona step's endpoint (`--persona-url` / FLOORBENCH_PERSONA_URL point them all elsewhere)
+    and voice."""
+    import os
+
+    from floorbench.suites.agent.persona_caller import LocalVoice
+    from floorbench.suites.agent.persona_llm import ChatEndpoint
+
+    url = options.get("persona_url") or os.environ.get(PERSONA_URL_ENV)
+    out: dict[int, tuple[PersonaBrain, CallerVoice]] = {}
+    for st in s.steps:
+        if st.persona is not None:
+            ep = st.persona.endpoint
+            if isinstance(url, str) and url:
+                ep = ep.model_copy(update={"base_url": url.rstrip("/")})
+            out[st.n] = (ChatEndpoint(ep), LocalVoice(st.persona.voice))
+    return out
+
+
 def live_schedule(req: LiveRequest) -> LivePlan:
     """Suite agent's part `live_schedule` (floorbench.suites.registry): the caller's steps, no preamble;
-    a test with branch steps hears the agent with the packaged ``tiny.en``."""
+    a test with branch or persona steps hears the agent with the packaged ``tiny.en``."""
     s: AgentScenario = req.scenario
-    ear = WhisperEar() if any(st.kind is StepKind.branch for st in s.steps) else None
-    schedule = AgentSchedule(s, req.turn_audio, req.sample_rate, ear=ear)
+    ear = WhisperEar() if any(st.kind in (StepKind.branch, StepKind.persona) for st in s.steps) else None
+    schedule = AgentSchedule(s, req.turn_audio, req.sample_rate, ear=ear, personas=_personas(s, dict(req.options)))
     return LivePlan(schedule, schedule.timeout_s(req.audio_s))

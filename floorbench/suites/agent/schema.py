@@ -56,6 +56,7 @@ class Expect(BaseModel):
     matches: str | None = None
     not_contains: list[str] = Field(default_factory=list)
     took_branch: list[str] = Field(default_factory=list, description="branch: the rule it took is one of these")
+    goal_reached: bool | None = Field(default=None, description="persona: its reply said it was done")
 
 
 class BranchRule(BaseModel):
@@ -90,6 +91,49 @@ class Branch(BaseModel):
         return [*self.rules, self.otherwise]
 
 
+class PersonaEndpoint(BaseModel):
+    """An OpenAI-compatible chat-completions endpoint that plays the persona; the key stays in the
+    environment variable `api_key_env` names (recorded by name, never read into a record)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str = Field(description="e.g. http://127.0.0.1:8088/v1 (…/chat/completions is appended)")
+    model: str = "persona"
+    api_key_env: str | None = None
+    timeout_s: float = 10.0
+    temperature: float = 0.0
+    max_tokens: int = 120
+
+
+class PersonaTiming(BaseModel):
+    """A seeded chance, per agent turn, to barge in or to backchannel `after_ms` into the agent's speech."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    chance: float = 0.0
+    after_ms: int = 1000
+    text: str | None = Field(default=None, description="backchannel: what it says")
+
+
+class Persona(BaseModel):
+    """A persona step: who the LLM plays, what it wants, when it stops, how it takes turns."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    goal: str
+    persona: str = ""
+    opening: str | None = Field(default=None, description="its first line (else the LLM's)")
+    end_when: str = Field(default="", description="when it says it is done, in words (for the prompt)")
+    max_turns: int = 6
+    voice: str = "piper:joe"
+    barge_in: PersonaTiming = Field(default_factory=PersonaTiming)
+    backchannel: PersonaTiming = Field(default_factory=PersonaTiming)
+    seed: int = 0
+    endpoint: PersonaEndpoint
+    clips: list[int] = Field(default_factory=list, description="a clip id reserved for each line it may say")
+    backchannel_clips: list[int] = Field(default_factory=list, description="one per backchannel it may say")
+
+
 class AgentStep(BaseModel):
     """One caller step: what it does, when, and what it expects of the agent."""
 
@@ -107,6 +151,7 @@ class AgentStep(BaseModel):
     reply: str | None = Field(default=None, description="what the `oracle` reference agent says after this step")
     label: str | None = Field(default=None, description="the name a branch's goto jumps to")
     branch: Branch | None = Field(default=None, description="branch: its rules (and each line's clip)")
+    persona: Persona | None = Field(default=None, description="persona: who plays the caller (and its clips)")
     expect: Expect = Field(default_factory=Expect)
 
 
@@ -117,6 +162,8 @@ class AgentClip(UngradedClip):
     text: str
     audio: str | None = Field(default=None, description="relative to the suite folder")
     recorded: bool = Field(default=False, description="copied in (audio file or silence), not rendered")
+    live: bool = Field(default=False, description="a persona's placeholder: its audio is made live, in the run "
+                                                  "folder's persona/ (the suite holds a 10 ms silence)")
     step: int = Field(description="the step that plays it")
 
 

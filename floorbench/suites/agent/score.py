@@ -87,7 +87,7 @@ def _error(sid: str, why: str, schedule: dict[str, Any] | None = None) -> dict[s
             "source": sched.get("source", ""), "tags": sched.get("tags", []),
             "pass_threshold": sched.get("pass_threshold"), "status": "error", "error": why,
             "timing": None, "assertions": [], "latencies_ms": [], "duration_ms": None, "conversation": None,
-            "branches": [], "skipped": []}
+            "branches": [], "skipped": [], "personas": []}
 
 
 def _evidence(d: DialogueSource, plan: list[StepPlan], rules: AgentRules, vad: Any) -> Evidence:
@@ -104,6 +104,11 @@ def _evidence(d: DialogueSource, plan: list[StepPlan], rules: AgentRules, vad: A
     placed = {by_clip[t.turn_id]: Placed(t.start_ms, t.end_ms) for t in d.turns.turns if t.turn_id in by_clip}
     missing = [st.n for st in plan if (st.clip is not None or st.kind is StepKind.branch)
                and st.n not in placed and st.n not in not_run and st.n not in skipped]
+    personas, lines = _personas(stepped, {t.turn_id: Placed(t.start_ms, t.end_ms) for t in d.turns.turns})
+    for n, heard in lines.items():
+        if heard:
+            placed[n] = Placed(heard[0].start_ms, heard[-1].end_ms)
+    missing += [n for n, rec in personas.items() if len(lines.get(n, [])) != len(rec["lines"])]
     if missing:
         raise InputError(f"{d.folder}: step {missing[0]}'s clip was played but is not in turns.json; "
                          "the evidence is incomplete, run the test again")
@@ -117,7 +122,25 @@ def _evidence(d: DialogueSource, plan: list[StepPlan], rules: AgentRules, vad: A
     sounds = ([] if vad.probabilities is None or vad.window_rms is None
               else non_speech_sounds(vad.probabilities, vad.window_rms, segments))
     return Evidence(placed=placed, segments=segments, fine=list(vad.segments(fine)),
-                    duration_ms=dur, not_run=not_run, sounds=sounds, branches=branches, skipped=skipped)
+                    duration_ms=dur, not_run=not_run, sounds=sounds, branches=branches, skipped=skipped,
+                    lines=lines, personas=personas)
+
+
+def _personas(stepped: list[tuple[Any, dict[str, Any], int]],
+              heard: dict[int, Placed]) -> tuple[dict[int, dict[str, Any]], dict[int, list[Placed]]]:
+    """Each persona step's timeline records (lines, backchannels, end) and its lines as heard, in order."""
+    recs: dict[int, dict[str, Any]] = {}
+    for e, x, n in stepped:
+        if e.kind is not EventKind.persona:
+            continue
+        rec = recs.setdefault(n, {"lines": [], "backchannels": [], "end": None})
+        body = {k: v for k, v in x.items() if k != "step"}
+        if e.reason == "end":
+            rec["end"] = body
+        else:
+            rec["lines" if e.reason == "line" else "backchannels"].append(body)
+    lines = {n: [heard[int(r["clip"])] for r in rec["lines"] if int(r["clip"]) in heard] for n, rec in recs.items()}
+    return recs, lines
 
 
 def _transcripts(pending: list[tuple[int, DialogueSource, Evidence, dict[str, tuple[int, int]]]],
@@ -198,6 +221,11 @@ def conversation(sched: dict[str, Any], ev: Evidence, windows: dict[str, tuple[i
     steps = []
     for st in sched.get("steps", []):
         n = int(st["n"])
+        if n in ev.lines:  # a persona: each line it said, with its words
+            said = (ev.personas.get(n) or {}).get("lines") or []
+            steps += [{"n": n, "kind": st["kind"], "text": str(r.get("text") or ""), "start_ms": q.start_ms,
+                       "end_ms": q.end_ms, "not_played": False} for r, q in zip(said, ev.lines[n], strict=False)]
+            continue
         p = ev.placed.get(n)
         steps.append({"n": n, "kind": st["kind"], "text": st.get("text"),
                       "start_ms": p.start_ms if p else None, "end_ms": p.end_ms if p else None,
@@ -209,15 +237,20 @@ def conversation(sched: dict[str, Any], ev: Evidence, windows: dict[str, tuple[i
 
 def _trial(d: DialogueSource, sched: dict[str, Any], results: list[Result], lat: list[int | None],
            ev: Evidence, timeline: dict[str, Any] | None = None) -> dict[str, Any]:
+    from floorbench.suites.agent.persona_judge import chain_error, records
+
     verdict = d.meta.timing.verdict if d.meta is not None and d.meta.timing is not None else None
+    failed = chain_error(ev)  # the caller's own chain failed: judged and kept, but never a pass
+    status = "error" if failed else "passed" if all(r.passed for r in results) else "failed"
     return {
         "scenario_id": d.folder.name, "test": sched.get("test"), "trial": sched.get("trial"),
         "source": sched.get("source", ""), "tags": sched.get("tags", []), "pass_threshold": sched.get("pass_threshold"),
-        "status": "passed" if all(r.passed for r in results) else "failed", "error": None, "timing": verdict,
+        "status": status, "error": failed, "timing": verdict,
         "assertions": [asdict(r) for r in results], "latencies_ms": lat,
         "duration_ms": d.meta.duration_ms if d.meta is not None else None, "conversation": timeline,
         "branches": [dict(ev.branches[n]) for n in sorted(ev.branches)],
         "skipped": [{"step": n, "by_step": by} for n, by in sorted(ev.skipped.items())],
+        "personas": records(ev),
     }
 
 

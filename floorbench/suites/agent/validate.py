@@ -49,6 +49,8 @@ from floorbench.scenarios.validate import (
     read_yaml,
 )
 from floorbench.suites.agent.intents import Intent
+from floorbench.suites.agent.persona_format import STEP_OPTIONS as PERSONA_OPTIONS
+from floorbench.suites.agent.persona_format import PersonaFormatError, endpoint, persona
 from floorbench.suites.agent.rules import (
     CLIP_LABELS,
     STEP_CHECKS,
@@ -70,7 +72,7 @@ from floorbench.suites.agent.schema import (
 RULES = AgentRules()
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-FILE_KEYS = ("voice", "gap_ms", "timeout_s", "pass_threshold", "tags", "tests")
+FILE_KEYS = ("voice", "gap_ms", "timeout_s", "pass_threshold", "tags", "persona_endpoint", "tests")
 TEST_KEYS = ("name", "tags", "voice", "gap_ms", "timeout_s", "pass_threshold", "steps", "expect")
 STEP_OPTIONS: dict[StepKind, tuple[str, ...]] = {
     StepKind.say: ("voice", "audio", "gap_ms", "wait_ms", "pause_ms", "reply", "label", "expect"),
@@ -79,8 +81,10 @@ STEP_OPTIONS: dict[StepKind, tuple[str, ...]] = {
     StepKind.silence: ("label", "expect"),
     StepKind.hang_up: ("gap_ms", "label"),
     StepKind.branch: ("voice", "gap_ms", "wait_ms", "label", "expect"),
+    StepKind.persona: PERSONA_OPTIONS,
 }
-STEP_FORMS = "say: TEXT, barge_in: TEXT, backchannel: TEXT, silence: MS, branch: {rules, otherwise} or hang_up"
+STEP_FORMS = ("say: TEXT, barge_in: TEXT, backchannel: TEXT, silence: MS, branch: {rules, otherwise}, "
+              "persona: {goal, endpoint} or hang_up")
 BRANCH_KEYS = ("after", "rules", "otherwise")
 RULE_KEYS = ("name", "contains", "matches", "intent", "say", "voice", "audio", "reply", "goto")
 OTHERWISE_KEYS = ("say", "voice", "audio", "reply", "goto")
@@ -136,7 +140,10 @@ def load_test_file(path: Path) -> list[ConversationTest]:
         "timeout_s": _timeout(str(path), data.get("timeout_s")),
         "pass_threshold": _threshold(str(path), data.get("pass_threshold")),
         "tags": _tags(str(path), data.get("tags")),
+        "persona_endpoint": data.get("persona_endpoint"),
     }
+    if defaults["persona_endpoint"] is not None:
+        _persona_call(endpoint, f"{path}: persona_endpoint", defaults["persona_endpoint"])
     tests = data["tests"]
     if not isinstance(tests, list) or not tests:
         raise AgentTestError(f"{path}: 'tests' must be a non-empty list of tests (each with name and steps)")
@@ -228,7 +235,7 @@ def _test(path: Path, i: int, raw: object, defaults: dict[str, Any]) -> Conversa
     lines: dict[int, CallerLine] = {}
     options: dict[int, list[CallerLine]] = {}
     for n, s in enumerate(steps_raw, 1):
-        step, line, said = _step(path, f"{where}: step {n}", n, s, voice, gap)
+        step, line, said = _step(path, f"{where}: step {n}", n, s, voice, gap, defaults["persona_endpoint"])
         steps.append(step)
         if line is not None:
             lines[n] = line
@@ -259,7 +266,7 @@ def _kind(where: str, raw: object) -> tuple[StepKind, object, dict[str, Any]]:
     if len(kinds) != 1:
         found = ", ".join(map(str, kinds)) or "none of them"
         raise AgentTestError(
-            f"{where}: a step has exactly one of say, barge_in, backchannel, silence, branch, hang_up ({found} given)"
+            f"{where}: a step has exactly one of say, barge_in, backchannel, silence, branch, persona, hang_up ({found} given)"
         )
     kind = StepKind(kinds[0])
     where = f"{where} ({kind})"
@@ -268,8 +275,15 @@ def _kind(where: str, raw: object) -> tuple[StepKind, object, dict[str, Any]]:
     return kind, raw[kind], options
 
 
+def _persona_call(fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except PersonaFormatError as e:
+        raise AgentTestError(str(e)) from None
+
+
 def _step(path: Path, where: str, n: int, raw: object, voice: str,
-          gap: int) -> tuple[AgentStep, CallerLine | None, list[CallerLine]]:
+          gap: int, persona_endpoint: object = None) -> tuple[AgentStep, CallerLine | None, list[CallerLine]]:
     """The step, the audio it plays (None: none, or a branch's), and a branch's lines."""
     kind, value, opt = _kind(where, raw)
     where = f"{where} ({kind})"
@@ -285,6 +299,12 @@ def _step(path: Path, where: str, n: int, raw: object, voice: str,
     if kind is StepKind.silence:
         step.ms = _int(where, "silence", value, 1, RULES.max_ms)
         return step, CallerLine(voice="", text=f"(silence {step.ms} ms)"), []
+    if kind is StepKind.persona:  # its lines are made live: no audio here (floorbench.suites.agent.persona_format)
+        step.gap_ms, step.wait_ms = _ms(where, "gap_ms", opt.get("gap_ms")), _ms(where, "wait_ms", opt.get("wait_ms"))
+        step.gap_ms = gap if step.gap_ms is None else step.gap_ms
+        v = _voice(where, opt["voice"]) if "voice" in opt else voice
+        step.persona = _persona_call(persona, where, value, persona_endpoint, v)
+        return step, None, []
     if kind is StepKind.branch:
         step.gap_ms = _ms(where, "gap_ms", opt.get("gap_ms"))
         step.gap_ms = gap if step.gap_ms is None else step.gap_ms
@@ -454,6 +474,10 @@ def _set(out: Expect, where: str, check: Check, value: object) -> None:
         if not isinstance(names, list) or not names or not all(isinstance(b, str) and NAME.fullmatch(b) for b in names):
             raise AgentTestError(f"{where}: give the name of a rule (or otherwise), or a list of them (any of)")
         out.took_branch = [str(b) for b in names]
+    elif check is Check.goal_reached:
+        if value is not True:
+            raise AgentTestError(f"{where}: write goal_reached: true (the persona said it was done), or drop it")
+        out.goal_reached = True
     elif check is Check.keeps_talking:
         if value is True:
             out.keeps_talking = RULES.keep_talking_ms
@@ -553,7 +577,10 @@ def check_agent_scenario(s: AgentScenario, path: Path) -> None:
         if (st.kind is StepKind.branch) != (st.branch is not None):
             raise ScenarioError(f"{at}: rules belong to a branch step, and a branch step has them; "
                                 "regenerate it from its test file")
-        for clip_id in [r.clip for r in st.branch.options] if st.branch is not None else [st.clip]:
+        if (st.kind is StepKind.persona) != (st.persona is not None) or (st.persona and not st.persona.clips):
+            raise ScenarioError(f"{at}: a persona step has its persona and clips; regenerate it from its test file")
+        for clip_id in ([r.clip for r in st.branch.options] if st.branch is not None
+                        else st.persona.clips if st.persona is not None else [st.clip]):
             c = clips.get(clip_id) if clip_id is not None else None
             if c is None or c.step != st.n or c.label != CLIP_LABELS[st.kind]:
                 raise ScenarioError(f"{at}: names clip {clip_id}, which is not its {CLIP_LABELS[st.kind]} clip")

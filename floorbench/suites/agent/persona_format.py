@@ -1,0 +1,131 @@
+"""Reading a `persona:` step of a test file (docs/callers.md): one line per problem, naming the fix.
+
+A persona step hands the caller to an LLM for up to `max_turns` lines::
+
+    persona_endpoint: {base_url: http://127.0.0.1:8088/v1, model: standin}   # file default (optional)
+    tests:
+      - name: fruit
+        steps:
+          - persona:
+              goal: learn how many pieces of fruit you bought
+              persona: a shopper who counts badly
+              opening: Hi Aria. I bought three apples and two pears.
+              end_when: the agent has told you the total
+              max_turns: 4
+              seed: 7
+              barge_in: {chance: 0.0, after_ms: 1500}
+              backchannel: {chance: 0.3, after_ms: 800, text: mm-hm}
+              endpoint: {base_url: https://api.example.com/v1, model: gpt-x, api_key_env: PERSONA_KEY}
+            voice: piper:joe          # beside it, as on every step: voice, gap_ms, wait_ms, label, expect
+            expect: {goal_reached: true}
+
+The endpoint's key is never written in a file: `api_key_env` names the
+environment variable that holds it (a literal `api_key` is refused).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from floorbench.redact import is_env_name, redact_url
+from floorbench.suites.agent.rules import AgentRules
+from floorbench.suites.agent.schema import Persona, PersonaEndpoint, PersonaTiming
+
+RULES = AgentRules()
+PERSONA_KEYS = ("goal", "persona", "opening", "end_when", "max_turns", "seed", "barge_in", "backchannel", "endpoint")
+ENDPOINT_KEYS = ("base_url", "model", "api_key_env", "timeout_s", "temperature", "max_tokens")
+BARGE_IN_KEYS = ("chance", "after_ms")
+BACKCHANNEL_KEYS = ("chance", "after_ms", "text")
+STEP_OPTIONS = ("voice", "gap_ms", "wait_ms", "label", "expect")
+
+
+class PersonaFormatError(ValueError):
+    """One line: where, what is wrong, what to write (the caller wraps it as an `AgentTestError`)."""
+
+
+def _keys(where: str, data: dict[Any, Any], allowed: tuple[str, ...], what: str) -> None:
+    for k in data:
+        if k not in allowed:
+            raise PersonaFormatError(f"{where}: unknown key {k!r} {what}; use {', '.join(allowed)}")
+
+
+def _text(where: str, name: str, value: object, required: bool = False) -> str | None:
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise PersonaFormatError(f"{where}: {name} must be a sentence (text); write it" + ("" if required else " or drop it"))
+    return " ".join(value.split())
+
+
+def _number(where: str, name: str, value: object, lo: float, hi: float, whole: bool = False) -> Any:
+    ok = not isinstance(value, bool) and (isinstance(value, int) if whole else isinstance(value, int | float))
+    if not ok or not lo <= value <= hi:  # type: ignore[operator]
+        kind = "a whole number" if whole else "a number"
+        raise PersonaFormatError(f"{where}: {name}={value!r}; use {kind} from {lo:g} to {hi:g}")
+    return value
+
+
+def endpoint(where: str, raw: object) -> PersonaEndpoint:
+    """An endpoint mapping (a step's `endpoint`, or the file's `persona_endpoint`)."""
+    if not isinstance(raw, dict):
+        raise PersonaFormatError(f"{where}: write endpoint: {{base_url: http://HOST:PORT/v1, model: NAME}}")
+    if "api_key" in raw or "key" in raw:
+        raise PersonaFormatError(f"{where}: do not put the key in a test file; name the environment variable that "
+                                 "holds it with api_key_env: NAME")
+    _keys(where, raw, ENDPOINT_KEYS, "in a persona endpoint")
+    url = raw.get("base_url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        shown = redact_url(url) if isinstance(url, str) else url
+        raise PersonaFormatError(f"{where}: base_url {shown!r}; give the endpoint's http(s) URL, e.g. "
+                                 "http://127.0.0.1:8088/v1 (…/chat/completions is added)")
+    env = raw.get("api_key_env")
+    if env is not None and not is_env_name(env):
+        raise PersonaFormatError(f"{where}: api_key_env must be the NAME of an environment variable (e.g. "
+                                 "PERSONA_API_KEY), not the key itself")
+    model = raw.get("model", "persona")
+    if not isinstance(model, str) or not model.strip():
+        raise PersonaFormatError(f"{where}: model must be the endpoint's model name")
+    return PersonaEndpoint(
+        base_url=url.rstrip("/"), model=model, api_key_env=env,
+        timeout_s=float(_number(where, "timeout_s", raw.get("timeout_s", 10.0), 0.5, RULES.persona_llm_s)),
+        temperature=float(_number(where, "temperature", raw.get("temperature", 0.0), 0, 2)),
+        max_tokens=int(_number(where, "max_tokens", raw.get("max_tokens", 120), 1, 4096, whole=True)),
+    )
+
+
+def _timing(where: str, raw: object, keys: tuple[str, ...]) -> PersonaTiming:
+    if not isinstance(raw, dict):
+        raise PersonaFormatError(f"{where}: write {{{', '.join(f'{k}: …' for k in keys)}}}")
+    _keys(where, raw, keys, "here")
+    out = PersonaTiming(
+        chance=float(_number(where, "chance", raw.get("chance", 0.0), 0, 1)),
+        after_ms=int(_number(where, "after_ms", raw.get("after_ms", RULES.after_ms), 0, RULES.max_ms, whole=True)),
+    )
+    if "text" in keys:
+        out.text = _text(where, "text", raw.get("text"), required=out.chance > 0)
+    return out
+
+
+def persona(where: str, raw: object, default_endpoint: object, voice: str) -> Persona:
+    """A persona step's mapping, with the file's `persona_endpoint` if it gives none."""
+    if not isinstance(raw, dict):
+        raise PersonaFormatError(f"{where}: write persona: {{goal: TEXT, endpoint: {{base_url: URL, model: NAME}}}}")
+    _keys(where, raw, PERSONA_KEYS, "in a persona (voice, gap_ms, wait_ms, label and expect go beside it)")
+    goal = _text(f"{where}: goal", "goal", raw.get("goal"), required=True)
+    assert goal is not None
+    ep_raw = raw.get("endpoint", default_endpoint)
+    if ep_raw is None:
+        raise PersonaFormatError(f"{where}: no endpoint; add endpoint: {{base_url: URL, model: NAME}} here or "
+                                 "persona_endpoint: at the top of the file (a local stand-in: "
+                                 "`floorbench persona-standin --script FILE`)")
+    return Persona(
+        goal=goal, persona=_text(where, "persona", raw.get("persona")) or "",
+        opening=_text(where, "opening", raw.get("opening")),
+        end_when=_text(where, "end_when", raw.get("end_when")) or "",
+        max_turns=int(_number(where, "max_turns", raw.get("max_turns", 6), 1, RULES.persona_turns, whole=True)),
+        seed=int(_number(where, "seed", raw.get("seed", 0), 0, 2**31, whole=True)),
+        barge_in=_timing(f"{where}: barge_in", raw.get("barge_in", {}), BARGE_IN_KEYS),
+        backchannel=_timing(f"{where}: backchannel", raw.get("backchannel", {}), BACKCHANNEL_KEYS),
+        endpoint=endpoint(f"{where}: endpoint" if "endpoint" in raw else f"{where}: persona_endpoint", ep_raw),
+        voice=voice,
+    )
