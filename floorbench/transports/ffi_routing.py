@@ -88,9 +88,12 @@ def install() -> bool:
     return True
 
 
-def routed_audio_stream(track: rtc.Track, sample_rate: int, num_channels: int = 1) -> rtc.AudioStream:
-    """An `rtc.AudioStream` of `track` whose frames reach it alone (see the module docstring)."""
-    stream = rtc.AudioStream(track, sample_rate=sample_rate, num_channels=num_channels)
+def routed_audio_stream(
+    track: rtc.Track, sample_rate: int, num_channels: int = 1, frame_size_ms: int | None = None
+) -> rtc.AudioStream:
+    """An `rtc.AudioStream` of `track` whose frames reach it alone (see the module docstring);
+    `frame_size_ms` asks the SDK for frames that long (None: its 10 ms)."""
+    stream = rtc.AudioStream(track, sample_rate=sample_rate, num_channels=num_channels, frame_size_ms=frame_size_ms)
     if install():
         queue = FfiClient.instance.queue
         own = getattr(stream, "_ffi_queue", None)

@@ -32,6 +32,9 @@ from floorbench.transports.rooms import recorder_token
 log = logging.getLogger(__name__)
 
 STATS_EVERY_S = 2.0
+RECEIVE_FRAME_MS = 20
+"""frames asked of each received track: half the event-loop wake-ups of the SDK's 10 ms per room and track
+(the samples and their count are the same; a frame's arrival is that of its last 10 ms)"""
 """how often the recorder reads each track's jitter-buffer counters (floorbench.pipelines.room.neteq)"""
 
 
@@ -224,7 +227,7 @@ class Recorder(RoomParticipant):
         if rec is None:
             rec = TrackRecording(name, identity, self.sample_rate, self.out_dir)
             self.tracks[name] = rec
-        stream = routed_audio_stream(track, self.sample_rate)
+        stream = routed_audio_stream(track, self.sample_rate, frame_size_ms=RECEIVE_FRAME_MS)
         self._streams[name] = stream
         self._subscribed[name] = track
         self._tasks[name] = asyncio.create_task(self._consume(stream, rec), name=f"record-{name}")
