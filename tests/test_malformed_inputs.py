@@ -617,6 +617,11 @@ CASES: list[tuple[str, Callable[[Path], None], list[str], str]] = [
                                          '        audio: "a\\0b.wav"\n'), TEST, "step 1"),
     ("test-trials-zero", _write("t.yaml", GOOD_TEST), [*TEST, "--trials", "0"], "--trials"),
     ("test-join-timeout-nan", _write("t.yaml", GOOD_TEST), [*TEST, "--join-timeout", "nan"], "--join-timeout"),
+    ("test-persona-no-endpoint", _write("t.yaml", "tests:\n  - name: hello\n    steps:\n      - persona: {goal: x}\n"),
+     TEST, "no endpoint"),
+    ("test-persona-key-in-file", _write("t.yaml", "tests:\n  - name: hello\n    steps:\n      - persona: {goal: x, "
+                                                  "endpoint: {base_url: 'http://h/v1', api_key: sk-1}}\n"), TEST, "api_key_env"),
+    ("test-persona-url-not-http", _write("t.yaml", GOOD_TEST), [*TEST, "--persona-url", "ftp://h"], "--persona-url"),
     # --- model configs
     ("run-config-class-not-module-class", _write("cls.yaml", "adapter: mine\nclass: floorbench.processors.reference\n"),
      ["run", "--suite", S, "--config", "{ws}/cls.yaml", "--out", "{ws}/out"], "module:Class"),
