@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 
 from floorbench.scenarios.files import dump_yaml, write_text_atomic
 from floorbench.scenarios.schema import Preamble, Speaker, Suite, check_id
+from floorbench.scenarios.validate import LoadedSuite
 from floorbench.suites.agent.rules import CLIP_LABELS, PERSONA_BACKCHANNEL, StepKind
 from floorbench.suites.agent.schema import AgentClip, AgentScenario, AgentStep
 from floorbench.suites.agent.validate import AgentTestError, CallerLine, ConversationTest
@@ -152,3 +154,23 @@ def _recorded(out: Path, pcm: np.ndarray, rate: int) -> str:
         sf.write(str(tmp), pcm, rate, format="FLAC", subtype="PCM_16")
         tmp.replace(path)
     return rel
+
+
+def agent_suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> Any:
+    """`floorbench suite info` of a suite made from test files: clips per step kind, tests, trials."""
+    from collections import Counter
+
+    from floorbench.scenarios.info import SuiteInfo
+
+    scen: list[AgentScenario] = [s for s in cast(list[Any], suite.scenarios) if isinstance(s, AgentScenario)]
+    labels = Counter(c.label for s in scen for c in s.turns)
+    lengths = [len(s.turns) for s in scen] or [0]
+    return SuiteInfo(
+        name=suite.suite.name, root=str(root), pairs=len({s.test for s in scen}), scenarios=len(scen),
+        sample_rate=suite.suite.sample_rate, generator=suite.suite.generator,
+        labels={label: labels.get(label, 0) for label in CLIP_LABELS.values()},
+        attributes={"tag": dict(sorted(Counter(t for s in scen for t in s.tags).items()))},
+        tasks={}, humans=dict(sorted(Counter(len(s.speakers) for s in scen).items())),
+        turns_mean_x100=round(100 * sum(lengths) / len(lengths)), turns_min=min(lengths), turns_max=max(lengths),
+        request_quintiles={}, differs={}, rendered=all(c.audio for s in scen for c in s.turns),
+    )

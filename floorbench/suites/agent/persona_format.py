@@ -40,7 +40,8 @@ STEP_OPTIONS = ("voice", "gap_ms", "wait_ms", "label", "expect")
 
 
 class PersonaFormatError(ValueError):
-    """One line: where, what is wrong, what to write (the caller wraps it as an `AgentTestError`)."""
+    """One line: where, what is wrong, what to write (`persona` and `endpoint` raise the class they are
+    given instead: the test file reader's `AgentTestError`)."""
 
 
 def _keys(where: str, data: dict[Any, Any], allowed: tuple[str, ...], what: str) -> None:
@@ -65,8 +66,15 @@ def _number(where: str, name: str, value: object, lo: float, hi: float, whole: b
     return value
 
 
-def endpoint(where: str, raw: object) -> PersonaEndpoint:
+def endpoint(where: str, raw: object, error: type[Exception] = PersonaFormatError) -> PersonaEndpoint:
     """An endpoint mapping (a step's `endpoint`, or the file's `persona_endpoint`)."""
+    try:
+        return _endpoint(where, raw)
+    except PersonaFormatError as e:
+        raise error(str(e)) from None
+
+
+def _endpoint(where: str, raw: object) -> PersonaEndpoint:
     if not isinstance(raw, dict):
         raise PersonaFormatError(f"{where}: write endpoint: {{base_url: http://HOST:PORT/v1, model: NAME}}")
     if "api_key" in raw or "key" in raw:
@@ -106,8 +114,16 @@ def _timing(where: str, raw: object, keys: tuple[str, ...]) -> PersonaTiming:
     return out
 
 
-def persona(where: str, raw: object, default_endpoint: object, voice: str) -> Persona:
+def persona(where: str, raw: object, default_endpoint: object, voice: str,
+            error: type[Exception] = PersonaFormatError) -> Persona:
     """A persona step's mapping, with the file's `persona_endpoint` if it gives none."""
+    try:
+        return _persona(where, raw, default_endpoint, voice)
+    except PersonaFormatError as e:
+        raise error(str(e)) from None
+
+
+def _persona(where: str, raw: object, default_endpoint: object, voice: str) -> Persona:
     if not isinstance(raw, dict):
         raise PersonaFormatError(f"{where}: write persona: {{goal: TEXT, endpoint: {{base_url: URL, model: NAME}}}}")
     _keys(where, raw, PERSONA_KEYS, "in a persona (voice, gap_ms, wait_ms, label and expect go beside it)")
@@ -126,6 +142,6 @@ def persona(where: str, raw: object, default_endpoint: object, voice: str) -> Pe
         seed=int(_number(where, "seed", raw.get("seed", 0), 0, 2**31, whole=True)),
         barge_in=_timing(f"{where}: barge_in", raw.get("barge_in", {}), BARGE_IN_KEYS),
         backchannel=_timing(f"{where}: backchannel", raw.get("backchannel", {}), BACKCHANNEL_KEYS),
-        endpoint=endpoint(f"{where}: endpoint" if "endpoint" in raw else f"{where}: persona_endpoint", ep_raw),
+        endpoint=_endpoint(f"{where}: endpoint" if "endpoint" in raw else f"{where}: persona_endpoint", ep_raw),
         voice=voice,
     )

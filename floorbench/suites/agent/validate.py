@@ -41,7 +41,6 @@ from pydantic import ValidationError
 from floorbench.paths import inside
 from floorbench.scenarios.schema import Scenario
 from floorbench.scenarios.validate import (
-    LoadedSuite,
     ScenarioError,
     check_audio,
     check_clips_audio,
@@ -50,7 +49,7 @@ from floorbench.scenarios.validate import (
 )
 from floorbench.suites.agent.intents import Intent
 from floorbench.suites.agent.persona_format import STEP_OPTIONS as PERSONA_OPTIONS
-from floorbench.suites.agent.persona_format import PersonaFormatError, endpoint, persona
+from floorbench.suites.agent.persona_format import endpoint, persona
 from floorbench.suites.agent.rules import (
     CLIP_LABELS,
     STEP_CHECKS,
@@ -143,7 +142,7 @@ def load_test_file(path: Path) -> list[ConversationTest]:
         "persona_endpoint": data.get("persona_endpoint"),
     }
     if defaults["persona_endpoint"] is not None:
-        _persona_call(endpoint, f"{path}: persona_endpoint", defaults["persona_endpoint"])
+        endpoint(f"{path}: persona_endpoint", defaults["persona_endpoint"], AgentTestError)
     tests = data["tests"]
     if not isinstance(tests, list) or not tests:
         raise AgentTestError(f"{path}: 'tests' must be a non-empty list of tests (each with name and steps)")
@@ -275,13 +274,6 @@ def _kind(where: str, raw: object) -> tuple[StepKind, object, dict[str, Any]]:
     return kind, raw[kind], options
 
 
-def _persona_call(fn: Any, *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except PersonaFormatError as e:
-        raise AgentTestError(str(e)) from None
-
-
 def _step(path: Path, where: str, n: int, raw: object, voice: str,
           gap: int, persona_endpoint: object = None) -> tuple[AgentStep, CallerLine | None, list[CallerLine]]:
     """The step, the audio it plays (None: none, or a branch's), and a branch's lines."""
@@ -303,7 +295,7 @@ def _step(path: Path, where: str, n: int, raw: object, voice: str,
         step.gap_ms, step.wait_ms = _ms(where, "gap_ms", opt.get("gap_ms")), _ms(where, "wait_ms", opt.get("wait_ms"))
         step.gap_ms = gap if step.gap_ms is None else step.gap_ms
         v = _voice(where, opt["voice"]) if "voice" in opt else voice
-        step.persona = _persona_call(persona, where, value, persona_endpoint, v)
+        step.persona = persona(where, value, persona_endpoint, v, AgentTestError)
         return step, None, []
     if kind is StepKind.branch:
         step.gap_ms = _ms(where, "gap_ms", opt.get("gap_ms"))
@@ -599,23 +591,3 @@ def load_agent_scenario(
     if audio:
         check_clips_audio(root, path, ((f"{path}: scenario {s.scenario_id}: step {c.step}", c.audio) for c in s.turns))
     return cast(Scenario, s)
-
-
-def agent_suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> Any:
-    """`floorbench suite info` of a suite made from test files: clips per step kind, tests, trials."""
-    from collections import Counter
-
-    from floorbench.scenarios.info import SuiteInfo
-
-    scen: list[AgentScenario] = [s for s in cast(list[Any], suite.scenarios) if isinstance(s, AgentScenario)]
-    labels = Counter(c.label for s in scen for c in s.turns)
-    lengths = [len(s.turns) for s in scen] or [0]
-    return SuiteInfo(
-        name=suite.suite.name, root=str(root), pairs=len({s.test for s in scen}), scenarios=len(scen),
-        sample_rate=suite.suite.sample_rate, generator=suite.suite.generator,
-        labels={label: labels.get(label, 0) for label in CLIP_LABELS.values()},
-        attributes={"tag": dict(sorted(Counter(t for s in scen for t in s.tags).items()))},
-        tasks={}, humans=dict(sorted(Counter(len(s.speakers) for s in scen).items())),
-        turns_mean_x100=round(100 * sum(lengths) / len(lengths)), turns_min=min(lengths), turns_max=max(lengths),
-        request_quintiles={}, differs={}, rendered=all(c.audio for s in scen for c in s.turns),
-    )
