@@ -28,8 +28,8 @@ from floorbench.suites.agent.score import score_trials
 from floorbench.suites.agent.validate import AgentTestError, load_test_file
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "tests" / "persona.yaml"
-SCRIPT = ROOT / "examples" / "tests" / "personas" / "fruit.yaml"
+EXAMPLE = ROOT / "examples" / "persona" / "persona.yaml"
+SCRIPT = ROOT / "examples" / "persona" / "fruit.yaml"
 PERSONA = """      - say: Hello.
       - persona:
           goal: learn the total

@@ -1,7 +1,7 @@
 """An LLM-persona caller live: the stand-in endpoint plays a shopper against the `cascade` agent.
 
 `floorbench persona-standin` (a process, any free port) serves the script of
-`examples/tests/personas/fruit.yaml`; `floorbench test examples/tests/persona.yaml --persona-url URL`
+`examples/persona/fruit.yaml`; `floorbench test examples/persona/persona.yaml --persona-url URL`
 (one trial, the session's LiveKit server) plays it against the cascade (Silero VAD → tiny.en →
 rules → Piper, `dyadic: true`): the persona opens with what it bought, asks the total, hears the
 cascade's "That's 5 … in total" through its own live ASR, and the stand-in answers with the done
@@ -25,9 +25,9 @@ from test_agent_live import ROOT  # type: ignore[import-not-found]
 from floorbench.transports.server import LiveKitConnection
 
 pytestmark = pytest.mark.live
-EXAMPLE = ROOT / "examples" / "tests" / "persona.yaml"
-SCRIPT = ROOT / "examples" / "tests" / "personas" / "fruit.yaml"
-CASCADE = ROOT / "examples" / "tests" / "personas" / "cascade.yaml"
+EXAMPLE = ROOT / "examples" / "persona" / "persona.yaml"
+SCRIPT = ROOT / "examples" / "persona" / "fruit.yaml"
+CASCADE = ROOT / "examples" / "persona" / "cascade.yaml"
 
 
 def test_a_persona_reaches_its_goal_with_the_cascade(tmp_path: Path, livekit: LiveKitConnection) -> None:
