@@ -12,6 +12,12 @@
   (`floorbench.suites.av.oracle`);
 - `echo` — plays back what it hears after a fixed delay (latency checks).
 
+The oracle's `shared_backend` makes it a deliberately slow agent under load:
+every reply of every room waits its turn for one backend (a lock on a file
+that all the rooms' model processes share) and holds it `reply_ms` — a
+queue like one LLM server that answers one request at a time. The queue is
+real; the service time is a sleep (`SharedBackend`).
+
 All of them listen with Silero on the room audio they receive and count time
 in *received samples*, not wall-clock time: the input stream is continuous,
 so "turn k ends 2.41 s after its first speech window" is exact in samples and
@@ -20,6 +26,8 @@ immune to event-loop jitter.
 
 from __future__ import annotations
 
+import asyncio
+import fcntl
 import time
 from collections import deque
 from collections.abc import Callable
@@ -39,7 +47,7 @@ from pydantic import Field
 
 from floorbench.audio.alignment import best_match
 from floorbench.audio.vad import VAD_RATE, WINDOW, VadRules, VadStream, speech_probabilities
-from floorbench.processors.adapter_config import AdapterSettings, Ms
+from floorbench.processors.adapter_config import AdapterSettings, Ms, Settings
 from floorbench.processors.registry import Model, ModelContext, ModelError
 
 DEFAULT_VOICE = "piper:joe"
@@ -206,9 +214,13 @@ class OracleProcessor(ListeningAgent):
         response_delay_ms: int,
         n4_wait_ms: int = 3000,
         match_threshold: float = 0.5,
+        backend: SharedBackend | None = None,
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
+        self.backend = backend
+        self.serving: tuple[asyncio.Future[float], np.ndarray, str] | None = None
+        """a reply waiting for the shared backend (`backend`), and what to say when it is served"""
         self.segments = segments
         """per expected clip: label, lead (samples to first speech), length, probe, speech (PCM or None)"""
         self.n4_wait = n4_wait_ms * VAD_RATE // 1000
@@ -274,13 +286,20 @@ class OracleProcessor(ListeningAgent):
             # the resolution is due now: the input stream is sample-continuous, so
             # this is exact, and the oracle need not wait to hear it
             self.yield_at = None
-            self.speak_at = None
+            self.speak_at = self.serving = None
             if self.speaking:
                 await self.stop_speaking("N4R due")
         if self.speak_at is not None and received >= self.speak_at[0]:
             _, pcm, what = self.speak_at
             self.speak_at = None
-            await self.speak(pcm, what)
+            if self.backend is None:
+                await self.speak(pcm, what)
+            else:  # wait for the shared backend in a thread; spoken once it has served this reply
+                self.serving = (asyncio.get_running_loop().run_in_executor(None, self.backend.serve), pcm, what)
+        if self.serving is not None and self.serving[0].done():
+            fut, pcm, what = self.serving
+            self.serving = None
+            await self.speak(pcm, f"{what} (shared backend: {fut.result():.0f} ms)")
 
 
 class SilentAgent(Model[AdapterSettings]):
@@ -353,12 +372,35 @@ class OraclePlan:
     processor: Callable[[list[dict[str, Any]], OracleSettings, int], FrameProcessor] | None = None
 
 
+class SharedBackend(Settings):
+    """One backend that every room's oracle waits for, one reply at a time: a deliberately slow agent
+    under load (docs/load.md). The rooms' model processes share it through an exclusive lock on `lock`
+    (a file; relative paths are from the runner's folder); each reply holds it `reply_ms`, so N
+    replies due at once are served in N * `reply_ms`. The queue is real, the service time a sleep."""
+
+    lock: str = Field(min_length=1)
+    reply_ms: Ms = 500
+
+    def serve(self) -> float:
+        """Blocks until this reply has been served (waited for the lock, held it `reply_ms`); the ms it took."""
+        t0 = time.monotonic()
+        with open(self.lock, "a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                time.sleep(self.reply_ms / 1000)
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+        return (time.monotonic() - t0) * 1000
+
+
 class OracleSettings(AdapterSettings):
     voice: str = DEFAULT_VOICE
     answer_template: str = "The answer is {gold}."
     response_delay_ms: Ms = 400
     n4_wait_ms: Ms = 3000
     """the schedule's fixed wait between N4Q and N4R"""
+    shared_backend: SharedBackend | None = None
+    """a deliberately slow agent under load: every reply waits its turn for one backend (`SharedBackend`)"""
 
 
 class OracleAgent(Model[OracleSettings]):
@@ -420,6 +462,7 @@ class OracleAgent(Model[OracleSettings]):
                 self._segments(),
                 self.settings.response_delay_ms,
                 self.settings.n4_wait_ms,
+                backend=self.settings.shared_backend,
                 out_rate=self.ctx.out_sample_rate,
             )
         ]
