@@ -56,7 +56,7 @@ def _role(pid: int, root: int) -> str:
         cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return "other"
-    if "model_participant" in cmd:
+    if "model_participant" in cmd or "model_fork" in cmd:  # forked from the fork server, or that server
         return "model"
     if "livekit-server" in cmd:
         return "server"

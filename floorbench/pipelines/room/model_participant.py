@@ -213,12 +213,24 @@ def _die_with_parent() -> None:
 
 
 async def _watch_parent(parent: int, stop: asyncio.Event) -> None:
-    """Fallback to PDEATHSIG: notice being re-parented."""
+    """Fallback to PDEATHSIG: notice the runner is gone (re-parented, when it is our parent; or its pid
+    no longer alive, when a fork server is — `floorbench.pipelines.run.model_fork`)."""
+    first = os.getppid()
     while not stop.is_set():
-        if os.getppid() != parent:
+        if os.getppid() != first or not _alive(parent):
             stop.set()
             return
         await asyncio.sleep(1.0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _emit(answer: ModelAnswer | ModelEvent) -> None:

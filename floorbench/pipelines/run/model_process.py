@@ -29,6 +29,7 @@ from floorbench.pipelines.room.model_messages import (
     read_answer,
     read_event,
 )
+from floorbench.pipelines.run.model_fork import ForkedChild, fork_server
 from floorbench.records import FailureKind
 from floorbench.redact import is_secret_name
 
@@ -105,7 +106,7 @@ class ModelProcess:
     def __init__(self, spec: ModelSpec, log_path: Path) -> None:
         self.spec = spec
         self.log_path = log_path
-        self.proc: asyncio.subprocess.Process | None = None
+        self.proc: asyncio.subprocess.Process | ForkedChild | None = None
         self.links = 0
         """model-server connections the child's chain opens (its `ModelReady` says)"""
         self.connected = asyncio.Event()
@@ -117,19 +118,27 @@ class ModelProcess:
         self._reader: asyncio.Task[None] | None = None
 
     async def start(self, timeout_s: float) -> None:
-        """Start the child and wait for its answer; if it is not ready, it is stopped before this raises."""
+        """Start the child and wait for its answer; if it is not ready, it is stopped before this raises.
+
+        The child is forked from this process's warm fork server (`floorbench.pipelines.run.model_fork`:
+        no import burst while other rooms play), else started as a fresh interpreter.
+        """
         env = python_environment(child_environment(self.spec.config))
         logf = self.log_path.open("ab")
-        self.proc = await asyncio.create_subprocess_exec(
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=logf,
-            env=env,
-            cwd=self.log_path.parent,  # the scenario's folder, never the one the user ran from
-            start_new_session=True,
-        )
-        logf.close()
+        try:
+            self.proc = await self._forked(env, logf.fileno())
+            if self.proc is None:
+                self.proc = await asyncio.create_subprocess_exec(
+                    *self.argv,
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=logf,
+                    env=env,
+                    cwd=self.log_path.parent,  # the scenario's folder, never the one the user ran from
+                    start_new_session=True,
+                )
+        finally:
+            logf.close()
         try:
             await self._handshake(self.proc, timeout_s)
         except BaseException:
@@ -137,7 +146,17 @@ class ModelProcess:
             raise
         (self.log_path.parent / "model.pid").write_text(str(self.proc.pid))
 
-    async def _handshake(self, proc: asyncio.subprocess.Process, timeout_s: float) -> None:
+    async def _forked(self, env: dict[str, str], stderr_fd: int) -> ForkedChild | None:
+        server = await fork_server(python_environment(child_environment({})))
+        if server is None:
+            return None
+        try:
+            return await server.spawn(env, str(self.log_path.parent), stderr_fd)
+        except (OSError, RuntimeError, TimeoutError) as e:
+            log.warning("model fork server: %s; starting the model process the slow way", e)
+            return None
+
+    async def _handshake(self, proc: asyncio.subprocess.Process | ForkedChild, timeout_s: float) -> None:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(self.spec.line())
         await proc.stdin.drain()

@@ -38,6 +38,7 @@ from floorbench.pipelines.dispatch.runner import Dispatcher
 from floorbench.pipelines.room.participant import settle
 from floorbench.pipelines.run import resume
 from floorbench.pipelines.run.auto_concurrency import AutoConcurrency, estimate
+from floorbench.pipelines.run.model_fork import close_fork_server
 from floorbench.pipelines.run.progress import RunProgress
 from floorbench.pipelines.run.run_book import RunBook, now_wall
 from floorbench.pipelines.run.scenario_run import ScenarioRun, ScenarioSettings
@@ -166,7 +167,10 @@ async def run_suite(
                 raise ValueError(f"{name} with --processes is not built yet (it does not travel to a worker); "
                                  "run with --processes 1")
     runner = _Runner(opts, suite, _model_for(opts, suite, chosen[0]))
-    return await runner.run([s.scenario_id for s in planned], chosen, on_scenario)
+    try:
+        return await runner.run([s.scenario_id for s in planned], chosen, on_scenario)
+    finally:
+        await close_fork_server()  # its model processes were the run's
 
 
 def capacity_verdict(meta: RunMeta) -> str | None:
