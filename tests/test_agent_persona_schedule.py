@@ -145,7 +145,8 @@ def test_a_seeded_backchannel_is_said_while_the_agent_talks(tmp_path: Path) -> N
     room, _, voice = play(s, [(1800, 4000)], ["a long answer"])
     back = [f for k, f in room.events if k is EventKind.persona and f["reason"] == "backchannel"]
     assert len(back) == 1 and back[0]["clip"] == 4 and voice.spoken.count("mm-hm") == 1  # the one before line 2
-    assert room.starts()[4] == 1800 + 800 + 100  # after_ms into the agent's speech (plus its one-off TTS)
+    # after_ms into the agent's speech, on time: its words were synthesized (once) while the call started
+    assert room.starts()[4] == 1800 + 800 and back[0]["tts_ms"] == 0
     assert room.starts()[2] == 4000 + 500 + 600  # the line still waits for the turn's end
 
 

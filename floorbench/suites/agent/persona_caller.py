@@ -119,7 +119,8 @@ class PersonaCaller:
         self.rng = random.Random(f"{self.p.seed}:{sched.scenario.trial}")
         self.history: list[tuple[str, str]] = []
         self._writes: list[asyncio.Task[None]] = []
-        self._back_audio: np.ndarray | None = None
+        self._back_audio: asyncio.Task[np.ndarray] | None = None
+        """the backchannel's words, synthesized once while the call starts (not when it is due)"""
 
     def _log_end(self, pb: Playback, outcome: str, why: str, lines: int) -> PersonaEnd:
         pb.log(EventKind.persona, step=self.st.n, reason="end", outcome=outcome, why=why, lines=lines,
@@ -134,6 +135,8 @@ class PersonaCaller:
         s, p, st = self.sched, self.p, self.st
         end_sample, end_ns = pb.writer.cursor, pb.clock.now_ns()
         k = 0
+        if p.backchannel.chance > 0 and p.backchannel.text and p.backchannel_clips:
+            self._back_audio = asyncio.create_task(self._synthesize_backchannel(ready, p.backchannel.text))
         try:
             while True:
                 if k == p.max_turns:
@@ -197,8 +200,17 @@ class PersonaCaller:
                 if done:
                     return end_sample, end_ns, reply, self._log_end(pb, DONE, "the persona said it was done", k)
         finally:
+            if self._back_audio is not None and not self._back_audio.done():
+                self._back_audio.cancel()
+            elif self._back_audio is not None and not self._back_audio.cancelled():
+                self._back_audio.exception()  # retrieved: a voice that failed and was never needed is no error
             if self._writes:
                 await asyncio.gather(*self._writes, return_exceptions=True)
+
+    async def _synthesize_backchannel(self, ready: asyncio.Task[None] | None, text: str) -> np.ndarray:
+        if ready is not None:
+            await ready
+        return await self.voice.speak(text, self.sched.sr)
 
     def _keep(self, clip: int, audio: np.ndarray, rate: int) -> str | None:
         """Write the line to the run folder off the event loop; its path relative to the scenario folder."""
@@ -232,15 +244,13 @@ class PersonaCaller:
         s, p = self.sched, self.p
         at = onset + p.backchannel.after_ms * MS
         await s._until_heard(pb, at + s.rules.vad_margin_ms * MS)
-        if not pb.monitor.speaking_at(at) or p.backchannel.text is None:
+        if not pb.monitor.speaking_at(at) or p.backchannel.text is None or self._back_audio is None:
             pb.log(EventKind.wait, step=self.st.n, reason="persona_backchannel_skipped", at_ms=at // MS,
                    why="the agent was not speaking then")
             return
         clip = p.backchannel_clips[k]
         t0 = time.perf_counter_ns()
-        if self._back_audio is None:  # the same words every time: synthesized once
-            self._back_audio = await self.voice.speak(p.backchannel.text, s.sr)
-        s.clip_audio[clip] = self._back_audio
+        s.clip_audio[clip] = await self._back_audio  # the same words every time: synthesized once, at the start
         tts_ms = (time.perf_counter_ns() - t0) // 1_000_000
         rel = self._keep(clip, s.clip_audio[clip], s.sr)
         pb.log(EventKind.persona, step=self.st.n, reason="backchannel", clip=clip, text=p.backchannel.text,
