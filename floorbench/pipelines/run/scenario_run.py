@@ -100,7 +100,8 @@ _setup_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]
 def setup_turn() -> asyncio.Lock:
     """Rooms of one runner set up one at a time: recorder join, model start and join, playback join.
 
-    A room's set-up (a model process importing pipecat, livekit and onnxruntime and building its chain;
+    A room's set-up (a model process starting and building its chain — forked from a warm parent
+    since `floorbench.pipelines.run.model_fork`, it no longer imports pipecat and livekit each time;
     three WebRTC connections negotiated) is the heaviest second of its life. When rooms set up together
     those bursts took both cores, and the rooms already playing paid: measured at 4 rooms on 2 cores,
     every room's playback underran 4–5 times in the second after the starts, and nowhere else. Taking
