@@ -36,6 +36,17 @@ def minimal_environment(environ: dict[str, str] | None = None) -> dict[str, str]
     return {k: v for k, v in environ.items() if k in MINIMAL_NAMES or k.startswith(MINIMAL_PREFIXES)}
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` exists (one of another user's counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def python_argv(module: str) -> tuple[str, ...]:
     """``python -P -m MODULE``: the current folder stays off sys.path."""
     return (sys.executable, "-P", "-m", module)

@@ -53,11 +53,11 @@ ALLOWED: dict[str, frozenset[str]] = {
 SUITE_ROLES: dict[str, str] = {
     "__init__": "suites", "rules": "suites", "words": "suites",
     **dict.fromkeys(("schema", "validate", "generate", "importer", "tasks", "vocab", "phrases", "llm", "draw",
-                     "files", "branch", "intents"), "scenarios"),
-    "schedule": "pipelines", "ear": "pipelines",
+                     "files", "branch", "intents", "persona_format"), "scenarios"),
+    **dict.fromkeys(("schedule", "ear", "persona_caller", "persona_llm", "persona_standin"), "pipelines"),
     "oracle": "processors",
     **dict.fromkeys(("score", "events", "export", "match", "tables", "agreement", "expected", "frames", "inputs",
-                     "judge", "verdicts", "timing", "assertions", "baseline", "load"), "scoring"),
+                     "judge", "verdicts", "timing", "assertions", "baseline", "load", "persona_judge"), "scoring"),
     "report": "report",
     "commands": "top", "load_command": "top",
 }

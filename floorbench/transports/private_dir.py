@@ -19,6 +19,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from floorbench.child_env import pid_alive
+
 
 def _usable(root: Path) -> bool:
     """Create `root` 0700 or accept it if it is this user's own folder (then made 0700)."""
@@ -49,16 +51,6 @@ def private_root() -> Path | None:
     return None
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep(root: Path) -> list[Path]:
     """Remove the folders under `root` whose starting process is gone; the folders removed."""
     gone: list[Path] = []
@@ -68,7 +60,7 @@ def sweep(root: Path) -> list[Path]:
             if len(parts) < 3 or not parts[1].isdigit() or not entry.is_dir() or entry.is_symlink():
                 continue
             pid = int(parts[1])
-            if pid != os.getpid() and not _alive(pid):
+            if pid != os.getpid() and not pid_alive(pid):
                 shutil.rmtree(entry, ignore_errors=True)
                 gone.append(entry)
     return gone

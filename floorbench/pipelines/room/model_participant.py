@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from floorbench.child_env import pid_alive
 from floorbench.pipelines.room.model_messages import (
     ModelAnswer,
     ModelChainError,
@@ -217,20 +218,10 @@ async def _watch_parent(parent: int, stop: asyncio.Event) -> None:
     no longer alive, when a fork server is — `floorbench.pipelines.run.model_fork`)."""
     first = os.getppid()
     while not stop.is_set():
-        if os.getppid() != first or not _alive(parent):
+        if os.getppid() != first or not pid_alive(parent):
             stop.set()
             return
         await asyncio.sleep(1.0)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _emit(answer: ModelAnswer | ModelEvent) -> None:

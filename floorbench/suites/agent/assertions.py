@@ -120,7 +120,7 @@ NOT_PLAYED = "not played (the agent did not start speaking after the caller's tu
 # -- windows -----------------------------------------------------------------------------------
 
 
-def _next_turn_start(plan: Sequence[StepPlan], ev: Evidence, n: int) -> int:
+def next_turn_start(plan: Sequence[StepPlan], ev: Evidence, n: int) -> int:
     for st in plan[n:]:
         if st.kind in TURN_ENDS and st.n in ev.placed:
             return ev.placed[st.n].start_ms
@@ -135,8 +135,8 @@ def reply_window(plan: Sequence[StepPlan], ev: Evidence, n: int, rules: AgentRul
     if plan[n - 1].kind is StepKind.silence:
         return p.start_ms, p.end_ms
     if n in ev.lines:  # a persona's conversation: from its first line to the caller's next turn
-        return p.start_ms, max(p.end_ms, _next_turn_start(plan, ev, n))
-    return max(0, p.end_ms - rules.early_ms), max(p.end_ms, _next_turn_start(plan, ev, n))
+        return p.start_ms, max(p.end_ms, next_turn_start(plan, ev, n))
+    return max(0, p.end_ms - rules.early_ms), max(p.end_ms, next_turn_start(plan, ev, n))
 
 
 def content_windows(plan: Sequence[StepPlan], ev: Evidence, test_expect: Mapping[str, Any],

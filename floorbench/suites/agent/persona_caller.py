@@ -43,17 +43,21 @@ import numpy as np
 from floorbench.pipelines.room.schedule import MS, Playback
 from floorbench.records import EventKind
 from floorbench.suites.agent.persona_llm import PersonaBrain, PersonaEndpointError, messages, parse_reply
+from floorbench.suites.agent.rules import (
+    AGENT_SILENT,
+    ASR_FAILED,
+    DONE,
+    ENDPOINT_FAILED,
+    MAX_TURNS,
+    VOICE_FAILED,
+)
 from floorbench.suites.agent.schema import AgentStep
 
 if TYPE_CHECKING:
-    from floorbench.suites.agent.schedule import AgentSchedule, _Reply
+    from floorbench.suites.agent.schedule import AgentSchedule, Reply
 
 PERSONA_DIR = "persona"
 """the run folder's sub-folder (per scenario) with every line the persona said, as WAV"""
-DONE, MAX_TURNS, AGENT_SILENT = "done", "max_turns", "agent_silent"
-ENDPOINT_FAILED, ASR_FAILED, VOICE_FAILED = "endpoint_failed", "asr_failed", "voice_failed"
-CHAIN_FAILURES = frozenset({ENDPOINT_FAILED, ASR_FAILED, VOICE_FAILED})
-"""outcomes where the caller, not the agent, failed: the trial is an error"""
 
 
 class CallerVoice(Protocol):
@@ -127,10 +131,10 @@ class PersonaCaller:
                max_turns=self.p.max_turns)
         return PersonaEnd(outcome, why, lines)
 
-    async def run(self, pb: Playback, reply: _Reply, first: int, turn_given: bool,
-                  ready: asyncio.Task[None] | None) -> tuple[int, int, _Reply, PersonaEnd]:
+    async def run(self, pb: Playback, reply: Reply, first: int, turn_given: bool,
+                  ready: asyncio.Task[None] | None) -> tuple[int, int, Reply, PersonaEnd]:
         """Play the step; (last line's end sample, its end ns, the agent's reply since it, how it ended)."""
-        from floorbench.suites.agent.schedule import _Reply
+        from floorbench.suites.agent.schedule import Reply
 
         s, p, st = self.sched, self.p, self.st
         end_sample, end_ns = pb.writer.cursor, pb.clock.now_ns()
@@ -196,7 +200,7 @@ class PersonaCaller:
                        caller_delay_ms=(line_ns - over_ns) // MS, audio=rel, voice=self.voice.voice)
                 end_sample, end_ns = await s._play(pb, st, at, "persona", clip=clip, line=k)
                 self.history.append(("caller", line))
-                reply, turn_given = _Reply(end_ns), True
+                reply, turn_given = Reply(end_ns), True
                 if done:
                     return end_sample, end_ns, reply, self._log_end(pb, DONE, "the persona said it was done", k)
         finally:
@@ -220,7 +224,7 @@ class PersonaCaller:
         self._writes.append(asyncio.create_task(asyncio.to_thread(_write_wav, self.out_dir / rel, audio, rate)))
         return rel
 
-    async def _listen(self, pb: Playback, reply: _Reply, first: int, turn_given: bool, barge: bool,
+    async def _listen(self, pb: Playback, reply: Reply, first: int, turn_given: bool, barge: bool,
                       back: bool, k: int) -> tuple[int, bool]:
         """Wait for the moment to speak: (that moment, ns; whether it interrupts the agent)."""
         s, p, st = self.sched, self.p, self.st

@@ -19,9 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from floorbench.suites.agent.assertions import Evidence, Placed, Result, StepPlan, _next_turn_start
-from floorbench.suites.agent.persona_caller import CHAIN_FAILURES, DONE
-from floorbench.suites.agent.rules import AgentRules
+from floorbench.suites.agent.assertions import Evidence, Placed, Result, StepPlan, next_turn_start
+from floorbench.suites.agent.rules import CHAIN_FAILURES, DONE, AgentRules
 
 
 def measured_lines(ev: Evidence, n: int) -> list[Placed]:
@@ -35,7 +34,7 @@ def line_latency(plan: Sequence[StepPlan], ev: Evidence, n: int, i: int, rules: 
     """(latency ms, measured text) of the agent's response to line `i` (0-based) of persona step `n`."""
     lines = ev.lines[n]
     p = lines[i]
-    hi = lines[i + 1].start_ms if i + 1 < len(lines) else max(p.end_ms, _next_turn_start(plan, ev, n))
+    hi = lines[i + 1].start_ms if i + 1 < len(lines) else max(p.end_ms, next_turn_start(plan, ev, n))
     lo = max(0, p.end_ms - rules.early_ms)
     onset = next((s for s, _ in ev.segments if lo <= s < hi), None)
     if onset is not None:

@@ -143,3 +143,10 @@ class AgentRules:
         for name in ("gap_ms", "wait_ms", "after_ms", "onset_window_ms", "tail_ms", "early_ms", "yield_gap_ms"):
             if getattr(self, name) < 0:
                 raise ValueError(f"AgentRules.{name} must be ≥ 0")
+
+
+# how a persona caller's conversation ended (floorbench.suites.agent.persona_caller; judged by persona_judge)
+DONE, MAX_TURNS, AGENT_SILENT = "done", "max_turns", "agent_silent"
+ENDPOINT_FAILED, ASR_FAILED, VOICE_FAILED = "endpoint_failed", "asr_failed", "voice_failed"
+CHAIN_FAILURES = frozenset({ENDPOINT_FAILED, ASR_FAILED, VOICE_FAILED})
+"""outcomes where the caller, not the agent, failed: the trial is an error"""

@@ -59,7 +59,7 @@ PERSONA_URL_ENV = "FLOORBENCH_PERSONA_URL"
 
 
 @dataclass
-class _Reply:
+class Reply:
     """The agent's reply to the caller's last turn (or, before any, to the start of the call)."""
 
     since_ns: int
@@ -126,7 +126,7 @@ class AgentSchedule:
     async def run(self, pb: Playback) -> None:
         w = pb.writer
         first = w.cursor + self.samples(self.rules.lead_in_ms)
-        reply = _Reply(pb.clock.now_ns())
+        reply = Reply(pb.clock.now_ns())
         turn_given = False
         prev_end = first
         if self.branches and self.ear is not None:  # loads while the first steps play
@@ -141,7 +141,7 @@ class AgentSchedule:
                 wait = st.wait_ms if st.wait_ms is not None else self.rules.wait_ms
                 await self._turn_over(pb, st, reply, self._gap(st), wait, not_before=first)
                 prev_end, end_ns, goto = await self._branch(pb, st, reply, max(first, w.cursor))
-                reply, turn_given = _Reply(end_ns), True
+                reply, turn_given = Reply(end_ns), True
                 if goto is not None:
                     j = next(k for k, s in enumerate(steps) if s.label == goto)
                     for skipped in steps[i:j]:
@@ -161,12 +161,12 @@ class AgentSchedule:
                 break
             elif st.kind is StepKind.say and st.pause_ms is not None:
                 prev_end, end_ns = await self._play(pb, st, prev_end + self.samples(st.pause_ms), "pause")
-                reply = _Reply(end_ns)
+                reply = Reply(end_ns)
             elif st.kind is StepKind.say:
                 wait = st.wait_ms if st.wait_ms is not None else (self.rules.wait_ms if turn_given else 0)
                 await self._turn_over(pb, st, reply, self._gap(st), wait, not_before=first)
                 prev_end, end_ns = await self._play(pb, st, max(first, w.cursor), "turn_over")
-                reply, turn_given = _Reply(end_ns), True
+                reply, turn_given = Reply(end_ns), True
             elif st.kind in TIMED_TO_AGENT:
                 onset = await self._onset(pb, reply, self.rules.onset_window_ms)
                 if onset is None:
@@ -176,7 +176,7 @@ class AgentSchedule:
                 at = self._sample_at(pb, onset + (st.after_ms or 0) * MS)
                 prev_end, end_ns = await self._play(pb, st, at, "timed", onset_ms=onset // MS)
                 if st.kind is StepKind.barge_in:
-                    reply, turn_given = _Reply(end_ns), True
+                    reply, turn_given = Reply(end_ns), True
             else:  # silence: right after the previous step
                 prev_end, _ = await self._play(pb, st, max(prev_end, first), "after_previous")
         else:
@@ -219,7 +219,7 @@ class AgentSchedule:
         except Exception as e:  # a model that cannot load: recorded, and the scorer makes the trial an error
             return None, f"the caller's ASR failed: {type(e).__name__}: {e}"
 
-    async def _branch(self, pb: Playback, st: AgentStep, reply: _Reply, at: int) -> tuple[int, int, str | None]:
+    async def _branch(self, pb: Playback, st: AgentStep, reply: Reply, at: int) -> tuple[int, int, str | None]:
         """Hear the agent's turn, pick the rule, log the decision, play its line; (end sample, end ns, goto)."""
         assert st.branch is not None
         over_ns = pb.clock.now_ns()
@@ -253,7 +253,7 @@ class AgentSchedule:
                 return
             await mon.wait_change(0.05)
 
-    async def _onset(self, pb: Playback, reply: _Reply, window_ms: int, not_before_ns: int = 0) -> int | None:
+    async def _onset(self, pb: Playback, reply: Reply, window_ms: int, not_before_ns: int = 0) -> int | None:
         """The onset of the agent's reply since `reply.since_ns`, waiting up to `window_ms` for it
         (and at least until `not_before_ns`); None if it did not start."""
         if reply.onset_ns is not None:
@@ -277,7 +277,7 @@ class AgentSchedule:
         pb.log(EventKind.wait, reason=reason, from_ms=since // MS, onset_ms=onset // MS)
         return onset
 
-    async def _turn_over(self, pb: Playback, st: AgentStep | None, reply: _Reply, gap_ms: int, wait_ms: int,
+    async def _turn_over(self, pb: Playback, st: AgentStep | None, reply: Reply, gap_ms: int, wait_ms: int,
                          not_before: int = 0) -> None:
         """Wait for the end of the agent's turn: `gap_ms` of its silence after its reply began, at most
         `response_cap_ms` from the onset; no wait past `wait_ms` if it never starts."""
