@@ -31,9 +31,11 @@ import logging
 import os
 import signal
 import socket
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 log = logging.getLogger(__name__)
 
@@ -185,13 +187,16 @@ class ForkServer:
 
     def __init__(self, env: dict[str, str]) -> None:
         self.env = env
-        self.proc: asyncio.subprocess.Process | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
+        """a plain Popen, not an asyncio one: tied to no event loop, so a runner whose loop ended without
+        closing it leaves nothing that complains (the server ends when its socket closes)"""
         self.sock: socket.socket | None = None
         self._lines: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._exits: dict[int, asyncio.Future[int]] = {}
         self._early: dict[int, int] = {}
         self._lock = asyncio.Lock()
         self._buf = b""
+        self._stderr: IO[bytes] | None = None
         self.broken: str | None = None
 
     async def start(self) -> None:
@@ -199,9 +204,10 @@ class ForkServer:
 
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)  # one request, one message
         argv = (*python_argv(__name__), str(theirs.fileno()))
-        self.proc = await asyncio.create_subprocess_exec(
-            *argv, pass_fds=(theirs.fileno(),), env=self.env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+        self._stderr = tempfile.TemporaryFile()  # read only to say why it did not start
+        self.proc = subprocess.Popen(  # noqa: ASYNC220 (a fork and exec, ms; an asyncio process would bind it to this loop)
+            argv, pass_fds=(theirs.fileno(),), env=self.env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=self._stderr, start_new_session=True,
         )
         theirs.close()
         ours.setblocking(False)
@@ -212,7 +218,10 @@ class ForkServer:
         except TimeoutError:
             raise RuntimeError(f"not ready after {START_S:.0f} s") from None
         if not first.get("ready"):
-            raise RuntimeError(f"unexpected first line {first}")
+            err = self._stderr
+            err.seek(0)
+            last = err.read().decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+            raise RuntimeError(f"it exited before it was ready: {last[0][:300]}")
 
     def _readable(self) -> None:
         assert self.sock is not None
@@ -291,11 +300,20 @@ class ForkServer:
                 asyncio.get_running_loop().remove_reader(self.sock.fileno())
             self.sock.close()
             self.sock = None
-        if self.proc is not None and self.proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.proc.terminate()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.proc.wait(), 5.0)
+        if self.proc is not None:
+            for _ in range(100):  # it ends on its socket's end; then SIGTERM
+                if self.proc.poll() is not None:
+                    break
+                if _ == 50:
+                    with contextlib.suppress(ProcessLookupError):
+                        self.proc.terminate()
+                await asyncio.sleep(0.05)
+            else:
+                with contextlib.suppress(ProcessLookupError):
+                    self.proc.kill()
+                self.proc.wait()
+        if self._stderr is not None:
+            self._stderr.close()
 
 
 @dataclass

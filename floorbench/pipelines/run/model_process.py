@@ -97,11 +97,16 @@ def _env_names(config: Any) -> list[str]:
     return []
 
 
+MODEL_ARGV = python_argv("floorbench.pipelines.room.model_participant")
+
+
 class ModelProcess:
     """The pipeline model's child process (floorbench.pipelines.room.model_participant)."""
 
-    argv: tuple[str, ...] = python_argv("floorbench.pipelines.room.model_participant")
-    """the child's command line (``-P``: nothing is imported from its folder); the spec goes to its stdin"""
+    argv: tuple[str, ...] = MODEL_ARGV
+    """the child's command line (``-P``: nothing is imported from its folder); the spec goes to its stdin.
+    Only this default is forked from the fork server (which runs the same module); another command
+    line (a stand-in child in tests) is started as given"""
 
     def __init__(self, spec: ModelSpec, log_path: Path) -> None:
         self.spec = spec
@@ -147,6 +152,8 @@ class ModelProcess:
         (self.log_path.parent / "model.pid").write_text(str(self.proc.pid))
 
     async def _forked(self, env: dict[str, str], stderr_fd: int) -> ForkedChild | None:
+        if self.argv != MODEL_ARGV:
+            return None
         server = await fork_server(python_environment(child_environment({})))
         if server is None:
             return None
