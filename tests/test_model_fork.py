@@ -109,6 +109,24 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
+def test_a_block_starts_its_server_on_first_use_and_ends_it() -> None:
+    async def main() -> None:
+        assert await model_fork.fork_server() is None  # outside a block: fresh interpreters
+        async with model_fork.model_forks(_env()):
+            first = await model_fork.fork_server()
+            assert first is not None and first.proc is not None
+            assert await asyncio.create_task(model_fork.fork_server()) is first  # its tasks share it
+        assert first.proc.poll() is not None  # ended with the block
+        assert await model_fork.fork_server() is None
+
+    asyncio.run(main())
+
+
 def test_off_by_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FLOORBENCH_MODEL_FORK", "0")
-    assert asyncio.run(model_fork.fork_server(_env())) is None
+
+    async def main() -> None:
+        async with model_fork.model_forks(_env()):
+            assert await model_fork.fork_server() is None
+
+    asyncio.run(main())

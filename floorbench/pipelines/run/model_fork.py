@@ -7,7 +7,8 @@ the rooms' jitter buffers moved: the turns the models heard late were the ones p
 room was setting up. So the runner starts one *fork server* per process: it imports what every
 model chain needs once, then forks a child per room on request. A fork costs a few ms.
 
-The child is the model process exactly as before (`model_participant.main`: spec on stdin, answers
+It serves the model processes started inside a `model_forks` block (a run: `run_suite`). The child is
+the model process exactly as before (`model_participant.main`: spec on stdin, answers
 and events on stdout, stderr to ``model.log``), with three differences that the runner hides:
 
 - its parent is the fork server, not the runner: it is watched through a pidfd, and its exit code
@@ -15,7 +16,7 @@ and events on stdout, stderr to ``model.log``), with three differences that the 
 - its environment is set after the fork: the fork server itself starts with the environment every
   model child gets (no key a model config names), and each child then gets its own
   (`model_process.child_environment`), so no secret of one room's config reaches another's;
-- it dies with the fork server (PDEATHSIG), which dies with the runner.
+- it dies with the fork server (PDEATHSIG), which dies with the runner and ends with the block.
 
 Nothing here starts LiveKit's native runtime before the fork (`livekit.rtc` creates it on first
 use), and a fork server that cannot start leaves the runner starting children the old way, with
@@ -34,6 +35,8 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import AsyncIterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -317,61 +320,55 @@ class ForkServer:
 
 
 @dataclass
-class _Slot:
-    """One event loop's fork server (a process may run several loops in turn, one `asyncio.run` each)."""
+class _Forks:
+    """The fork server of one `model_forks` block, started on its first model process."""
 
-    loop: asyncio.AbstractEventLoop
-    lock: asyncio.Lock
+    env: dict[str, str]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     server: ForkServer | None = None
     failed: bool = False
-    """it could not start once on this loop: rooms do not pay for trying again"""
+    """it could not start once: the block's rooms do not pay for trying again"""
 
 
-_slots: dict[int, _Slot] = {}
+_forks: ContextVar[_Forks | None] = ContextVar("floorbench_model_forks", default=None)
 
 
-def _sweep() -> None:
-    """Let go of the fork servers of loops that have ended: closing the socket ends the server."""
-    for key, slot in list(_slots.items()):
-        if slot.loop.is_closed():
-            if slot.server is not None and slot.server.sock is not None:
-                slot.server.sock.close()
-                slot.server.sock = None
-            del _slots[key]
+@contextlib.asynccontextmanager
+async def model_forks(env: dict[str, str]) -> AsyncIterator[None]:
+    """Model processes started inside this block (its tasks included) are forked from one fork server,
+    started with `env` (the environment every model child gets) on the first of them and ended with the
+    block. Outside such a block a model process starts as a fresh interpreter."""
+    forks = _Forks(env) if enabled() else None
+    token = _forks.set(forks)
+    try:
+        yield
+    finally:
+        _forks.reset(token)
+        if forks is not None and forks.server is not None:
+            await forks.server.close()
 
 
-async def fork_server(env: dict[str, str]) -> ForkServer | None:
-    """This process's fork server for the running loop, started on first use with `env` (the
-    environment every model child gets); None when it is off or could not start."""
-    if not enabled():
+async def fork_server() -> ForkServer | None:
+    """The fork server of the enclosing `model_forks` block (started now if it is the first use); None
+    outside one, when off, or when it could not start."""
+    forks = _forks.get()
+    if forks is None:
         return None
-    _sweep()
-    loop = asyncio.get_running_loop()
-    slot = _slots.get(id(loop))
-    if slot is None or slot.loop is not loop:
-        slot = _slots[id(loop)] = _Slot(loop, asyncio.Lock())
-    async with slot.lock:
-        if slot.server is not None and slot.server.broken is None:
-            return slot.server
-        if slot.failed:
+    async with forks.lock:
+        if forks.server is not None and forks.server.broken is None:
+            return forks.server
+        if forks.failed:
             return None
-        server = ForkServer(env)
+        server = ForkServer(forks.env)
         try:
             await server.start()
         except Exception as e:
             log.warning("model fork server did not start (%s); model processes start the slow way", e)
             await server.close()
-            slot.failed = True
+            forks.failed = True
             return None
-        slot.server = server
+        forks.server = server
         return server
-
-
-async def close_fork_server() -> None:
-    """End the running loop's fork server (at the end of a run; the next run starts another)."""
-    slot = _slots.pop(id(asyncio.get_running_loop()), None)
-    if slot is not None and slot.server is not None:
-        await slot.server.close()
 
 
 if __name__ == "__main__":

@@ -125,8 +125,8 @@ class ModelProcess:
     async def start(self, timeout_s: float) -> None:
         """Start the child and wait for its answer; if it is not ready, it is stopped before this raises.
 
-        The child is forked from this process's warm fork server (`floorbench.pipelines.run.model_fork`:
-        no import burst while other rooms play), else started as a fresh interpreter.
+        Inside a run the child is forked from the run's warm fork server (`floorbench.pipelines.run.model_fork`:
+        no import burst while other rooms play); elsewhere it starts as a fresh interpreter.
         """
         env = python_environment(child_environment(self.spec.config))
         logf = self.log_path.open("ab")
@@ -154,7 +154,7 @@ class ModelProcess:
     async def _forked(self, env: dict[str, str], stderr_fd: int) -> ForkedChild | None:
         if self.argv != MODEL_ARGV:
             return None
-        server = await fork_server(python_environment(child_environment({})))
+        server = await fork_server()
         if server is None:
             return None
         try:

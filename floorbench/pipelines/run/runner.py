@@ -32,13 +32,15 @@ from pathlib import Path
 from typing import Any
 
 from floorbench import __version__
+from floorbench.child_env import python_environment
 from floorbench.errors import FloorbenchError
 from floorbench.pipelines.dispatch.pool import MAX_PROCESSES, LocalPool, slots
 from floorbench.pipelines.dispatch.runner import Dispatcher
 from floorbench.pipelines.room.participant import settle
 from floorbench.pipelines.run import resume
 from floorbench.pipelines.run.auto_concurrency import AutoConcurrency, estimate
-from floorbench.pipelines.run.model_fork import close_fork_server
+from floorbench.pipelines.run.model_fork import model_forks
+from floorbench.pipelines.run.model_process import child_environment
 from floorbench.pipelines.run.progress import RunProgress
 from floorbench.pipelines.run.run_book import RunBook, now_wall
 from floorbench.pipelines.run.scenario_run import ScenarioRun, ScenarioSettings
@@ -167,10 +169,9 @@ async def run_suite(
                 raise ValueError(f"{name} with --processes is not built yet (it does not travel to a worker); "
                                  "run with --processes 1")
     runner = _Runner(opts, suite, _model_for(opts, suite, chosen[0]))
-    try:
+    # the run's model processes fork from one warm parent (started with the environment every model child gets)
+    async with model_forks(python_environment(child_environment({}))):
         return await runner.run([s.scenario_id for s in planned], chosen, on_scenario)
-    finally:
-        await close_fork_server()  # its model processes were the run's
 
 
 def capacity_verdict(meta: RunMeta) -> str | None:
