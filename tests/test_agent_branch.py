@@ -7,14 +7,12 @@ tests/test_agent_branch_live.py; the timing on a virtual clock is in tests/test_
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-import soundfile as sf
 
-from floorbench.records import ClockAnchor, DialogueTurn, DialogueTurns, Outcome, RunMeta, write_json_atomic
+from floorbench.records import DialogueTurn
 from floorbench.scenarios.validate import load_suite
 from floorbench.suites.agent.assertions import Evidence, Placed, StepPlan, evaluate, latencies
 from floorbench.suites.agent.branch import NO_MATCH, NOTHING_SAID, choose
@@ -25,6 +23,7 @@ from floorbench.suites.agent.schedule import AgentSchedule
 from floorbench.suites.agent.schema import AgentScenario
 from floorbench.suites.agent.score import score_trials
 from floorbench.suites.agent.validate import AgentTestError, load_test_file
+from tests.support.agent_trials import write_trial
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "tests" / "branching.yaml"
 BRANCH = """      - say: I want a refund.
@@ -181,21 +180,12 @@ def test_a_skipped_step_is_not_judged_and_responds_within_is_from_the_chosen_lin
 
 
 def make_trial(run: Path, s: AgentScenario, branch: dict[str, object]) -> None:
-    folder = run / s.scenario_id
-    folder.mkdir(parents=True)
-    write_json_atomic(folder / "meta.json", RunMeta(
-        floorbench_version="0", scenario_id=s.scenario_id, pair_id=s.scenario_id, condition="test", suite="tests",
-        room="r", created_wall_ns=0, anchor=ClockAnchor(monotonic_ns=0, wall_ns=0), outcome=Outcome.completed,
-        duration_ms=10000, schedule=AgentSchedule(s, {}, 16000).describe()))
-    sf.write(str(folder / "model.wav"), np.zeros(10 * 16000, dtype=np.int16), 16000)
     turns = [DialogueTurn(turn_id=c, speaker="U", label="caller_say", start_ms=a, end_ms=a + 1000)
              for c, a in ((1, 500), (int(branch["clip"]), 4000), (6, 8000))]  # type: ignore[call-overload]
-    write_json_atomic(folder / "turns.json", DialogueTurns(scenario_id=s.scenario_id, pair_id=s.scenario_id,
-                                                           condition="test", turns=turns, model_wav_end_ms=10000))
     lines = [{"t_ms": 3900, "kind": "branch", "source": "playback", "step": 2, "decided_ms": 3900, **branch},
              {"t_ms": 5000, "kind": "wait", "source": "playback", "step": 3, "reason": "skipped", "by_step": 2,
               "goto": "thanks"}]
-    (folder / "timeline.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    write_trial(run, s, np.zeros(10 * 16000, dtype=np.int16), turns, lines)
 
 
 def test_a_trial_records_its_branch_and_a_deaf_caller_is_an_error(tmp_path: Path) -> None:

@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-import soundfile as sf
 
-from floorbench.records import ClockAnchor, DialogueTurn, DialogueTurns, Outcome, RunMeta, write_json_atomic
+from floorbench.records import DialogueTurn
 from floorbench.scenarios.validate import load_suite
 from floorbench.suites.agent.importer import write_test_suite
 from floorbench.suites.agent.oracle import oracle_path
@@ -26,6 +25,7 @@ from floorbench.suites.agent.schedule import AgentSchedule
 from floorbench.suites.agent.schema import AgentScenario, PersonaEndpoint
 from floorbench.suites.agent.score import score_trials
 from floorbench.suites.agent.validate import AgentTestError, load_test_file
+from tests.support.agent_trials import write_trial
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "persona" / "persona.yaml"
@@ -159,25 +159,15 @@ async def test_an_unreachable_endpoint_or_a_missing_key_is_one_redacted_line(mon
 
 
 def make_trial(run: Path, s: AgentScenario, end: dict[str, Any], said: int) -> None:
-    folder = run / s.scenario_id
-    folder.mkdir(parents=True)
-    write_json_atomic(folder / "meta.json", RunMeta(
-        floorbench_version="0", scenario_id=s.scenario_id, pair_id=s.scenario_id, condition="test", suite="tests",
-        room="r", created_wall_ns=0, anchor=ClockAnchor(monotonic_ns=0, wall_ns=0), outcome=Outcome.completed,
-        duration_ms=12000, schedule=AgentSchedule(s, {}, 16000).describe()))
-    audio = np.zeros(12 * 16000, dtype=np.float32)  # the agent never speaks
-    sf.write(str(folder / "model.wav"), audio, 16000)
     starts = [500, 3000, 6000][:said]
     turns = [DialogueTurn(turn_id=1, speaker="U", label="caller_say", start_ms=0, end_ms=400)]
     turns += [DialogueTurn(turn_id=k + 2, speaker="U", label="caller_persona", start_ms=a, end_ms=a + 1000)
               for k, a in enumerate(starts)]
-    write_json_atomic(folder / "turns.json", DialogueTurns(scenario_id=s.scenario_id, pair_id=s.scenario_id,
-                                                           condition="test", turns=turns, model_wav_end_ms=12000))
     lines = [{"t_ms": a, "kind": "persona", "source": "playback", "step": 2, "reason": "line", "line": k + 1,
               "clip": k + 2, "text": f"line {k + 1}", "done": False, "asr_ms": 300, "llm_ms": 200, "tts_ms": 100}
              for k, a in enumerate(starts)]
     lines.append({"t_ms": 9000, "kind": "persona", "source": "playback", "step": 2, "reason": "end", **end})
-    (folder / "timeline.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    write_trial(run, s, np.zeros(12 * 16000, dtype=np.int16), turns, lines)  # the agent never speaks
 
 
 @pytest.mark.parametrize("end, status, measured", [

@@ -14,21 +14,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import soundfile as sf
 from typer.testing import CliRunner
 
 from floorbench.records import (
-    ClockAnchor,
     DialogueTurn,
-    DialogueTurns,
     FailureKind,
     Outcome,
-    RunMeta,
-    write_json_atomic,
 )
 from floorbench.suites.agent.importer import write_test_suite
-from floorbench.suites.agent.schedule import AgentSchedule
 from floorbench.suites.agent.validate import load_test_file
+from tests.support.agent_trials import write_trial
 
 pytestmark = pytest.mark.slow  # Silero, flite and tiny.en on a few seconds of audio
 SR = 16000
@@ -52,15 +47,6 @@ def speech(text: str) -> np.ndarray:
 
 def make_trial(run: Path, scenario, reply_at_ms: int, outcome: Outcome = Outcome.completed) -> Path:
     """One trial's folder: the caller's clips at 1000–2000 (say) and, if replied, 2 s into the reply (barge-in)."""
-    folder = run / scenario.scenario_id
-    folder.mkdir(parents=True)
-    meta = RunMeta(floorbench_version="0", scenario_id=scenario.scenario_id, pair_id=scenario.scenario_id,
-                   condition="test", suite="tests", room="r", created_wall_ns=0,
-                   anchor=ClockAnchor(monotonic_ns=0, wall_ns=0), outcome=outcome, duration_ms=9000,
-                   schedule=AgentSchedule(scenario, {}, SR).describe())
-    if outcome is not Outcome.completed:
-        meta.failure_kind, meta.failure_reason = FailureKind.model_crashed, "the model process exited with code 1"
-    write_json_atomic(folder / "meta.json", meta)
     track = np.zeros(9 * SR, dtype=np.int16)
     clips = [DialogueTurn(turn_id=1, speaker="U", label="caller_say", start_ms=1000, end_ms=2000)]
     if reply_at_ms:
@@ -69,13 +55,10 @@ def make_trial(run: Path, scenario, reply_at_ms: int, outcome: Outcome = Outcome
         track[a : a + len(reply)] = reply[: len(track) - a]
         clips.append(DialogueTurn(turn_id=2, speaker="U", label="caller_barge_in", start_ms=reply_at_ms + 1000,
                                   end_ms=reply_at_ms + 1500))
-    sf.write(str(folder / "model.wav"), track, SR)
-    write_json_atomic(folder / "turns.json", DialogueTurns(scenario_id=scenario.scenario_id, pair_id=scenario.scenario_id,
-                                                           condition="test", turns=clips, model_wav_end_ms=9000))
-    (folder / "timeline.jsonl").write_text(
-        "" if reply_at_ms else json.dumps({"t_ms": 0, "kind": "wait", "source": "playback", "turn_id": 2, "step": 2,
-                                           "reason": "not_run"}) + "\n")
-    return folder
+    not_run = [] if reply_at_ms else [{"t_ms": 0, "kind": "wait", "source": "playback", "turn_id": 2, "step": 2,
+                                        "reason": "not_run"}]
+    failed = None if outcome is Outcome.completed else (FailureKind.model_crashed, "the model process exited with code 1")
+    return write_trial(run, scenario, track, clips, not_run, outcome, failed)
 
 
 def test_trials_are_judged_from_their_folders_and_failed_rooms_are_errors(tmp_path: Path) -> None:
@@ -187,22 +170,12 @@ def test_a_tone_in_a_silence_window_is_not_silence(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text("tests:\n  - name: hush\n    steps:\n      - say: hello\n"
                                      "      - silence: 3000\n        expect: {silent: {after_ms: 500}}\n")
     (scen,) = write_test_suite(load_test_file(tmp_path / "t.yaml"), tmp_path / "suite", 1)
-    folder = tmp_path / "run" / scen.scenario_id
-    folder.mkdir(parents=True)
-    meta = RunMeta(floorbench_version="0", scenario_id=scen.scenario_id, pair_id=scen.scenario_id,
-                   condition="test", suite="tests", room="r", created_wall_ns=0,
-                   anchor=ClockAnchor(monotonic_ns=0, wall_ns=0), outcome=Outcome.completed, duration_ms=7000,
-                   schedule=AgentSchedule(scen, {}, SR).describe())
-    write_json_atomic(folder / "meta.json", meta)
     track = np.zeros(7 * SR, dtype=np.int16)
     t = np.arange(int(1.5 * SR)) / SR
     track[3 * SR : 3 * SR + len(t)] = (0.3 * 32767 * np.sin(2 * np.pi * 440 * t)).astype(np.int16)
-    sf.write(str(folder / "model.wav"), track, SR)
     clips = [DialogueTurn(turn_id=1, speaker="U", label="caller_say", start_ms=1000, end_ms=2000),
              DialogueTurn(turn_id=2, speaker="U", label="caller_silence", start_ms=2000, end_ms=5000)]
-    write_json_atomic(folder / "turns.json", DialogueTurns(scenario_id=scen.scenario_id, pair_id=scen.scenario_id,
-                                                           condition="test", turns=clips, model_wav_end_ms=7000))
-    (folder / "timeline.jsonl").write_text("")
+    write_trial(tmp_path / "run", scen, track, clips)
     (trial,) = score_trials(tmp_path / "run", expected=[scen.scenario_id], cache_dir=tmp_path / "cache")
     hush = {a["key"]: a for a in trial["assertions"]}["step 2 silent"]
     assert not hush["passed"] and "loud non-speech sound" in hush["measured"], hush
