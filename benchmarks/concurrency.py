@@ -83,7 +83,8 @@ def measure(out: Path, wall_s: float, cpu: tuple[float, float], n: int) -> dict[
     errors, latencies, drifts = [], [], []
     row: dict[str, Any] = {"n": n, "wall_s": wall_s, "cores": sum(cpu) / wall_s, "cpu": cpu, "underruns": 0, "not_found": 0,
                            "ok": 0, "degraded": 0, "recv_ok": 0, "recv_degraded": 0, "failed": 0, "dialogue_s": 0.0,
-                           "neteq": {}, "heard_spread_us": [], "model_slips": 0}
+                           "neteq": {}, "heard_spread_us": [], "heard_correction_us": [], "heard_uncertain_us": [],
+                           "model_slips": 0}
     for path in sorted(out.glob("*/meta.json")):
         meta = json.loads(path.read_text())
         if meta["outcome"] != "completed":
@@ -102,8 +103,9 @@ def measure(out: Path, wall_s: float, cpu: tuple[float, float], n: int) -> dict[
         figures = receiver.get("figures") or timing.get("figures") or {}
         row["not_found"] += figures.get("turns_not_found") or 0
         sender = timing.get("figures") or {}
-        if sender.get("heard_spread_us") is not None:
-            row["heard_spread_us"].append(sender["heard_spread_us"])
+        for key in ("heard_spread_us", "heard_correction_max_us", "heard_uncertain_us"):
+            if sender.get(key) is not None:
+                row[key.replace("_max", "")].append(sender[key])
         row["model_slips"] += sender.get("model_slips") or 0
         for track, c in (meta.get("receivers") or {}).items():
             agg = row["neteq"].setdefault(track, {"ins": 0.0, "rem": 0.0, "conc": 0.0, "stretch": [], "delay": []})
@@ -165,7 +167,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 VERDICT_HEADER = ("N", "ok / degraded: sender clock (deciding)", "ok / degraded: receiver clock (before)",
                   "humans jitter buffer: inserted / removed / concealed ms; max stretch µs; mean delay ms",
                   "model jitter buffer: inserted / removed / concealed ms; max stretch µs; mean delay ms",
-                  "max humans → model spread µs", "model slips")
+                  "max humans → model spread µs", "max taken off a reply µs", "max reply unsure µs", "model slips")
 
 
 def verdict_table(rows: list[dict[str, Any]]) -> str:
@@ -182,7 +184,8 @@ def verdict_table(rows: list[dict[str, Any]]) -> str:
     lines = ["| " + " | ".join(VERDICT_HEADER) + " |", "|" + "---|" * len(VERDICT_HEADER)]
     for r in rows:
         cells = [r["n"], f"{r['ok']} / {r['degraded']}", f"{r['recv_ok']} / {r['recv_degraded']}", buf(r, "humans"),
-                 buf(r, "model"), max(r["heard_spread_us"], default="—"), r["model_slips"]]
+                 buf(r, "model"), max(r["heard_spread_us"], default="—"), max(r["heard_correction_us"], default="—"),
+                 max(r["heard_uncertain_us"], default="—"), r["model_slips"]]
         lines.append("| " + " | ".join(map(str, cells)) + " |")
     return "\n".join(lines)
 

@@ -171,9 +171,10 @@ class TimingBounds(BaseModel):
     receive_delay_max_ms: int = 250
     """mean jitter-buffer delay of any recorded track (the model's included): beyond it the recorder heard
     that track late — an overloaded receiver — and every time measured on it (a reply's latency) is late too"""
-    heard_spread_max_us: int = 10_000
-    """the sender-timed verdict: how far one turn may land off the scenario's median humans → model latency
-    (the model heard it that much earlier or later than the others: its own jitter buffer, or a busy process)"""
+    heard_uncertain_max_us: int = 10_000
+    """the sender-timed verdict: a reply the model began while it was hearing the humans speak is timed as if
+    it had heard them at the median humans → model latency; how far its hearing moved around that moment (when
+    exactly is unknown) is how unsure that reply's time is"""
     model_slips_max: int = 0
     """the sender-timed verdict: times the model's source ran dry inside audible audio (its clock slipped)"""
     stretch_max_us: int = 10_000
@@ -199,8 +200,14 @@ class TimingFigures(BaseModel):
     heard_turns: int = 0
     """turns found in what the model process received (model.heard.wav)"""
     heard_spread_us: int | None = None
-    """the turn furthest from the scenario's median humans → model latency: its distance"""
+    """the turn furthest from the scenario's median humans → model latency: its distance (the model's replies
+    are timed with it taken out: `heard_correction_max_us`)"""
     heard_spread_turn: int | None = None
+    heard_correction_max_us: int | None = None
+    """the most taken off a reply's time because the model heard the audio before it later (or earlier) than the
+    median humans → model latency (None: no hearing traced, or no reply)"""
+    heard_uncertain_us: int | None = None
+    """the largest uncertainty of that correction over the replies (`TimingBounds.heard_uncertain_max_us`)"""
     heard_latency_p95_ms: int | None = None
     model_onsets: int | None = None
     """audible runs the model sent (None: no model.sent record)"""

@@ -9,14 +9,19 @@ import numpy as np
 import soundfile as sf
 
 from floorbench.audio.track_alignment import audible_runs, warp
+from floorbench.clock import TrackFit
 from floorbench.pipelines.room.neteq import NetEqSample, summarize
 from floorbench.pipelines.room.sender_log import SentClock
 from floorbench.pipelines.run.sender_timing import (
     RECORDER,
     SENDER,
+    HeardAt,
+    HeardTrack,
+    Hearing,
     SentTrack,
     TurnSend,
     find_turns,
+    hearing_of,
     model_leg,
     resample,
     sender_slips,
@@ -24,7 +29,7 @@ from floorbench.pipelines.run.sender_timing import (
 )
 from floorbench.pipelines.run.timing_verdict import sender_figures, sender_verdict
 from floorbench.records import EventKind, TimelineEvent, TrackInfo
-from tests.support.warp import jitter_buffer_edits, received, sent_track
+from tests.support.warp import jitter_buffer_edits, received, sent_track, speech_like
 
 S = 1_000_000_000
 MS = 1_000_000
@@ -112,6 +117,67 @@ def test_receiver_counters_bound_the_stretch() -> None:
     assert summarize([]) == {"samples": 0}
 
 
+# -- the model's own hearing ----------------------------------------------------------------------------
+
+
+def test_a_reply_to_a_turn_heard_late_is_timed_as_if_heard_at_the_median() -> None:
+    """The model heard the humans 45 ms after they were sent until its jitter buffer stepped 40 ms deeper in
+    the silence after turn 3; it answers each turn 300 ms after it heard its end. On the timing clock every
+    reply lands the same 45 + 300 + 50 ms after its turn's end was sent: the step is the harness's, not the
+    model's. Without the hearing, the replies after the step come 40 ms late."""
+    rng = np.random.default_rng(11)
+    humans, _ = sent_track(4, bursts=6)
+    runs = audible_runs(humans, 16000)
+    h0 = 10 * S
+    hclock = continuous_clock(len(humans), 16000, h0, 160)
+    step_at = (runs[2][1] + runs[3][0]) // 2  # a silence between turns 3 and 4
+    stretched, where = warp(humans, [(step_at, 40 * 16)])
+    heard = received(stretched, rng, 45 * 16)  # heard sample n arrived at h0 + n / 16 kHz
+    fit = TrackFit(16000, h0, 0, 0, len(heard) // 160)
+    hearing = hearing_of(SentTrack(humans, 16000, hclock), HeardTrack(heard, 16000, fit), 45 * MS)
+    assert hearing is not None
+    before, after = hearing.excess_at(h0 + runs[2][1] * S // 16000), hearing.excess_at(h0 + runs[5][1] * S // 16000 + S)
+    assert abs(before.excess_ns) <= 200_000 and abs(after.excess_ns - 40 * MS) <= 200_000
+    assert before.uncertain_ns <= 200_000 and after.uncertain_ns == 0  # in silence after a turn: sure
+
+    # the model's replies, sent 300 ms after it heard each turn's end, recorded 50 ms later
+    rate = 24000
+    model = np.zeros(len(humans) * 3 // 2 + 3 * rate, np.int16)
+    m_start = h0  # the model's sent sample 0 left at h0 as well
+    reply_sent: list[int] = []
+    for _, end in runs:
+        heard_end = h0 + (int(where[end - 1]) + 1 + 45 * 16) * S // 16000
+        send = heard_end + 300 * MS
+        at = (send - m_start) * rate // S
+        model[at : at + rate // 2] = (speech_like(rng, rate // 2, rate) * 9000).astype(np.int16)
+        reply_sent.append(send)
+    x16 = resample(model, rate, 16000)
+    rec_start = h0 - 100 * MS
+    recorded = received(x16, rng, (100 + 50) * 16)
+    leg = model_leg(SentTrack(model, rate, continuous_clock(len(model), rate, m_start)), recorded, 16000, rec_start)
+    assert leg.onsets_sent == len(runs) == len(leg.onsets_found)
+    med = leg.median_ns
+    assert med is not None
+    corrected, plain = leg.time_map(rec_start, hearing), leg.time_map(rec_start)
+    for (_, end), send in zip(runs, reply_sent, strict=True):
+        end_sent = h0 + end * S // 16000
+        rec_us = ((send - m_start) * 16000 // S + (100 + 50) * 16) * 1_000_000 / 16000
+        on_timing = corrected.to_timing_us(rec_us) * 1000 + rec_start
+        assert abs(on_timing - end_sent - (45 + 300 + 50) * MS) <= 1 * MS
+        late = plain.to_timing_us(rec_us) * 1000 + rec_start - end_sent - (45 + 300 + 50) * MS
+        assert abs(late - (40 * MS if end > step_at else 0)) <= 1 * MS
+
+
+def test_a_reply_begun_while_the_hearing_moved_is_unsure_by_that_much() -> None:
+    """Inside a run of the humans' sound the moment of a step between two anchors is unknown; in a silence the
+    last anchor heard is the model's last input, so it is sure."""
+    hearing = Hearing((0, 200 * MS, 400 * MS, 900 * MS), (0, 0, 30 * MS, 30 * MS), (0, 0, 0, 1), 45 * MS)
+    assert hearing.excess_at(-1) == HeardAt(0, 0)
+    assert hearing.excess_at(300 * MS) == HeardAt(0, 30 * MS)
+    assert hearing.excess_at(500 * MS) == HeardAt(30 * MS, 0)
+    assert hearing.excess_at(2 * S) == HeardAt(30 * MS, 0)
+
+
 # -- a whole folder ----------------------------------------------------------------------------------
 
 
@@ -173,6 +239,8 @@ def test_a_folder_with_sender_records_is_timed_at_its_senders(tmp_path: Path) ->
         assert timing.place_ms(s.send_ns, model.start_ns) == round((s.send_ns + med - model.start_ns) / MS)
     legs = timing.legs(sorted(timing.sends))
     assert all("humans_to_model_ms" in row and "humans_to_room_ms" in row for row in legs)
+    hearing = timing.transport()["model_hearing"]  # heard at one steady latency: nothing to take off a reply
+    assert hearing["anchors"] > 0 and hearing["replies"] == 3 and hearing["reply_correction_max_us"] <= 200
     figures = sender_figures(timing, underruns=0)
     verdict = sender_verdict(figures, timing.clocks.record())
     assert (verdict.verdict, verdict.reasons) == ("ok", [])

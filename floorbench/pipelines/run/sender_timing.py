@@ -10,7 +10,9 @@ to its source and when (``model.sent.*``) and what it received
 - **humans → room**: each turn found in ``humans.wav`` against its send time
   (the transport latency of docs/transport.md, now from ns send times);
 - **humans → model**: each turn found in ``model.heard.wav``, against its send
-  time: when the model heard it;
+  time: when the model heard it; and the humans' whole sent track traced
+  through it (`Hearing`): how far the model's own jitter buffer moved what it
+  heard, anchor by anchor;
 - **model → room**: every audible run the model sent, traced through
   ``model.wav`` (`floorbench.audio.track_alignment`): each onset's latency,
   and the map of model.wav onto the model's sent clock.
@@ -18,7 +20,10 @@ to its source and when (``model.sent.*``) and what it received
 The **timing clock** of a track is its sender's clock plus its leg's measured
 constant latency (the median): a turn's time is its send time plus the humans
 → room median, a model sample's time is its send time plus the model → room
-median. That is the recorder's clock with the jitter buffer's stretch taken
+median, less how much later than the humans → model median the model heard
+the last audio before the reply it belongs to (`Hearing.excess_at`): a reply
+to a turn the model heard 30 ms late was sent 30 ms late, and that is the
+harness's load, not the model. That is the recorder's clock with the jitter buffer's stretch taken
 out: turns.json holds the turns on it (t = 0 at model.wav's first sample, as
 before) and ``model_time_map``, which carries the speech found on model.wav
 onto it for scoring. A track nobody holds a sent copy of (an external agent)
@@ -29,6 +34,7 @@ Pure functions on arrays and records, except `load_sent`/`load_heard`, which rea
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -236,6 +242,87 @@ def find_turns(
     return Arrivals(latency, not_found, tuple(silent), {t: s.send_ns for t, s in sends.items()})
 
 
+# -- what the model heard, moment by moment --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HeardAt:
+    """The model's hearing at one moment: how much later than the humans → model median it heard the last
+    audio before it, and how unsure that is."""
+
+    excess_ns: int
+    uncertain_ns: int
+    """inside a run of the humans' sound: how far the hearing moved between the anchor before the moment and
+    the one after it (when it moved, before or after the moment, is unknown); 0 in a silence"""
+
+
+@dataclass(frozen=True)
+class Hearing:
+    """The humans' sent track traced through model.heard.wav: per anchor, when the model heard it (session ns)
+    and that latency less the leg's median — its excess.
+
+    The model's jitter buffer plays out at a steady pace and moves the content: it sits at one delay, then
+    steps to another (on a busy machine by tens of ms, mostly in the silences between turns). A model reacts
+    to what it heard, so a reply to audio heard 30 ms late leaves 30 ms late; `excess_at` is how much to take
+    off a reply begun at a moment for it to be timed as if the model had heard at the median latency.
+    """
+
+    heard_ns: tuple[int, ...]
+    """increasing"""
+    excess_ns: tuple[int, ...]
+    run: tuple[int, ...]
+    """the audible run of the sent track each anchor lies in"""
+    median_ns: int
+
+    def excess_at(self, t_ns: int) -> HeardAt:
+        """At `t_ns`: the excess of the last anchor heard by then (0 before the first)."""
+        i = bisect_right(self.heard_ns, t_ns) - 1
+        if i < 0:
+            return HeardAt(0, 0)
+        e = self.excess_ns[i]
+        if i + 1 < len(self.heard_ns) and self.run[i + 1] == self.run[i]:
+            return HeardAt(e, abs(self.excess_ns[i + 1] - e))
+        return HeardAt(e, 0)
+
+    def summary(self) -> dict[str, Any]:
+        ex = [abs(e) for e in self.excess_ns]
+        return {
+            "method": "xcorr along every audible run: humans.sent.wav vs model.heard.wav",
+            "anchors": len(self.excess_ns),
+            "median_us": self.median_ns // 1000,
+            "excess_p50_us": int(np.median(ex)) // 1000 if ex else None,
+            "excess_max_us": max(ex) // 1000 if ex else None,
+        }
+
+
+def hearing_of(humans: SentTrack, heard: HeardTrack, median_ns: int | None) -> Hearing | None:
+    """Trace the humans' sent track through what the model process received; None when nothing was found.
+
+    `median_ns`: the humans → model median over the turns (`Arrivals.median_ns`); without it, the anchors'.
+    """
+    rate = heard.sample_rate
+    x = resample(humans.audio, humans.sample_rate, rate)
+    ratio = humans.sample_rate / rate
+    runs = audible_runs(x, rate)
+    if not runs or not humans.clock.frames:
+        return None
+    first_lag = (humans.clock.time_ns(0) - heard.fit.start_ns) * rate // NS
+    anchors = align_track(x, heard.audio, rate, int(first_lag), runs=runs)
+    if not anchors:
+        return None
+    starts = [s for s, _ in runs]
+    heard_ns = [heard.fit.time_ns(a.rec) for a in anchors]
+    latency = [h - humans.clock.time_ns(a.sent * ratio) for a, h in zip(anchors, heard_ns, strict=True)]
+    med = median_ns if median_ns is not None else int(np.median(latency))
+    order = sorted(range(len(anchors)), key=lambda i: heard_ns[i])
+    return Hearing(
+        tuple(heard_ns[i] for i in order),
+        tuple(latency[i] - med for i in order),
+        tuple(bisect_right(starts, anchors[i].sent) - 1 for i in order),
+        med,
+    )
+
+
 # -- the model's track -----------------------------------------------------------------------------
 
 
@@ -259,18 +346,34 @@ class ModelLeg:
     def median_ns(self) -> int | None:
         return int(np.median(self.latency_ns)) if self.latency_ns else None
 
-    def time_map(self, record_start_ns: int) -> TimeMap:
-        """model.wav → the timing clock: each anchor's sent time + the median latency, from model.wav's sample 0."""
+    def time_map(self, record_start_ns: int, hearing: Hearing | None = None) -> TimeMap:
+        """model.wav → the timing clock: each anchor's sent time + the median latency, from model.wav's sample 0;
+        with `hearing`, each reply (an audible run, from its onset) less the excess of the model's hearing
+        when it began (`reply_excess`)."""
         med = self.median_ns
         if med is None:
             return TimeMap()
         sr = self.rec_rate
+        excess = self.reply_excess(hearing)
         return TimeMap.from_points(
-            (a.rec * 1_000_000 // sr, (t + med - record_start_ns) // 1000)
-            for a, t in zip(self.anchors, self.sent_ns, strict=True)
+            (a.rec * 1_000_000 // sr, (t - e + med - record_start_ns) // 1000)
+            for a, t, e in zip(self.anchors, self.sent_ns, excess, strict=True)
         )
 
+    def reply_excess(self, hearing: Hearing | None) -> list[int]:
+        """Per anchor: the excess of the model's hearing when the reply it belongs to began (0 without
+        `hearing`): a whole reply moves as one, so its inside keeps its own pace."""
+        if hearing is None or not self.runs:
+            return [0] * len(self.anchors)
+        starts = [s for s, _ in self.runs]
+        at_onset = [hearing.excess_at(t).excess_ns for t in self.run_onsets_ns]
+        return [at_onset[i] if (i := bisect_right(starts, a.sent) - 1) >= 0 else 0 for a in self.anchors]
+
     rec_rate: int = 16000
+    runs: list[tuple[int, int]] = field(default_factory=list)
+    """the sent track's audible runs (replies), on the recording's rate like `anchors`"""
+    run_onsets_ns: list[int] = field(default_factory=list)
+    """each run's first sample's send time"""
 
     def summary(self) -> dict[str, Any]:
         onset_lat = [lat for _, lat in self.onsets_found]
@@ -327,7 +430,8 @@ def model_leg(sent: SentTrack, recorded: np.ndarray, rec_rate: int, record_start
     sent_ns = [clock.time_ns(a.sent * ratio) for a in anchors]
     latency = [record_start_ns + a.rec * NS // rec_rate - t for a, t in zip(anchors, sent_ns, strict=True)]
     onsets = [(t, lat) for a, t, lat in zip(anchors, sent_ns, latency, strict=True) if a.kind == "onset"]
-    return ModelLeg(anchors, latency, sent_ns, len(runs), onsets, sender_slips(sent), rec_rate)
+    run_onsets = [clock.time_ns(r * ratio) for r, _ in runs] if clock.frames else []
+    return ModelLeg(anchors, latency, sent_ns, len(runs), onsets, sender_slips(sent), rec_rate, runs, run_onsets)
 
 
 # -- putting it together ---------------------------------------------------------------------------
@@ -356,6 +460,14 @@ class SenderTiming:
     time_map: TimeMap
     evidence_missing: list[str] = field(default_factory=list)
     """what could not be measured, as phrases for the verdict"""
+    hearing: Hearing | None = None
+    """the model's hearing, anchor by anchor (None: no model.heard record, or nothing found in it)"""
+
+    def replies_heard(self) -> list[tuple[int, HeardAt]]:
+        """Each reply onset the model sent and that was found (its sent ns) with the model's hearing then."""
+        if self.model is None or self.hearing is None:
+            return []
+        return [(t, self.hearing.excess_at(t)) for t, _ in self.model.onsets_found]
 
     @property
     def humans_latency_ns(self) -> int:
@@ -382,6 +494,8 @@ class SenderTiming:
                 reply = next((o for o in self.model.onsets_found if o[0] >= lo and (hi is None or o[0] < hi)), None)
                 if reply is not None:
                     row["model_to_room_ms"] = round(reply[1] / MS, 3)
+                    if self.hearing is not None:
+                        row["model_heard_excess_ms"] = round(self.hearing.excess_at(reply[0]).excess_ns / MS, 3)
             rows.append(row)
         return rows
 
@@ -396,6 +510,14 @@ class SenderTiming:
             out["humans_to_model"] = self.humans_to_model.summary(
                 "xcorr per turn: playback sent vs what the model process received (model.heard.wav)"
             )
+        if self.hearing is not None:
+            replies = self.replies_heard()
+            out["model_hearing"] = {
+                **self.hearing.summary(),
+                "replies": len(replies),
+                "reply_correction_max_us": max((abs(h.excess_ns) for _, h in replies), default=0) // 1000,
+                "reply_uncertain_max_us": max((h.uncertain_ns for _, h in replies), default=0) // 1000,
+            }
         if self.model is not None:
             out["model_to_room"] = self.model.summary()
         return out
@@ -429,9 +551,12 @@ def sender_timing(
         missing.append("no turn found in humans.wav: the humans → room latency is unknown")
 
     to_model = None
+    hearing = None
     heard = _optional(lambda: load_heard(folder, "model"), missing)
     if heard is not None:
         to_model = find_turns(sent_audio, sent_rate, heard.audio, heard.sample_rate, sends, heard.fit.start_ns)
+        if humans_sent is not None and clocks.humans == SENDER:
+            hearing = hearing_of(humans_sent, heard, to_model.median_ns)
         if to_model.not_found:
             missing.append(
                 f"turn(s) {', '.join(map(str, to_model.not_found))} not found in model.heard.wav: "
@@ -446,14 +571,14 @@ def sender_timing(
     if sent is not None:
         recorded, model_rate = _read_wav(folder / model.file)
         leg = model_leg(sent, recorded, model_rate, model.start_ns)
-        tmap = leg.time_map(model.start_ns)
+        tmap = leg.time_map(model.start_ns, hearing)
         clocks.model = SENDER
         lost = leg.onsets_sent - len(leg.onsets_found)
         if lost:
             missing.append(f"{lost} of {leg.onsets_sent} onset(s) the model sent not found in model.wav")
     elif model_is_ours:
         missing.append("no model.sent.wav/.tsv: the model's track is timed by the recorder")
-    return SenderTiming(clocks, sends, to_room, to_model, leg, tmap, missing)
+    return SenderTiming(clocks, sends, to_room, to_model, leg, tmap, missing, hearing)
 
 
 def _optional(read: Any, missing: list[str]) -> Any:

@@ -5,8 +5,10 @@ Two verdicts, one deciding (docs/architecture.md, "Timing verdict"):
 - **`sender_verdict`** (meta.json ``timing``) judges what can change a score
   once every track floorbench sends is timed at its sender
   (`sender_timing`): a sender that slipped (the playback's or the model's
-  source ran dry), a turn the model heard later or earlier than the others
-  beyond the bound, evidence that is missing, and — for a track only a
+  source ran dry), a reply whose time stays unsure after the model's own
+  hearing is taken out of it (`sender_timing.Hearing`: the model began it
+  while its jitter buffer moved what it heard), evidence that is missing, and
+  — for a track only a
   receiver timed (an external agent's) — how far that receiver's jitter
   buffer may have moved it, from its counters. The recorder's own jitter on
   a sender-timed track no longer moves a score, so it no longer degrades one.
@@ -122,6 +124,7 @@ def sender_figures(
             missing.append(f"no jitter-buffer counters for the {track} track: how far its recording moved is unknown")
     heard = timing.humans_to_model
     spread_turn, spread = heard.spread_ns() if heard is not None else (None, None)
+    replies = timing.replies_heard()
     leg = timing.model
     to_room = timing.humans_to_room
     return TimingFigures(
@@ -135,6 +138,8 @@ def sender_figures(
         heard_turns=len(heard.latency_ns) if heard is not None else 0,
         heard_spread_us=None if spread is None else spread // 1000,
         heard_spread_turn=spread_turn,
+        heard_correction_max_us=max(abs(h.excess_ns) for _, h in replies) // 1000 if replies else None,
+        heard_uncertain_us=max(h.uncertain_ns for _, h in replies) // 1000 if replies else None,
         heard_latency_p95_ms=percentile_ms(list(heard.latency_ns.values()), 95) if heard and heard.latency_ns else None,
         model_onsets=leg.onsets_sent if leg is not None else None,
         model_onsets_not_found=(leg.onsets_sent - len(leg.onsets_found)) if leg is not None else 0,
@@ -158,10 +163,10 @@ def sender_verdict(figures: TimingFigures, clocks: dict[str, str], bounds: Timin
             f"model: its source ran dry {f.model_slips} time(s) inside its speech ({f.model_slipped_ms} ms in all) "
             f"> {b.model_slips_max} (a sender slipped)"
         )
-    if f.heard_spread_us is not None and f.heard_spread_us > b.heard_spread_max_us:
+    if f.heard_uncertain_us is not None and f.heard_uncertain_us > b.heard_uncertain_max_us:
         reasons.append(
-            f"model: heard turn {f.heard_spread_turn} {f.heard_spread_us} µs off the scenario's median humans → model "
-            f"latency > {b.heard_spread_max_us} µs"
+            f"model: its hearing moved {f.heard_uncertain_us} µs around a reply it began while the humans spoke "
+            f"> {b.heard_uncertain_max_us} µs (that reply's time is that unsure)"
         )
     lat = f.heard_latency_p95_ms
     if lat is not None and lat > b.transport_latency_p95_max_ms:
