@@ -270,7 +270,8 @@ class RunMeta(BaseModel):
     legs: list[dict[str, Any]] = Field(
         default_factory=list,
         description="per turn: humans_to_room_ms, humans_to_model_ms (when the model heard it) and "
-        "model_to_room_ms (the model's first reply after it), each as measured",
+        "model_to_room_ms (the model's first reply after it), each as measured, and model_heard_excess_ms (how "
+        "much later than the median the model heard the audio before that reply: taken off its time)",
     )
     receivers: dict[str, Any] = Field(
         default_factory=dict,

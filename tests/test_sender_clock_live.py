@@ -22,7 +22,7 @@ from floorbench.audio.time_map import time_map_of
 from floorbench.audio.track_alignment import audible_runs
 from floorbench.pipelines.room.sender_log import read_sent_clock
 from floorbench.pipelines.run.runner import RunOptions, run_suite
-from floorbench.pipelines.run.sender_timing import resample
+from floorbench.pipelines.run.sender_timing import hearing_of, load_heard, load_sent, resample
 from floorbench.records import DialogueTurns, Outcome, RunMeta
 from floorbench.transports.server import LiveKitConnection
 
@@ -78,14 +78,18 @@ def test_the_oracles_onsets_on_its_senders_clock_agree_with_the_recording(
     assert leg["onsets_sent"] >= 2 and leg["onsets_not_found"] == 0, leg
     assert [row for row in meta.legs if "model_to_room_ms" in row]  # the replies' leg, per turn
 
-    # the model's onsets, recomputed from its own record: sent time + the leg's median, from model.wav's 0
+    # the model's onsets, recomputed from its own record: sent time + the leg's median, less how much later than
+    # its median the model heard the humans before each (its own jitter buffer's step), from model.wav's 0
     sent, rate = sf.read(str(folder / "model.sent.wav"), dtype="int16")
     clock = read_sent_clock(folder / "model.sent.tsv", rate)
     start_ns = meta.tracks["model"].start_ns
     median_ns = leg["p50_us"] * 1000
-    sent_onsets_ms = [
-        (clock.time_ns(s * rate / 16000) + median_ns - start_ns) / 1e6 for s, _ in audible_runs(resample(sent, rate, 16000), 16000)
-    ]
+    humans, heard = load_sent(folder, "humans"), load_heard(folder, "model")
+    assert humans is not None and heard is not None
+    hearing = hearing_of(humans, heard, meta.transport_latency_ms["humans_to_model"]["p50_us"] * 1000)
+    assert hearing is not None and meta.transport_latency_ms["model_hearing"]["anchors"] == len(hearing.heard_ns)
+    sends = [clock.time_ns(s * rate / 16000) for s, _ in audible_runs(resample(sent, rate, 16000), 16000)]
+    sent_onsets_ms = [(t + median_ns - hearing.excess_at(t).excess_ns - start_ns) / 1e6 for t in sends]
     recorded, _ = sf.read(str(folder / "model.wav"), dtype="int16")
     rec_onsets_ms = [s / 16 for s, _ in audible_runs(recorded, 16000)]
     tmap = time_map_of(dialogue.model_time_map)

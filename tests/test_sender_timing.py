@@ -169,13 +169,20 @@ def test_a_reply_to_a_turn_heard_late_is_timed_as_if_heard_at_the_median() -> No
 
 
 def test_a_reply_begun_while_the_hearing_moved_is_unsure_by_that_much() -> None:
-    """Inside a run of the humans' sound the moment of a step between two anchors is unknown; in a silence the
-    last anchor heard is the model's last input, so it is sure."""
-    hearing = Hearing((0, 200 * MS, 400 * MS, 900 * MS), (0, 0, 30 * MS, 30 * MS), (0, 0, 0, 1), 45 * MS)
+    """Inside a run of the humans' sound the moment of a step between two anchors is unknown; after the anchor
+    that closes a run the model heard only silence, so it is sure; after a run whose end was not anchored, the
+    step to the next run's first anchor may have come before the reply."""
+    hearing = Hearing(
+        (0, 200 * MS, 400 * MS, 900 * MS, 1500 * MS),
+        (0, 0, 30 * MS, 30 * MS, 12 * MS),
+        (False, False, True, False, True),
+        45 * MS,
+    )
     assert hearing.excess_at(-1) == HeardAt(0, 0)
-    assert hearing.excess_at(300 * MS) == HeardAt(0, 30 * MS)
-    assert hearing.excess_at(500 * MS) == HeardAt(30 * MS, 0)
-    assert hearing.excess_at(2 * S) == HeardAt(30 * MS, 0)
+    assert hearing.excess_at(300 * MS) == HeardAt(0, 30 * MS)  # mid-run, between a step
+    assert hearing.excess_at(500 * MS) == HeardAt(30 * MS, 0)  # after the run's closing anchor
+    assert hearing.excess_at(1000 * MS) == HeardAt(30 * MS, 18 * MS)  # its run's end never anchored
+    assert hearing.excess_at(2 * S) == HeardAt(12 * MS, 0)
 
 
 # -- a whole folder ----------------------------------------------------------------------------------

@@ -133,7 +133,8 @@ class Item(BaseModel):
     legs: dict[str, float] | None = Field(
         default=None,
         description="the turn's measured legs in ms (turns.json: humans_to_room, humans_to_model — when the model "
-        "heard it — and model_to_room, of the model's first reply after it); None: not measured",
+        "heard it — and model_to_room, of the model's first reply after it, with model_heard_excess_ms — how much "
+        "later than the median the model heard the audio before that reply, taken off its time); None: not measured",
     )
     needs_transcript: bool = Field(
         default=False, description="internal: the speech in the window must be transcribed and judged"

@@ -82,6 +82,8 @@ LEGS = {
     "humans_to_room": "playback sent → recorder heard, per turn (from its send time)",
     "humans_to_model": "playback sent → model process heard (model.heard.wav), per turn",
     "model_to_room": "model sent (model.sent.wav) → recorder heard, per reply onset after a turn",
+    "model_heard_excess": "how much later than the humans → model median the model heard the audio before that "
+    "reply; taken off the reply's time",
 }
 
 

@@ -23,8 +23,8 @@ constant latency (the median): a turn's time is its send time plus the humans
 median, less how much later than the humans → model median the model heard
 the last audio before the reply it belongs to (`Hearing.excess_at`): a reply
 to a turn the model heard 30 ms late was sent 30 ms late, and that is the
-harness's load, not the model. That is the recorder's clock with the jitter buffer's stretch taken
-out: turns.json holds the turns on it (t = 0 at model.wav's first sample, as
+harness's load, not the model. That is the recorder's clock with the jitter
+buffer's stretch taken out: turns.json holds the turns on it (t = 0 at model.wav's first sample, as
 before) and ``model_time_map``, which carries the speech found on model.wav
 onto it for scoring. A track nobody holds a sent copy of (an external agent)
 stays on the recorder's clock (`Clocks`).
@@ -244,6 +244,11 @@ def find_turns(
 
 # -- what the model heard, moment by moment --------------------------------------------------------
 
+HEARING_WIN_MS = 80
+"""the window traced along the humans' sound (`align_track`'s default)"""
+HEARING_SCORE = 0.8
+"""an anchor weaker than this does not time a reply: a false match would move it by its whole error"""
+
 
 @dataclass(frozen=True)
 class HeardAt:
@@ -252,8 +257,10 @@ class HeardAt:
 
     excess_ns: int
     uncertain_ns: int
-    """inside a run of the humans' sound: how far the hearing moved between the anchor before the moment and
-    the one after it (when it moved, before or after the moment, is unknown); 0 in a silence"""
+    """how far the hearing moved between the anchor before the moment and the one after it, when the audio
+    between them was heard unseen (inside a run of the humans' sound, or after an anchor that does not reach
+    its run's end): when it moved, before or after the moment, is unknown. 0 when the anchor before reaches
+    the end of its run: after it the model heard silence, which has no timing of its own"""
 
 
 @dataclass(frozen=True)
@@ -270,8 +277,8 @@ class Hearing:
     heard_ns: tuple[int, ...]
     """increasing"""
     excess_ns: tuple[int, ...]
-    run: tuple[int, ...]
-    """the audible run of the sent track each anchor lies in"""
+    closes: tuple[bool, ...]
+    """the anchor's window reaches the end of its run of sound (the last audio of that run it times)"""
     median_ns: int
 
     def excess_at(self, t_ns: int) -> HeardAt:
@@ -280,7 +287,7 @@ class Hearing:
         if i < 0:
             return HeardAt(0, 0)
         e = self.excess_ns[i]
-        if i + 1 < len(self.heard_ns) and self.run[i + 1] == self.run[i]:
+        if i + 1 < len(self.heard_ns) and not self.closes[i]:
             return HeardAt(e, abs(self.excess_ns[i + 1] - e))
         return HeardAt(e, 0)
 
@@ -307,10 +314,16 @@ def hearing_of(humans: SentTrack, heard: HeardTrack, median_ns: int | None) -> H
     if not runs or not humans.clock.frames:
         return None
     first_lag = (humans.clock.time_ns(0) - heard.fit.start_ns) * rate // NS
-    anchors = align_track(x, heard.audio, rate, int(first_lag), runs=runs)
+    anchors = [a for a in align_track(x, heard.audio, rate, int(first_lag), runs=runs, win_ms=HEARING_WIN_MS)
+               if a.score >= HEARING_SCORE]
     if not anchors:
         return None
     starts = [s for s, _ in runs]
+    win = HEARING_WIN_MS * rate // 1000
+
+    def closes(a: Anchor) -> bool:
+        return a.kind == "offset" or runs[bisect_right(starts, a.sent) - 1][1] - a.sent <= win
+
     heard_ns = [heard.fit.time_ns(a.rec) for a in anchors]
     latency = [h - humans.clock.time_ns(a.sent * ratio) for a, h in zip(anchors, heard_ns, strict=True)]
     med = median_ns if median_ns is not None else int(np.median(latency))
@@ -318,7 +331,7 @@ def hearing_of(humans: SentTrack, heard: HeardTrack, median_ns: int | None) -> H
     return Hearing(
         tuple(heard_ns[i] for i in order),
         tuple(latency[i] - med for i in order),
-        tuple(bisect_right(starts, anchors[i].sent) - 1 for i in order),
+        tuple(closes(anchors[i]) for i in order),
         med,
     )
 
