@@ -134,7 +134,10 @@ async def test_the_standin_serves_its_script_deterministically() -> None:
         assert first == "Aria, how many pieces of fruit did I buy altogether?"
         said = [{"role": "assistant", "content": first}, {"role": "user", "content": "That's 5 apples in total."}]
         assert parse_reply(await ep.reply(said)) == ("Great, that is what I counted too. Thank you, goodbye.", True)
-        out = await ep.reply([{"role": "assistant", "content": first}, {"role": "user", "content": "Hm?"}])
+        again = await ep.reply([{"role": "assistant", "content": first}, {"role": "user", "content": "Hm?"}])
+        assert again.startswith("I bought three apples and two pears.")  # not understood: says it all again
+        out = await ep.reply([{"role": "assistant", "content": first}, {"role": "assistant", "content": again},
+                              {"role": "user", "content": "Hm?"}])
         assert out.startswith("Sorry, I still do not know")  # out of lines
         bad = ChatEndpoint(PersonaEndpoint(base_url=url.replace("/v1", "/nope"), model="any"))
         with pytest.raises(PersonaEndpointError, match="answered HTTP 404"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -116,7 +117,9 @@ WORDS = {"pizza", "twelve", "12", "drinks", "six", "6"}
 
 
 def _words(text: str) -> set[str]:
-    return set("".join(c if c.isalnum() else " " for c in text).split())
+    """Lower-case words and numbers, a number split from letters beside it: under a CPU hog tiny.en wrote
+    "Pete's12" and "6th" for "pizza twelve" and "six"."""
+    return set(re.findall(r"[a-z]+|[0-9]+", text.lower()))
 
 
 def _transcribe(pcm16k: np.ndarray) -> str:
