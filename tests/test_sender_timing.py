@@ -168,6 +168,26 @@ def test_a_reply_to_a_turn_heard_late_is_timed_as_if_heard_at_the_median() -> No
         assert abs(late - (40 * MS if end > step_at else 0)) <= 1 * MS
 
 
+def test_a_step_inside_the_humans_speech_is_found_to_a_few_ms() -> None:
+    """The model's jitter buffer stepped 30 ms deeper in the middle of a 2 s run of speech; a reply begun
+    60 ms after it, or 80 ms before it (both between the 200 ms anchors), is timed on its side of the step,
+    and sure of it."""
+    rng = np.random.default_rng(3)
+    rate = 16000
+    humans = np.concatenate([np.zeros(rate // 2), speech_like(rng, 2 * rate) * 12000, np.zeros(rate)]).astype(np.int16)
+    h0 = 10 * S
+    step_at = rate // 2 + rate + 1234  # 1.08 s into the speech
+    stretched, _ = warp(humans, [(step_at, 30 * 16)])
+    heard = received(stretched, rng, 45 * 16)
+    hearing = hearing_of(SentTrack(humans, rate, continuous_clock(len(humans), rate, h0, 160)),
+                         HeardTrack(heard, rate, TrackFit(rate, h0, 0, 0, len(heard) // 160)), 45 * MS)
+    assert hearing is not None
+    heard_step = h0 + (step_at + 45 * 16) * S // rate  # when the model heard the sound just before the step
+    before, after = hearing.excess_at(heard_step - 80 * MS), hearing.excess_at(heard_step + 30 * MS + 60 * MS)
+    assert abs(before.excess_ns) <= 200_000 and before.uncertain_ns <= 1 * MS
+    assert abs(after.excess_ns - 30 * MS) <= 200_000 and after.uncertain_ns <= 1 * MS
+
+
 def test_a_reply_begun_while_the_hearing_moved_is_unsure_by_that_much() -> None:
     """Inside a run of the humans' sound the moment of a step between two anchors is unknown; after the anchor
     that closes a run the model heard only silence, so it is sure; after a run whose end was not anchored, the

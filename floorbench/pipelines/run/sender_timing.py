@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from floorbench.audio.alignment import align_turns, drift_ms_per_100s, percentile_ms
+from floorbench.audio.alignment import align_turns, best_match, drift_ms_per_100s, percentile_ms
 from floorbench.audio.time_map import TimeMap
 from floorbench.audio.track_alignment import AUDIBLE_PEAK, Anchor, align_track, audible_runs
 from floorbench.clock import TrackFit, fit_track
@@ -248,6 +248,11 @@ HEARING_WIN_MS = 80
 """the window traced along the humans' sound (`align_track`'s default)"""
 HEARING_SCORE = 0.8
 """an anchor weaker than this does not time a reply: a false match would move it by its whole error"""
+STEP_FIND_MS = (40, 20, 2)
+"""where two anchors of one run disagree by more than the last figure (ms), short windows (the first figure)
+every few ms (the second) between them find where the jitter buffer stepped (`_find_steps`)"""
+TAIL_REACH_MS = 100
+"""a run whose end was not anchored: its tail is looked for this far either side of its last anchor's lag"""
 
 
 @dataclass(frozen=True)
@@ -319,6 +324,7 @@ def hearing_of(humans: SentTrack, heard: HeardTrack, median_ns: int | None) -> H
     if not anchors:
         return None
     starts = [s for s, _ in runs]
+    anchors = _find_steps(x, heard.audio, rate, anchors, runs)
     win = HEARING_WIN_MS * rate // 1000
 
     def closes(a: Anchor) -> bool:
@@ -334,6 +340,53 @@ def hearing_of(humans: SentTrack, heard: HeardTrack, median_ns: int | None) -> H
         tuple(closes(anchors[i]) for i in order),
         med,
     )
+
+
+def _find_steps(
+    sent: np.ndarray, heard: np.ndarray, rate: int, anchors: list[Anchor], runs: list[tuple[int, int]]
+) -> list[Anchor]:
+    """`anchors` with short ones added between two of one run whose lags disagree — where the step fell —
+    and along the tail of a run whose end no anchor reached.
+
+    A reply begun between two anchors that disagree cannot tell which of them timed its cue; with anchors
+    a few ms apart around the step, only a reply begun within those few ms still cannot. A run's last audio
+    is the cue of a reply begun in the silence after it, so its tail is looked for too.
+    """
+    win_ms, hop_ms, min_step_ms = STEP_FIND_MS
+    win, hop, min_step = win_ms * rate // 1000, hop_ms * rate // 1000, min_step_ms * rate // 1000
+    starts = [s for s, _ in runs]
+    x = np.asarray(sent, dtype=np.float64)
+    y = np.asarray(heard, dtype=np.float64)
+    reach = TAIL_REACH_MS * rate // 1000
+
+    def short(pos: int, lo_lag: int, hi_lag: int, kind: str) -> Anchor | None:
+        ref = x[pos : pos + win]
+        if not np.any(ref):
+            return None
+        r, score = best_match(ref, y, pos + lo_lag, pos + hi_lag)
+        return Anchor(pos, r, score, kind) if score >= HEARING_SCORE else None
+
+    out: list[Anchor] = []
+    nexts: list[Anchor | None] = [*anchors[1:], None]
+    for a, b in zip(anchors, nexts, strict=True):
+        out.append(a)
+        i = bisect_right(starts, a.sent) - 1
+        if i < 0:
+            continue
+        end = runs[i][1]
+        if b is not None and b.sent < end:  # inside one run: a step between them?
+            if abs(b.lag - a.lag) <= min_step:
+                continue
+            lo_lag, hi_lag = min(a.lag, b.lag) - min_step, max(a.lag, b.lag) + min_step
+            found = [short(pos, lo_lag, hi_lag, "inner") for pos in range(a.sent + hop, min(b.sent, end - win), hop)]
+        elif end - a.sent > HEARING_WIN_MS * rate // 1000:  # the run's end not anchored: the tail, up to its end
+            tail = [*range(a.sent + hop, end - win, hop), end - win]
+            found = [short(pos, a.lag - reach, a.lag + reach, "offset" if pos == end - win else "inner")
+                     for pos in tail if pos > a.sent]
+        else:
+            continue
+        out.extend(f for f in found if f is not None)
+    return out
 
 
 # -- the model's track -----------------------------------------------------------------------------
