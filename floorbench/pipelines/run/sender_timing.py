@@ -251,6 +251,11 @@ HEARING_SCORE = 0.8
 STEP_FIND_MS = (40, 20, 2)
 """where two anchors of one run disagree by more than the last figure (ms), short windows (the first figure)
 every few ms (the second) between them find where the jitter buffer stepped (`_find_steps`)"""
+CONFIRM_SCORE = 0.6
+"""along a run's tail, a window matching this well at its last anchor's lag (within the step size) confirms it"""
+TAIL_EDGE_MS = 10
+"""the last window along a run's tail reaches this far past its end: the sound-to-silence edge pins it, as a
+short window from just before an onset pins that (`track_alignment._pin_onset`)"""
 TAIL_REACH_MS = 100
 """a run whose end was not anchored: its tail is looked for this far either side of its last anchor's lag"""
 
@@ -359,12 +364,15 @@ def _find_steps(
     y = np.asarray(heard, dtype=np.float64)
     reach = TAIL_REACH_MS * rate // 1000
 
-    def short(pos: int, lo_lag: int, hi_lag: int, kind: str) -> Anchor | None:
+    def short(pos: int, lo_lag: int, hi_lag: int, kind: str, lag: int | None = None) -> Anchor | None:
+        """A short window's anchor; with `lag`, a weaker match is kept when it agrees with that lag (a quiet
+        tail correlates less through a codec, and a match that confirms where the audio was is no risk)."""
         ref = x[pos : pos + win]
         if not np.any(ref):
             return None
         r, score = best_match(ref, y, pos + lo_lag, pos + hi_lag)
-        return Anchor(pos, r, score, kind) if score >= HEARING_SCORE else None
+        agrees = lag is not None and score >= CONFIRM_SCORE and abs(r - pos - lag) <= min_step
+        return Anchor(pos, r, score, kind) if score >= HEARING_SCORE or agrees else None
 
     out: list[Anchor] = []
     nexts: list[Anchor | None] = [*anchors[1:], None]
@@ -380,9 +388,10 @@ def _find_steps(
             lo_lag, hi_lag = min(a.lag, b.lag) - min_step, max(a.lag, b.lag) + min_step
             found = [short(pos, lo_lag, hi_lag, "inner") for pos in range(a.sent + hop, min(b.sent, end - win), hop)]
         elif end - a.sent > HEARING_WIN_MS * rate // 1000:  # the run's end not anchored: the tail, up to its end
-            tail = [*range(a.sent + hop, end - win, hop), end - win]
-            found = [short(pos, a.lag - reach, a.lag + reach, "offset" if pos == end - win else "inner")
-                     for pos in tail if pos > a.sent]
+            edge = end + TAIL_EDGE_MS * rate // 1000 - win  # the last window takes the silence after it in
+            tail = [*range(a.sent + hop, end - win, hop), edge]
+            found = [short(pos, a.lag - reach, a.lag + reach, "offset" if pos == edge else "inner", a.lag)
+                     for pos in tail if pos > a.sent and pos + win <= len(x)]
         else:
             continue
         out.extend(f for f in found if f is not None)
