@@ -189,8 +189,8 @@ def test_the_recorders_own_jitter_no_longer_degrades_a_sender_timed_room() -> No
         ({"model_slips": 1, "model_slipped_ms": 48.5},
          "model: its source ran dry 1 time(s) inside its speech (48.5 ms in all) > 0 (a sender slipped)"),
         ({"heard_uncertain_us": 10_001},
-         "model: its hearing moved 10001 µs around a reply it began while the humans spoke > 10000 µs "
-         "(that reply's time is that unsure)"),
+         "model: its hearing moved 10001 µs around the start of a reply, at a moment it cannot be placed before "
+         "or after > 10000 µs (that reply's time is that unsure)"),
         ({"heard_latency_p95_ms": 1_001}, "model: heard the humans 1001 ms late (p95) > 1000 ms"),
         ({"evidence_missing": ["no model.heard.wav/.tsv: when the model heard each turn is unknown"]},
          "evidence missing: no model.heard.wav/.tsv: when the model heard each turn is unknown"),

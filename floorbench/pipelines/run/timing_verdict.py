@@ -165,8 +165,8 @@ def sender_verdict(figures: TimingFigures, clocks: dict[str, str], bounds: Timin
         )
     if f.heard_uncertain_us is not None and f.heard_uncertain_us > b.heard_uncertain_max_us:
         reasons.append(
-            f"model: its hearing moved {f.heard_uncertain_us} µs around a reply it began while the humans spoke "
-            f"> {b.heard_uncertain_max_us} µs (that reply's time is that unsure)"
+            f"model: its hearing moved {f.heard_uncertain_us} µs around the start of a reply, at a moment it cannot "
+            f"be placed before or after > {b.heard_uncertain_max_us} µs (that reply's time is that unsure)"
         )
     lat = f.heard_latency_p95_ms
     if lat is not None and lat > b.transport_latency_p95_max_ms:
