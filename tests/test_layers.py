@@ -29,6 +29,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.support.source import parse_source
+
 PACKAGE = Path(__file__).resolve().parents[1] / "floorbench"
 
 BASE = frozenset({"errors", "records", "clock", "redact", "paths", "safe_http", "escape", "child_env", "suites", "audio", "speech"})
@@ -90,7 +92,7 @@ def layer_of(module: str) -> str:
 
 def imported_modules(path: Path, root: Path = PACKAGE.parent) -> list[tuple[int, str]]:
     """(line, module) for every floorbench import in the file, relative ones resolved."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parse_source(path)
     me = module_name(path, root)
     package = me if path.name == "__init__.py" else me.rpartition(".")[0]
     found: list[tuple[int, str]] = []
@@ -196,7 +198,7 @@ def private_imports(root: Path = PACKAGE) -> list[str]:
     public name of the module that owns it."""
     found: list[str] = []
     for path in sorted(root.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        for node in ast.walk(parse_source(path)):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("floorbench"):
                 found += [f"{path.relative_to(root.parent)}:{node.lineno} imports {node.module}.{a.name}"
                           for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]

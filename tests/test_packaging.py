@@ -34,6 +34,7 @@ from floorbench.scenarios.files import (
     resolve_suite,
 )
 from floorbench.scenarios.validate import ScenarioError, load_suite
+from tests.support.source import parse_source
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "floorbench"
@@ -80,7 +81,7 @@ def imported_names() -> dict[str, str]:
     found: dict[str, str] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         where = str(path.relative_to(ROOT))
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse_source(path)):
             names: list[str] = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
