@@ -53,6 +53,7 @@ NOT_IMPORTED_ON_PURPOSE = {
     "pyright": "dev",
     "setuptools": "dev: this file builds the wheel offline",
     "junitparser": "dev: tests/test_agent_verdicts.py reads `floorbench test --junit` back",
+    "hypothesis": "dev: property-based fuzzing of the readers (tests/test_fuzz_*.py)",
 }
 WHEEL_MAX_BYTES = 8_000_000
 
