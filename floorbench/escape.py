@@ -13,6 +13,7 @@ lines and `suite info` for its listing.
 from __future__ import annotations
 
 from html import escape
+from pathlib import PurePath
 
 
 def printable(text: object) -> str:
@@ -38,3 +39,20 @@ def md_table(title: str, headers: list[str], rows: list[list[str]]) -> str:
              "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(md_cell(c) for c in r) + " |" for r in rows]
     return "\n".join(lines) + "\n"
+
+
+def excerpt(value: object, limit: int = 60) -> str:
+    """A value from a file quoted in an error line: printable (`printable`), cut to about `limit`
+    characters, so a huge or hostile value never floods or drives the terminal."""
+    text = value if isinstance(value, str) else str(value) if isinstance(value, PurePath) else _short_repr(value, limit)
+    shown = printable(text[: limit + 1])
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def _short_repr(value: object, limit: int) -> str:
+    """repr of a scalar; of a list or mapping only its type and size (never the whole, perhaps shared, tree)."""
+    if isinstance(value, dict):
+        return f"a mapping of {len(value)} keys"
+    if isinstance(value, list | tuple | set):
+        return f"a list of {len(value)} items"
+    return repr(value)[: limit + 1]

@@ -7,7 +7,9 @@ The scoring core, for instance, must stay importable without LiveKit, pipecat
 or a room, which holds only while it never reaches into transports or
 pipelines.
 
-    base        errors, records, clock, redact, paths, safe_http, escape, child_env, suites, audio, speech (audio never imports speech)
+    base        errors, records, clock, redact, paths, safe_http, escape, readers, child_env, plugins, suites, audio,
+                speech
+                (audio never imports speech)
     scenarios   base (but the offline judge's lexicon and turn reader: a branch reads the agent's intent as the
                 scorer reads a backchannel)
     transports  base
@@ -20,8 +22,8 @@ pipelines.
 A suite's folder (floorbench/suites/<name>/) holds modules of every layer; each belongs to
 the layer of its role, by its name (`SUITE_ROLES`): its rules and its plug-in record are
 base, its schedule is pipelines, its scorer is scoring, and so on. Two more rules hold the
-plug-in shape: no engine module imports a suite's module (only `floorbench.suites.registry`,
-which loads a suite's parts by name), and no suite imports another suite.
+plug-in shape: no engine module imports a suite's module (the engine asks `floorbench.plugins`,
+the base layer's registry, which loads a suite's parts by name), and no suite imports another suite.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from tests.support.source import parse_source
 
 PACKAGE = Path(__file__).resolve().parents[1] / "floorbench"
 
-BASE = frozenset({"errors", "records", "clock", "redact", "paths", "safe_http", "escape", "child_env", "suites", "audio", "speech"})
+BASE = frozenset({"errors", "records", "clock", "redact", "paths", "safe_http", "escape", "readers", "child_env", "plugins",
+                  "suites", "audio", "speech"})
 ALL = BASE | {"scenarios", "transports", "processors", "pipelines", "scoring", "report", "top"}
 
 LEXICON = frozenset({"scoring.judges", "scoring.judges.offline", "scoring.judges.turn_acts", "scoring.judges.normalize"})
@@ -139,7 +142,7 @@ def violations() -> list[str]:
             mine, theirs = suite_of_module(me), suite_of_module(target)
             if theirs and not mine:
                 out.append(f"{me} imports suite {theirs}'s {target} (the engine reaches a suite only through "
-                           f"floorbench.suites.registry) [{where}]")
+                           f"floorbench.plugins) [{where}]")
             elif theirs and mine and theirs != mine:
                 out.append(f"{me} imports {target} (suite {mine} may not import suite {theirs}) [{where}]")
     return out

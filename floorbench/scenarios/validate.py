@@ -14,12 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from floorbench.errors import FloorbenchError
+from floorbench.plugins import SuiteNotFound, suite_of
 from floorbench.scenarios.schema import Label, Scenario, Suite, inside
-from floorbench.suites.registry import SuiteNotFound, suite_of
 
 SUPPORTED_RATES = (16000, 24000, 48000)
 
@@ -61,20 +60,11 @@ def where(path: Path, scenario: str | None = None, turn: int | None = None) -> s
 
 
 def read_yaml(path: Path) -> object:
-    """Parse one YAML file; syntax errors become a one-line ScenarioError."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: file not found; check the path") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(f"{path}: cannot read ({e}); save it as UTF-8 text") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(e, "problem", None) or type(e).__name__
-        raise ScenarioError(f"{path}: YAML syntax error{at}: {problem}; fix the YAML") from None
+    """Parse one YAML file through the one reader (`floorbench.readers.load_yaml`: bounded size, depth
+    and alias expansion, no key twice, finite numbers); any problem is a one-line ScenarioError."""
+    from floorbench.readers import load_yaml
+
+    return load_yaml(path, ScenarioError)
 
 
 def pydantic_line(path: Path, scenario: str | None, data: object, err: ValidationError) -> str:
@@ -274,7 +264,7 @@ def load_scenario_file(
     """Parse and check one scenario file (and, with `audio`, its audio files).
 
     The file's ``suite`` (none: the default suite) names the rules that check it: that
-    suite's part `load_scenario` (floorbench.suites.registry).
+    suite's part `load_scenario` (floorbench.plugins).
     """
     data = read_yaml(path)
     try:

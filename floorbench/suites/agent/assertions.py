@@ -25,12 +25,12 @@ assertions are not judged in that trial (the trial lists it as skipped).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from floorbench.audio.sounds import SoundRules
+from floorbench.readers import search
 from floorbench.suites.agent.rules import CONTENT, SAYS, TURN_ENDS, AgentRules, Check, StepKind
 from floorbench.suites.agent.words import says
 
@@ -395,7 +395,9 @@ def content(key: str, step: int | None, expect: Mapping[str, Any], text: str | N
         add("contains", "says " + ", ".join(f'"{w}"' for w in words), text is not None and all(says(text, w) for w in words))
     if expect.get("matches"):
         pattern = str(expect["matches"])
-        add("matches", f"matches /{pattern}/", text is not None and re.search(pattern, text, re.IGNORECASE) is not None)
+        found = None if text is None else search(pattern, text)  # None: undecided within the time limit
+        add("matches", f"matches /{pattern}/" + (" (timed out: counted as no match)" if text and found is None else ""),
+            found is True)
     never = list(expect.get("not_contains") or [])
     if never:
         add("not_contains", "never says " + ", ".join(f'"{w}"' for w in never),

@@ -12,12 +12,12 @@ is the offline judge's reading of the turn (`floorbench.suites.agent.intents`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
+from floorbench.readers import search
 from floorbench.suites.agent.intents import Intent, has_intent
 from floorbench.suites.agent.schema import Branch, BranchRule
 from floorbench.suites.agent.words import says
@@ -43,7 +43,7 @@ def rule_matches(rule: BranchRule, text: str) -> bool:
         return False
     if not all(says(text, w) for w in rule.contains):
         return False
-    if rule.matches is not None and re.search(rule.matches, text, re.IGNORECASE) is None:
+    if rule.matches is not None and search(rule.matches, text) is not True:  # a timed-out match is no match
         return False
     return rule.intent is None or has_intent(text, Intent(rule.intent))
 
