@@ -25,7 +25,13 @@ way wherever it would appear. Three rules, applied together:
   no ``//`` (``turn:user:pass@host:3478``), lose their user-info the same way.
 
 Free text also loses the credential after ``Bearer`` / ``Basic`` (a run of 8 or more
-token characters, so prose such as "basic rules" is left alone).
+token characters, so prose such as "basic rules" is left alone), and every **key a
+provider echoes**: a provider's 401 body names the key it was given, masked
+(``sk-abc12***…wxyz``, ``sk-proj-****1234``, ``sk-abc12...wxyz``, ``AKIA••••ABCD``)
+or whole. A word with a run of masking characters (``***``, ``•••``, ``xxxx``) or
+an ellipsis between key characters, and a word that begins as keys do (``sk-``,
+``AKIA``, ``ghp_``, ``xoxb-``, ``AIza`` …), is replaced whole: the characters a
+mask leaves are still part of the key (and name which key was sent).
 """
 
 from __future__ import annotations
@@ -53,6 +59,18 @@ _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,127}|[a-z_][a-z_]{0,127}")
 """an environment variable's name as people write them: upper case (digits allowed) or lower case letters;
 a key pasted where a name belongs (``sk-…``, mixed case, hex) is none"""
 _AUTH_SCHEME = re.compile(r"\b(Bearer|bearer|BEARER|Basic)\s+([A-Za-z0-9._~+/=\-]{8,})")
+_WORD = re.compile(r"""[^\s'"<>`,;()\[\]{}]+""")
+"""a word of free text, as a key is echoed: up to the next space, quote or bracket"""
+_MASK_RUN = re.compile(r"[*\u2022\u25cf\u00b7#]{3,}|[xX]{4,}")
+"""masking characters a provider puts where it hides the middle of a key: ***, •••, ●●●, ···, ###, xxxx"""
+_ELLIPSIS = re.compile(r"[A-Za-z0-9_\-]{3,}(?:\.{2,}|\u2026)[A-Za-z0-9_\-]{3,}")
+"""``sk-abc12...wxyz``, ``sk-abc12…wxyz``: key characters on both sides of an ellipsis"""
+KEY_PREFIXES: tuple[str, ...] = (
+    "sk-", "sk_", "pk-", "pk_", "rk_", "ak-", "key-", "AKIA", "ASIA", "ghp_", "gho_", "ghs_", "github_pat_",
+    "glpat-", "xoxb-", "xoxp-", "xapp-", "AIza", "hf_", "gsk_", "pplx-", "r8_", "nvapi-", "fw_", "sess-",
+)
+"""how the keys of common providers begin (OpenAI, Anthropic, AWS, GitHub, GitLab, Slack, Google, Hugging Face,
+Groq, Perplexity, Replicate, NVIDIA, Fireworks): a word that begins so and goes on is a key, masked or not"""
 
 
 def is_secret_name(name: str, names: Iterable[str] = SECRET_NAMES) -> bool:
@@ -117,10 +135,45 @@ def redact_text(text: str, values: Iterable[str] = ()) -> str:
     out = _URL.sub(lambda m: redact_url(m.group(0)), text)
     out = _ICE_URI.sub(_redact_ice, out)
     out = _AUTH_SCHEME.sub(lambda m: f"{m.group(1)} {REDACTED}", out)
+    out = _WORD.sub(_redact_word, out)
     for v in values:
         if v and len(v) >= 4:
             out = out.replace(v, REDACTED)
     return out
+
+
+def looks_like_key(word: str) -> bool:
+    """Is `word` a key as providers echo it: masked (a run of ``*``/``•``/``x``, or an ellipsis between key
+    characters) or beginning as keys do (`KEY_PREFIXES`) with at least 6 more characters?"""
+    if _MASK_RUN.search(word) and len(re.findall(r"[A-Za-z0-9]", _MASK_RUN.sub("", word))) >= 4:
+        return True  # what the mask left of the key: a placeholder such as "xxxx" or "***" alone is no key
+    if _ELLIPSIS.search(word) and (re.search(r"\d", word) or word.startswith(KEY_PREFIXES)):
+        return True
+    return any(word.startswith(p) and len(word) >= len(p) + 6 and re.search(r"[0-9*\u2022]", word[len(p):])
+               for p in KEY_PREFIXES)
+
+
+def _redact_word(m: re.Match[str]) -> str:
+    word = m.group(0)
+    if word == REDACTED or "://" in word:  # a URL is `redact_url`'s (already applied)
+        return word
+    core = word.rstrip(".:!?")  # the sentence's own stop after an echoed key ("…wxyz.")
+    if core.endswith(("..", "\u2026")) and not core.rstrip(".\u2026"):
+        return word
+    tail = word[len(core):]
+    if core.endswith("..") and _ELLIPSIS.search(core) is None:  # "Loading..." is prose, not a mask
+        return word
+    return REDACTED + tail if looks_like_key(core) else word
+
+
+def redact_strings(data: Any) -> Any:
+    """A copy of `data` (mappings, lists, scalars) with `redact_text` applied to every string, keys kept:
+    for records written under OUT/ that hold data, not settings (a scenario, a step's text)."""
+    if isinstance(data, dict):
+        return {k: redact_strings(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [redact_strings(v) for v in data]
+    return redact_text(data) if isinstance(data, str) else data
 
 
 def redact(config: Any, names: Iterable[str] = SECRET_NAMES) -> Any:

@@ -54,7 +54,8 @@ def test_the_example_loads_and_reserves_a_live_clip_per_line(tmp_path: Path) -> 
     (t,) = load_test_file(EXAMPLE)
     p = t.steps[0].persona
     assert p is not None and p.max_turns == 4 and p.opening and p.voice == "piper:joe"
-    assert p.endpoint.base_url == "http://127.0.0.1:8088/v1" and p.endpoint.api_key_env is None  # the file default
+    assert p.endpoint.base_url == "http://127.0.0.1:8088/v1"  # the file default
+    assert set(p.endpoint.model_dump()) == {"base_url", "model", "timeout_s", "temperature", "max_tokens"}  # no key
     (s,) = write_test_suite([t], tmp_path / "suite", 1)
     assert s.steps[0].persona is not None and s.steps[0].persona.clips == [1, 2, 3, 4]
     assert all(c.live and c.recorded and c.audio and c.label == "caller_persona" for c in s.turns)
@@ -66,10 +67,13 @@ def test_the_oracle_does_not_listen_for_persona_lines(tmp_path: Path) -> None:
     assert [clip for _, clip, _ in oracle_path(load(tmp_path))] == [1]  # the say only: persona audio is made live
 
 
-def test_describe_records_the_endpoint_without_its_secrets(tmp_path: Path) -> None:
-    s = load(tmp_path, PERSONA.replace('"http://127.0.0.1:9/v1"', '"https://user:pw@llm.example/v1?key=sekrit"'))
-    d = json.dumps(AgentSchedule(s, {}, 16000).describe())
-    assert "sekrit" not in d and "pw@" not in d and "https://llm.example/v1" in d
+def test_describe_records_the_operators_endpoint_without_its_secrets(tmp_path: Path) -> None:
+    from floorbench.suites.agent.schedule import _personas
+
+    s = load(tmp_path)
+    bound = {"persona_url": "https://user:pw@llm.example/v1?key=sekrit", "persona_key_env": "PERSONA_TEST_KEY"}
+    d = json.dumps(AgentSchedule(s, {}, 16000, personas=_personas(s, bound)).describe())
+    assert "sekrit" not in d and "pw@" not in d and "https://llm.example/v1" in d and "PERSONA_TEST_KEY" in d
 
 
 @pytest.mark.parametrize("steps, head, wanted", [
@@ -77,9 +81,13 @@ def test_describe_records_the_endpoint_without_its_secrets(tmp_path: Path) -> No
     ("      - persona: {endpoint: {base_url: 'http://h/v1'}}\n", "", "goal must be a sentence"),
     ("      - persona: {goal: x, endpoint: {base_url: 'ftp://h'}}\n", "", "base_url 'ftp://h'; give the endpoint's http(s) URL"),
     ("      - persona: {goal: x, endpoint: {base_url: 'http://h/v1', api_key: sk-123}}\n", "",
-     "do not put the key in a test file; name the environment variable"),
+     "'api_key': a test file may not name a key or the variable that holds one"),
     ("      - persona: {goal: x, endpoint: {base_url: 'http://h/v1', api_key_env: sk-live-1234}}\n", "",
-     "api_key_env must be the NAME of an environment variable"),
+     "'api_key_env': a test file may not name a key or the variable that holds one"),
+    ("      - persona: {goal: x, endpoint: {base_url: 'http://h/v1', api_key_env: LIVEKIT_API_SECRET}}\n", "",
+     "--persona-url URL --persona-key-env NAME"),
+    ("      - persona: {goal: x, endpoint: {base_url: 'http://u:sk-123@h/v1'}}\n", "",
+     "carries credentials (user-info, a query or a fragment)"),
     ("      - persona: {goal: x, max_turns: 0}\n", "persona_endpoint: {base_url: 'http://h/v1'}\n", "max_turns=0; use a whole number from 1 to 20"),
     ("      - persona: {goal: x, golas: y}\n", "persona_endpoint: {base_url: 'http://h/v1'}\n",
      "unknown key 'golas' in a persona"),
@@ -152,7 +160,7 @@ async def test_an_unreachable_endpoint_or_a_missing_key_is_one_redacted_line(mon
         await ep.reply([])
     assert "cannot reach http://127.0.0.1:9/v1" in str(e.value) and "sekrit" not in str(e.value)
     monkeypatch.delenv("PERSONA_TEST_KEY", raising=False)
-    keyed = ChatEndpoint(PersonaEndpoint(base_url="http://127.0.0.1:9/v1", api_key_env="PERSONA_TEST_KEY"))
+    keyed = ChatEndpoint(PersonaEndpoint(base_url="http://127.0.0.1:9/v1"), key_env="PERSONA_TEST_KEY")
     with pytest.raises(PersonaEndpointError, match="environment variable PERSONA_TEST_KEY is not set"):
         await keyed.reply([])
     assert keyed.card()["api_key_env"] == "PERSONA_TEST_KEY"  # the name, never a key

@@ -26,6 +26,10 @@ import typer
 from floorbench.scoring.outcome import ScoreOutcome, ScoreRequest
 
 RESULTS_VERSION = 1
+PERSONA_URL_HELP = ("send every persona step to this OpenAI-compatible endpoint (http(s)://…/v1; also "
+                    "FLOORBENCH_PERSONA_URL): the only endpoint a key is ever sent to")
+PERSONA_KEY_ENV_HELP = ("the environment variable whose key goes to --persona-url (default: FLOORBENCH_PERSONA_KEY "
+                        "when set); a test file never names one")
 TEST_FILE_SUFFIXES = (".yaml", ".yml")
 
 
@@ -83,7 +87,8 @@ def run_tests(
     quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
     acoustics: Annotated[str | None, typer.Option(help="acoustic condition of the caller's audio (as `floorbench run`): office, car, cafe, phone, cafe+phone, cafe+snr5, ...")] = None,
     acoustics_seed: Annotated[int, typer.Option(help="seed of the acoustic condition's draws (0..2**31)")] = 0,
-    persona_url: Annotated[str | None, typer.Option(help="point every persona step at this OpenAI-compatible endpoint (http(s)://…/v1; also FLOORBENCH_PERSONA_URL)")] = None,
+    persona_url: Annotated[str | None, typer.Option(help=PERSONA_URL_HELP)] = None,
+    persona_key_env: Annotated[str | None, typer.Option(help=PERSONA_KEY_ENV_HELP)] = None,
 ) -> None:
     """Run conversation tests against a voice agent: assertions on timing and words, pass rates over trials."""
     from floorbench.errors import FloorbenchError, OptionError, check_range
@@ -94,8 +99,7 @@ def run_tests(
 
     try:
         check_range("--latency-margin-ms", latency_margin_ms, 0, 600_000)
-        if persona_url is not None and not persona_url.startswith(("http://", "https://")):
-            raise OptionError("--persona-url must be an http(s) URL such as http://127.0.0.1:8088/v1")
+        binding = persona_binding(persona_url, persona_key_env)
         if pass_threshold is not None and not 0 < pass_threshold <= 1:
             raise OptionError(f"--pass-threshold must be above 0 and at most 1, got {pass_threshold}")
         before = read_baseline(baseline) if baseline is not None else None
@@ -107,14 +111,25 @@ def run_tests(
     if (out / "run").exists() and not resume:
         fail(f"{out} holds an earlier test run; pass another --out, or --resume to continue that one")
     run_dir = play_tests(chosen, out, trials, model, config, identity, dispatch, livekit_url, concurrency,
-                         join_timeout, print_join, quiet, condition, persona_url)
+                         join_timeout, print_join, quiet, condition, binding)
     code = _judge(chosen, out, run_dir, trials, asr, pass_threshold, junit, before, latency_margin_ms)
     raise typer.Exit(code)
 
 
+def persona_binding(url: str | None, key_env: str | None) -> Any:
+    """The operator's `PersonaBinding` from --persona-url/--persona-key-env; one-line OptionError."""
+    from floorbench.errors import OptionError
+    from floorbench.suites.agent.persona_llm import BindingError, PersonaBinding
+
+    try:
+        return PersonaBinding.of(url, key_env)
+    except BindingError as e:
+        raise OptionError(str(e)) from None
+
+
 def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, config: Path | None, identity: str | None,
          dispatch: str | None, livekit_url: str | None, concurrency: str, join_timeout: float, print_join: bool,
-         quiet: bool, condition: Any = None, persona_url: str | None = None) -> Path:
+         quiet: bool, condition: Any = None, binding: Any = None) -> Path:
     """Write and render the suite, then play it: the run folder."""
     from floorbench.errors import FloorbenchError
     from floorbench.pipelines.commands import check_run_numbers, fail, parse_concurrency, system_under_test
@@ -145,7 +160,7 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
         opts = RunOptions(
             suite=suite_dir, model=name, out=run_dir, config=cfg, connection=LiveKitConnection.from_env(livekit_url),
             settings=ScenarioSettings(model_join_timeout_s=join_timeout, print_join=print_join, acoustics=condition,
-                                      schedule={"persona_url": persona_url} if persona_url else {}),
+                                      schedule=binding.options() if binding is not None else {}),
             progress=not quiet and sys.stderr.isatty(), progress_lines=quiet or not sys.stderr.isatty(),
             concurrency=rooms, auto_concurrency=auto_rooms, scenarios=[s.scenario_id for s in scenarios],
         )

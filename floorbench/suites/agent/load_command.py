@@ -12,6 +12,8 @@ from typing import Annotated
 
 import typer
 
+from floorbench.suites.agent.commands import PERSONA_KEY_ENV_HELP, PERSONA_URL_HELP
+
 
 def run_load(
     paths: Annotated[list[Path], typer.Argument(help="test files (YAML), or folders of them: what each caller does")],
@@ -29,12 +31,14 @@ def run_load(
     join_timeout: Annotated[float, typer.Option(help="seconds to wait for the agent to join (1..3600)")] = 60.0,
     asr: Annotated[str, typer.Option(help="ASR model of the content assertions (name or local folder)")] = "tiny.en",
     quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
+    persona_url: Annotated[str | None, typer.Option(help=PERSONA_URL_HELP)] = None,
+    persona_key_env: Annotated[str | None, typer.Option(help=PERSONA_KEY_ENV_HELP)] = None,
 ) -> None:
     """An agent under load: N simultaneous callers, N stepped up; latency from the audio per step."""
     from floorbench.errors import FloorbenchError, OptionError, check_range
     from floorbench.escape import printable
     from floorbench.pipelines.commands import fail
-    from floorbench.suites.agent.commands import collect, judge_trials, play_tests, select
+    from floorbench.suites.agent.commands import collect, judge_trials, persona_binding, play_tests, select
     from floorbench.suites.agent.load import (
         parse_sessions,
         step_summary,
@@ -45,6 +49,7 @@ def run_load(
 
     try:
         steps_n = parse_sessions(sessions)
+        binding = persona_binding(persona_url, persona_key_env)
         check_range("--max-p95-ms", max_p95_ms, 1, 600_000)
         if not 0 <= max_failure_rate <= 1:
             raise OptionError(f"--max-failure-rate must be from 0 to 1, got {max_failure_rate}")
@@ -63,7 +68,7 @@ def run_load(
     for n in steps_n:
         typer.echo(f"floorbench load: {n} caller(s) at once", err=True)
         run_dir = play_tests(chosen, out / f"callers-{n}", n, model, config, identity, dispatch, livekit_url, str(n),
-                       join_timeout, False, quiet)
+                       join_timeout, False, quiet, binding=binding)
         judged = judge_trials(chosen, run_dir, n, asr, out / "scoring-cache")
         step = step_summary(n, judged)
         steps.append(step)

@@ -15,25 +15,31 @@ A persona step hands the caller to an LLM for up to `max_turns` lines::
               seed: 7
               barge_in: {chance: 0.0, after_ms: 1500}
               backchannel: {chance: 0.3, after_ms: 800, text: mm-hm}
-              endpoint: {base_url: https://api.example.com/v1, model: gpt-x, api_key_env: PERSONA_KEY}
+              endpoint: {base_url: http://127.0.0.1:8088/v1, model: standin}
             voice: piper:joe          # beside it, as on every step: voice, gap_ms, wait_ms, label, expect
             expect: {goal_reached: true}
 
-The endpoint's key is never written in a file: `api_key_env` names the
-environment variable that holds it (a literal `api_key` is refused).
+A test file is data (docs/testing.md "In CI"): it never names a key, the
+variable that holds one (``api_key_env``, any ``*_env``), a header, or a URL
+with credentials; each is refused in one line. No key is ever sent to the
+`base_url` a file names: the operator binds a key to an endpoint on the
+command line (``--persona-url URL --persona-key-env NAME``,
+`persona_llm.PersonaBinding`), and that endpoint replaces the file's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from floorbench.redact import is_env_name, redact_url
+from floorbench.redact import is_secret_name, redact_url
 from floorbench.suites.agent.rules import AgentRules
 from floorbench.suites.agent.schema import Persona, PersonaEndpoint, PersonaTiming
 
 RULES = AgentRules()
 PERSONA_KEYS = ("goal", "persona", "opening", "end_when", "max_turns", "seed", "barge_in", "backchannel", "endpoint")
-ENDPOINT_KEYS = ("base_url", "model", "api_key_env", "timeout_s", "temperature", "max_tokens")
+ENDPOINT_KEYS = ("base_url", "model", "timeout_s", "temperature", "max_tokens")
+OPERATOR_BINDS = ("the operator binds a key to an endpoint on the command line: floorbench test --persona-url URL "
+                  "--persona-key-env NAME (docs/testing.md, In CI)")
 BARGE_IN_KEYS = ("chance", "after_ms")
 BACKCHANNEL_KEYS = ("chance", "after_ms", "text")
 STEP_OPTIONS = ("voice", "gap_ms", "wait_ms", "label", "expect")
@@ -66,6 +72,24 @@ def _number(where: str, name: str, value: object, lo: float, hi: float, whole: b
     return value
 
 
+def names_a_secret(key: object) -> bool:
+    """A key of a test file's mapping that names a key, its variable or a header: ``api_key``, ``api_key_env``,
+    ``token``, ``headers``, any ``*_env``."""
+    low = str(key).lower()
+    return low.endswith("_env") or low == "env" or "header" in low or is_secret_name(low)
+
+
+def url_credentials(url: str) -> bool:
+    """Does `url` carry anything but scheme, host, port and path (user-info, a query, a fragment)?"""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return True
+    return "@" in parts.netloc or bool(parts.query) or bool(parts.fragment) or "?" in url or "#" in url
+
+
 def endpoint(where: str, raw: object, error: type[Exception] = PersonaFormatError) -> PersonaEndpoint:
     """An endpoint mapping (a step's `endpoint`, or the file's `persona_endpoint`)."""
     try:
@@ -77,24 +101,24 @@ def endpoint(where: str, raw: object, error: type[Exception] = PersonaFormatErro
 def _endpoint(where: str, raw: object) -> PersonaEndpoint:
     if not isinstance(raw, dict):
         raise PersonaFormatError(f"{where}: write endpoint: {{base_url: http://HOST:PORT/v1, model: NAME}}")
-    if "api_key" in raw or "key" in raw:
-        raise PersonaFormatError(f"{where}: do not put the key in a test file; name the environment variable that "
-                                 "holds it with api_key_env: NAME")
+    for k in raw:
+        if names_a_secret(k):  # the name is shown (a key name), never the value (it may be the key)
+            raise PersonaFormatError(f"{where}: {str(k)[:40]!r}: a test file may not name a key or the variable "
+                                     f"that holds one; drop it ({OPERATOR_BINDS})")
     _keys(where, raw, ENDPOINT_KEYS, "in a persona endpoint")
     url = raw.get("base_url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         shown = redact_url(url) if isinstance(url, str) else url
         raise PersonaFormatError(f"{where}: base_url {shown!r}; give the endpoint's http(s) URL, e.g. "
                                  "http://127.0.0.1:8088/v1 (…/chat/completions is added)")
-    env = raw.get("api_key_env")
-    if env is not None and not is_env_name(env):
-        raise PersonaFormatError(f"{where}: api_key_env must be the NAME of an environment variable (e.g. "
-                                 "PERSONA_API_KEY), not the key itself")
+    if url_credentials(url):
+        raise PersonaFormatError(f"{where}: base_url {redact_url(url)!r} carries credentials (user-info, a query "
+                                 f"or a fragment); a test file holds none: give http(s)://HOST:PORT/PATH ({OPERATOR_BINDS})")
     model = raw.get("model", "persona")
     if not isinstance(model, str) or not model.strip():
         raise PersonaFormatError(f"{where}: model must be the endpoint's model name")
     return PersonaEndpoint(
-        base_url=url.rstrip("/"), model=model, api_key_env=env,
+        base_url=url.rstrip("/"), model=model,
         timeout_s=float(_number(where, "timeout_s", raw.get("timeout_s", 10.0), 0.5, RULES.persona_llm_s)),
         temperature=float(_number(where, "temperature", raw.get("temperature", 0.0), 0, 2)),
         max_tokens=int(_number(where, "max_tokens", raw.get("max_tokens", 120), 1, 4096, whole=True)),

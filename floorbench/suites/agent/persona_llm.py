@@ -10,11 +10,17 @@ object ``{"say": "...", "done": true}`` is read too, for endpoints that
 prefer structured output.
 
 `ChatEndpoint` asks the endpoint with aiohttp through `floorbench.safe_http`
-(credentials never follow a redirect to another origin), the key read from
-the environment variable `api_key_env` names at the moment of the call. Every
-failure is a `PersonaEndpointError` whose one-line reason is redacted (URL
-user-info and query, ``Bearer`` values, the key itself) before anything
-records it.
+(credentials never follow a redirect to another origin). Every failure is a
+`PersonaEndpointError` whose one-line reason is redacted (URL user-info and
+query, ``Bearer`` values, a masked key a provider echoes, the key itself)
+before anything records it.
+
+Which key goes where is the operator's alone (`PersonaBinding`): a test file
+or a suite names an endpoint but never a key or its variable, and a key is
+sent only to the URL given on the command line (``--persona-url``, or
+FLOORBENCH_PERSONA_URL), read from the variable the command line names
+(``--persona-key-env``) or else from FLOORBENCH_PERSONA_KEY. Without that URL
+the file's endpoint is asked with no key at all (a local stand-in).
 """
 
 from __future__ import annotations
@@ -22,12 +28,22 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from floorbench import safe_http
 from floorbench.processors.adapter_config import public_url
 from floorbench.redact import redact_text
+from floorbench.redact import is_env_name, redact_url
 from floorbench.suites.agent.schema import Persona, PersonaEndpoint
+
+PERSONA_URL_ENV = "FLOORBENCH_PERSONA_URL"
+"""the operator's endpoint for every persona step (as ``--persona-url``)"""
+PERSONA_KEY_ENV = "FLOORBENCH_PERSONA_KEY"
+"""the fixed variable whose key goes to the operator's endpoint when ``--persona-key-env`` names none"""
+BINDING_OPTIONS = ("persona_url", "persona_key_env")
+"""the schedule options that carry the binding: set by the command line, never taken from a job or a file"""
 
 DONE_MARKER = "[DONE]"
 _DONE = re.compile(r"\[\s*done\s*\]", re.IGNORECASE)
@@ -50,6 +66,71 @@ Rules:
 
 class PersonaEndpointError(RuntimeError):
     """The endpoint could not give a line; the message is one redacted line with the reason."""
+
+
+class BindingError(ValueError):
+    """The operator's persona options cannot be used; one line naming the option and the fix."""
+
+
+@dataclass(frozen=True)
+class PersonaBinding:
+    """The operator's binding of a key to an endpoint: every persona step goes to `url` (None: the file's
+    endpoint, asked without a key), with the key in the environment variable `key_env` (None: no key)."""
+
+    url: str | None = None
+    key_env: str | None = None
+
+    @classmethod
+    def of(cls, url: str | None, key_env: str | None, environ: Mapping[str, str] | None = None) -> PersonaBinding:
+        """From ``--persona-url``/``--persona-key-env`` (else FLOORBENCH_PERSONA_URL / FLOORBENCH_PERSONA_KEY),
+        checked before anything is rendered or connected: one-line `BindingError`s."""
+        env = os.environ if environ is None else environ
+        where = "--persona-url"
+        if not url:
+            url, where = env.get(PERSONA_URL_ENV) or None, PERSONA_URL_ENV
+        if url is not None and (not url.startswith(("http://", "https://")) or not urlsplit_ok(url)):
+            raise BindingError(f"{where} {redact_url(url)!r}: give an http(s) URL such as http://127.0.0.1:8088/v1")
+        if key_env is not None:
+            if not is_env_name(key_env):
+                raise BindingError("--persona-key-env must be the NAME of an environment variable (letters, digits, "
+                                   "_), not the key itself (the value is not shown)")
+            if url is None:
+                raise BindingError("--persona-key-env needs --persona-url: a key goes only to the endpoint you name "
+                                   "on the command line, never to one a test file names")
+            if not env.get(key_env):
+                raise BindingError(f"--persona-key-env {key_env}: that variable is not set; export {key_env}=<the "
+                                   "endpoint's key>")
+        elif url is not None and env.get(PERSONA_KEY_ENV):
+            key_env = PERSONA_KEY_ENV
+        return cls(url.rstrip("/") if url else None, key_env)
+
+    def options(self) -> dict[str, str]:
+        """As schedule options (`floorbench.pipelines.run.scenario_run.ScenarioSettings.schedule`)."""
+        return {k: v for k, v in (("persona_url", self.url), ("persona_key_env", self.key_env)) if v}
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, object]) -> PersonaBinding:
+        """Back from the schedule options the command line (or a worker's own command line) set."""
+        url, key_env = options.get("persona_url"), options.get("persona_key_env")
+        return cls(url if isinstance(url, str) and url else None,
+                   key_env if isinstance(key_env, str) and is_env_name(key_env) and url else None)
+
+    def endpoint(self, cfg: PersonaEndpoint) -> ChatEndpoint:
+        """The persona's endpoint: the operator's URL with its key, else the file's with none."""
+        if self.url is None:
+            return ChatEndpoint(cfg)
+        return ChatEndpoint(cfg.model_copy(update={"base_url": self.url}), key_env=self.key_env)
+
+
+def urlsplit_ok(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        _ = parts.port
+    except ValueError:
+        return False
+    return bool(parts.hostname)
 
 
 class PersonaBrain(Protocol):
@@ -97,16 +178,18 @@ def parse_reply(text: str) -> tuple[str, bool]:
 class ChatEndpoint:
     """An OpenAI-compatible ``POST {base_url}/chat/completions``; the key from the environment, per call."""
 
-    def __init__(self, cfg: PersonaEndpoint) -> None:
+    def __init__(self, cfg: PersonaEndpoint, key_env: str | None = None) -> None:
         self.cfg = cfg
+        self.key_env = key_env
+        """the operator's variable (`PersonaBinding`); None: no key is sent"""
 
     def card(self) -> dict[str, Any]:
         c = self.cfg
-        return {"base_url": public_url(c.base_url), "model": c.model, "api_key_env": c.api_key_env,
+        return {"base_url": public_url(c.base_url), "model": c.model, "api_key_env": self.key_env,
                 "timeout_s": c.timeout_s, "temperature": c.temperature, "max_tokens": c.max_tokens}
 
     def _key(self) -> str | None:
-        var = self.cfg.api_key_env
+        var = self.key_env
         if var is None:
             return None
         key = os.environ.get(var, "")

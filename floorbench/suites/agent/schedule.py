@@ -54,10 +54,6 @@ if TYPE_CHECKING:
     from floorbench.suites.agent.persona_caller import CallerVoice
     from floorbench.suites.agent.persona_llm import PersonaBrain
 
-PERSONA_URL_ENV = "FLOORBENCH_PERSONA_URL"
-"""points every persona step at this endpoint (as `floorbench test --persona-url`)"""
-
-
 @dataclass
 class Reply:
     """The agent's reply to the caller's last turn (or, before any, to the start of the call)."""
@@ -314,26 +310,27 @@ def _step_record(st: AgentStep) -> dict[str, object]:
 
 
 def _personas(s: AgentScenario, options: dict[str, object]) -> dict[int, tuple[PersonaBrain, CallerVoice]]:
-    """Each persona step's endpoint (`--persona-url` / FLOORBENCH_PERSONA_URL point them all elsewhere)
-    and voice."""
-    import os
-
+    """Each persona step's endpoint and voice. The operator's binding (`persona_llm.PersonaBinding`: the
+    command line's ``--persona-url``/``--persona-key-env``, else FLOORBENCH_PERSONA_URL/_KEY) sends every
+    step to its URL with its key; without one, the file's endpoint is asked with no key."""
     from floorbench.suites.agent.persona_caller import LocalVoice
-    from floorbench.suites.agent.persona_llm import ChatEndpoint
+    from floorbench.suites.agent.persona_llm import BindingError, PersonaBinding
 
-    url = options.get("persona_url") or os.environ.get(PERSONA_URL_ENV)
+    binding = PersonaBinding.from_options(options)
+    if binding.url is None:
+        try:
+            binding = PersonaBinding.of(None, None)
+        except BindingError:
+            binding = PersonaBinding()  # `test`/`load`/`worker` refuse a bad one before any room; here: no key
     out: dict[int, tuple[PersonaBrain, CallerVoice]] = {}
     for st in s.steps:
         if st.persona is not None:
-            ep = st.persona.endpoint
-            if isinstance(url, str) and url:
-                ep = ep.model_copy(update={"base_url": url.rstrip("/")})
-            out[st.n] = (ChatEndpoint(ep), LocalVoice(st.persona.voice))
+            out[st.n] = (binding.endpoint(st.persona.endpoint), LocalVoice(st.persona.voice))
     return out
 
 
 def live_schedule(req: LiveRequest) -> LivePlan:
-    """Suite agent's part `live_schedule` (floorbench.suites.registry): the caller's steps, no preamble;
+    """Suite agent's part `live_schedule` (floorbench.plugins): the caller's steps, no preamble;
     a test with branch or persona steps hears the agent with the packaged ``tiny.en``."""
     s: AgentScenario = req.scenario
     ear = WhisperEar() if any(st.kind in (StepKind.branch, StepKind.persona) for st in s.steps) else None

@@ -92,14 +92,16 @@ class Branch(BaseModel):
 
 
 class PersonaEndpoint(BaseModel):
-    """An OpenAI-compatible chat-completions endpoint that plays the persona; the key stays in the
-    environment variable `api_key_env` names (recorded by name, never read into a record)."""
+    """An OpenAI-compatible chat-completions endpoint that plays the persona, as a test file names it.
+
+    No key and no key variable: a file is data. A key is sent only to the endpoint the operator
+    names on the command line (`persona_llm.PersonaBinding`: ``--persona-url`` with
+    ``--persona-key-env``), never to this `base_url` (docs/testing.md "In CI")."""
 
     model_config = ConfigDict(extra="forbid")
 
     base_url: str = Field(description="e.g. http://127.0.0.1:8088/v1 (…/chat/completions is appended)")
     model: str = "persona"
-    api_key_env: str | None = None
     timeout_s: float = 10.0
     temperature: float = 0.0
     max_tokens: int = 120
