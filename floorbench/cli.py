@@ -129,8 +129,19 @@ def _fail(message: str, code: int) -> NoReturn:
 
 
 def main() -> None:
+    """The console script: `run_cli`, and the last resort for a bug — an exception no reader expected is
+    one ``error:`` line naming the command and its input, its traceback (secrets redacted) in a crash
+    file (in ``--out`` when given), exit 70 (never 2: it is counted as a bug, not a refused input)."""
+    import sys
+
+    from floorbench.errors import CRASH_EXIT, crash_line
+
     _quiet_logs()
-    run_cli(app)
+    try:
+        run_cli(app)
+    except Exception as e:  # the last resort
+        typer.echo(f"error: {crash_line(e, sys.argv[1:])}", err=True)
+        raise SystemExit(CRASH_EXIT) from None
 
 
 if __name__ == "__main__":
