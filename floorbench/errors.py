@@ -4,8 +4,9 @@ Each area raises its own subclass (a bad scenario, a model that cannot be
 created, a server that cannot start, a broken input file, a voice that cannot
 speak, a judge that cannot answer). Every message is one line naming the file
 or item and the fix. The CLI catches `FloorbenchError` and prints
-``error: <message>`` with `exit_code`; any other exception is a bug and keeps
-its traceback.
+``error: <message>`` with `exit_code`; any other exception is a bug: the console
+script's last resort (`crash_line`) prints one line naming the command and a
+crash file holding the traceback, and exits 70.
 """
 
 from __future__ import annotations
@@ -94,3 +95,57 @@ def exit_with_os(e: OSError) -> NoReturn:
     if line is None:
         raise e
     exit_with(line)
+
+
+CRASH_EXIT = 70
+"""EX_SOFTWARE: an unexpected exception is a bug (never 2, so a CI counts it as one)"""
+
+
+def crash_line(exc: BaseException, argv: list[str]) -> str:
+    """The last resort for an exception no reader expected: its traceback (secrets redacted) goes to a
+    crash file in the command's ``--out`` folder when there is one (else a new temporary folder), and the
+    user gets one line naming the command, its input and that file."""
+    import os
+    import time
+    import traceback
+
+    from floorbench.escape import excerpt
+    from floorbench.redact import is_secret_name, redact_text
+
+    secrets = [v for k, v in os.environ.items() if is_secret_name(k) and len(v) >= 4]
+    words = [a for a in argv if not a.startswith("-")]
+    command = " ".join(words[:2] if words[:1] == ["suite"] else words[:1]) or "floorbench"
+    given = words[2 if command.startswith("suite ") else 1:][:1]
+    on = f" on {excerpt(redact_text(given[0], secrets), 120)}" if given else ""
+    body = redact_text("floorbench " + " ".join(argv) + "\n\n" + "".join(traceback.format_exception(exc)), secrets)
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    name = f"crash-{stamp}-{os.getpid()}.txt"
+    folder = _crash_folder(argv)
+    try:
+        path = Path(folder) / name
+        with open(path, "x", encoding="utf-8") as f:
+            f.write(body)
+        where = f"the details are in {path}"
+    except OSError:
+        where = "no crash file could be written"
+    kind = type(exc).__name__
+    return one_line(f"floorbench {command}{on}: unexpected {kind} (a bug in floorbench, not an expected refusal "
+                    f"of the input); {where}; please report it with that file")
+
+
+def _crash_folder(argv: list[str]) -> str:
+    """The command's ``--out`` (or ``--out-root``) folder if it is one or can be made; else a new temp folder."""
+    import tempfile
+
+    for i, a in enumerate(argv):
+        name, eq, value = a.partition("=")
+        if name in ("--out", "--out-root", "-o"):
+            value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+            out = Path(value)
+            try:
+                if value and (out.is_dir() or (not out.exists() and out.parent.is_dir())):
+                    out.mkdir(exist_ok=True)
+                    return str(out)
+            except (OSError, ValueError):
+                pass
+    return tempfile.mkdtemp(prefix="floorbench-crash-")

@@ -1,4 +1,5 @@
-"""`floorbench` turns an expected failure into one `error:` line and its exit code; a bug keeps its traceback."""
+"""`floorbench` turns an expected failure into one `error:` line and its exit code; a bug is one line, a crash
+file and exit 70."""
 
 from __future__ import annotations
 
@@ -60,8 +61,9 @@ def _expected() -> None:
     raise ModelError("model x: config needs `url`; set it in the model config file")
 
 @cli.app.command("fail-bug")
-def _bug() -> None:
-    raise ZeroDivisionError("division by zero")
+def _bug(out: str = "") -> None:
+    import os
+    raise ZeroDivisionError("division by zero with " + os.environ.get("OPENAI_API_KEY", ""))
 
 sys.argv = ["floorbench", sys.argv[1]]
 cli.main()
@@ -74,9 +76,27 @@ def test_the_real_entry_point():
     assert ok.stderr.strip().splitlines() == [
         "error: model x: config needs `url`; set it in the model config file"
     ]
-    bug = subprocess.run([sys.executable, "-c", _SCRIPT, "fail-bug"], capture_output=True, text=True)
-    assert bug.returncode == 1
-    assert "Traceback (most recent call last)" in bug.stderr and "ZeroDivisionError" in bug.stderr
+
+
+
+def test_a_bug_is_one_line_a_crash_file_and_exit_70(tmp_path):
+    """The last resort: an unexpected exception names the command and its input, writes its traceback
+    (secrets redacted) to a crash file in --out, and exits 70, never 2 (a bug is not a refused input)."""
+    out = tmp_path / "out"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "OPENAI_API_KEY": "sk-canary-5e1f9a"}
+    bug = subprocess.run([sys.executable, "-c", _SCRIPT.replace('sys.argv[1]]', 'sys.argv[1], *sys.argv[2:]]'),
+                          "fail-bug", "--out", str(out)], capture_output=True, text=True, env=env)
+    lines = bug.stderr.strip().splitlines()
+    assert bug.returncode == 70, bug.stderr
+    assert len(lines) == 1 and lines[0].startswith("error: floorbench fail-bug") and "ZeroDivisionError" in lines[0]
+    assert "Traceback" not in bug.stderr
+    (crash,) = out.glob("crash-*.txt")
+    assert str(crash) in lines[0]
+    text = crash.read_text()
+    assert "Traceback (most recent call last)" in text and "division by zero" in text
+    assert "sk-canary-5e1f9a" not in text + bug.stderr
+    nowhere = subprocess.run([sys.executable, "-c", _SCRIPT, "fail-bug"], capture_output=True, text=True, env=env)
+    assert nowhere.returncode == 70 and "floorbench-crash-" in nowhere.stderr  # no --out: a temp folder, named
 
 
 # ------------------------------------------------------------------ the real app through the wrapper

@@ -401,13 +401,11 @@ def _rule(path: Path, where: str, raw: object, voice: str, name: str,
 
 
 def _regex(where: str, value: object) -> str:
-    if not isinstance(value, str) or not value:
-        raise AgentTestError(f"{where}: give a regular expression (quote it)")
-    try:
-        re.compile(value)
-    except re.error as e:
-        raise AgentTestError(f"{where}: not a regular expression ({e}); fix it") from None
-    return value
+    """A `matches:` pattern, compiled with bounded size, groups and repeats (`floorbench.readers`)."""
+    from floorbench.readers import compile_regex
+
+    compile_regex(where, value, AgentTestError)
+    return str(value)
 
 
 def _line(path: Path, where: str, value: object, opt: dict[str, Any], voice: str) -> CallerLine:
