@@ -54,7 +54,7 @@ for _mod in COMMAND_MODULES:
 
 def _suite_commands() -> None:
     """Top-level commands a suite adds itself (its part `cli_commands`: suite agent's `test`)."""
-    from floorbench.suites.registry import all_suites
+    from floorbench.plugins import all_suites
 
     for plugin in all_suites():
         if plugin.cli_commands:

@@ -1,17 +1,21 @@
-"""The one registry of benchmark suites: what a suite provides, found by name.
+"""The plug-in contract: what a suite provides, found by name; where installed models are found.
 
-A suite is a plug-in, found the way models are (`floorbench.processors.registry`):
-a `SuitePlugin` record names each part as a lazy ``"module:attr"`` import path,
-so that asking a suite for its scorer never imports LiveKit, and asking for its
-live schedule never imports the scorer. The engine (scenarios, pipelines,
-scoring, report, processors) holds what every suite shares; at each point where
-suites differ it makes one call through this registry and never compares a
-suite's name or tests a scenario's class.
+Engine-owned, in the base layer, so that every engine module that asks a suite
+for a part (scenarios, pipelines, scoring, report, processors) depends on this
+module and never on `floorbench.suites`. A suite is a plug-in: a `SuitePlugin`
+record names each part as a lazy ``"module:attr"`` import path, so that asking a
+suite for its scorer never imports LiveKit, and asking for its live schedule
+never imports the scorer. At each point where suites differ the engine makes one
+call through this registry and never compares a suite's name or tests a
+scenario's class.
 
 Built-in suites are listed below by import path. A third-party suite registers
 with `register_suite` (a decorator on a function that returns the record, or a
 plain call) or through the Python entry point group ``floorbench.suites``
 (``name = "package.module:PLUGIN"``), read the first time a suite is asked for.
+Models (systems under test) are registered the same way in
+`floorbench.processors.registry`; their entry point group is ``floorbench.models``
+(`MODEL_ENTRY_POINT_GROUP`, ``name = "package.module:ClassName"``).
 
 Base layer: this module imports nothing else of floorbench, and the parts it
 loads are imported only when called.
@@ -28,6 +32,9 @@ DEFAULT_SUITE = "mpe"
 """the suite of a scenario or suite file that names none (the files of the first benchmark)"""
 
 ENTRY_POINT_GROUP = "floorbench.suites"
+"""the entry point group of installed suites (``name = "package.module:PLUGIN"``)"""
+MODEL_ENTRY_POINT_GROUP = "floorbench.models"
+"""the entry point group of installed models (``name = "package.module:ClassName"``)"""
 
 BUILTIN: dict[str, str] = {
     "mpe": "floorbench.suites.mpe:PLUGIN",

@@ -62,7 +62,8 @@ SUITE_ROLES: dict[str, str] = {
     **dict.fromkeys(("schedule", "ear", "persona_caller", "persona_llm", "persona_standin"), "pipelines"),
     "oracle": "processors",
     **dict.fromkeys(("score", "events", "export", "match", "tables", "agreement", "expected", "frames", "inputs",
-                     "judge", "verdicts", "timing", "assertions", "baseline", "load", "persona_judge"), "scoring"),
+                     "judge", "verdicts", "timing", "assertions", "baseline", "load", "persona_judge",
+                     "results_file"), "scoring"),
     "report": "report",
     "commands": "top", "load_command": "top",
 }

@@ -25,13 +25,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from floorbench.suites import registry
+from floorbench import plugins as registry
 
 PACKAGE = {
     "__init__.py": '''
         """Suite `knock`: the user knocks; the model should answer each knock (a minimal plug-in)."""
 
-        from floorbench.suites.registry import SuitePlugin
+        from floorbench.plugins import SuitePlugin
 
         PLUGIN = SuitePlugin(
             name="knock",

@@ -112,10 +112,10 @@ def server(
 
 def models() -> None:
     """List the systems under test that `run --model` accepts."""
-    from floorbench.processors.registry import BUILTIN_MODELS, model_names
+    from floorbench.processors.registry import model_names, model_source
 
     for name in model_names():
-        typer.echo(f"{name:16s} {BUILTIN_MODELS.get(name, 'registered')}")
+        typer.echo(f"{name:16s} {model_source(name)}")
 
 
 IMPAIR_HELP = (

@@ -448,8 +448,8 @@ class OracleAgent(Model[OracleSettings]):
         return out
 
     def plan(self) -> OraclePlan:
-        """What this scenario's suite has the oracle say (its part `oracle`, floorbench.suites.registry)."""
-        from floorbench.suites.registry import suite_of
+        """What this scenario's suite has the oracle say (its part `oracle`, floorbench.plugins)."""
+        from floorbench.plugins import suite_of
 
         return suite_of(self.ctx.scenario).part("oracle")(self.ctx.scenario, self.ctx.suite, self.settings)
 

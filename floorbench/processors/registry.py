@@ -10,8 +10,11 @@ A model is a class with a `name`, built from a `ModelContext`. Two kinds:
 
 Built-ins are listed here by import path and imported only when asked for, so
 that an optional backend (OpenAI, Gemini, Moshi …) costs nothing until used.
-A user's own model registers with `register_model`, or is named in a config as
-``class: "package.module:ClassName"``.
+A user's own model registers with `register_model`, is named in a config as
+``class: "package.module:ClassName"``, or is installed by a distribution that
+declares it in the entry point group ``floorbench.models``
+(``name = "package.module:ClassName"``, `floorbench.plugins.MODEL_ENTRY_POINT_GROUP`),
+read the first time a model is asked for and imported only when that model is.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, cast
 
 from typing_extensions import TypeVar
 
+from floorbench.plugins import MODEL_ENTRY_POINT_GROUP
 from floorbench.processors.adapter_config import AdapterSettings, ModelError, OpenSettings
 from floorbench.redact import SECRET_NAMES
 from floorbench.redact import redact as redact_config
@@ -131,6 +135,32 @@ BUILTIN_MODELS: dict[str, str] = {
 }
 
 _registered: dict[str, type[Model]] = {}
+_installed: dict[str, str] = {}
+"""models of installed distributions (entry point group ``floorbench.models``): name → import path"""
+_entry_points_read = False
+
+
+def _read_entry_points() -> None:
+    global _entry_points_read
+    if _entry_points_read:
+        return
+    _entry_points_read = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=MODEL_ENTRY_POINT_GROUP):
+        _installed.setdefault(ep.name, ep.value)
+
+
+def reload_entry_points() -> None:
+    """Read the ``floorbench.models`` entry points again (a distribution installed while running)."""
+    global _entry_points_read
+    _installed.clear()
+    _entry_points_read = False
+
+
+def unregister_model(name: str) -> None:
+    """Forget a registered model (tests that register one of their own)."""
+    _registered.pop(name, None)
 
 
 def register_model(cls: type[Model]) -> type[Model]:
@@ -167,8 +197,15 @@ def _import_path(path: object) -> type[Model]:
 
 
 def model_names() -> list[str]:
-    """Every model name that `create_model` accepts."""
-    return sorted(set(BUILTIN_MODELS) | set(_registered))
+    """Every model name that `create_model` accepts: built in, registered and installed."""
+    _read_entry_points()
+    return sorted(set(BUILTIN_MODELS) | set(_registered) | set(_installed))
+
+
+def model_source(name: str) -> str:
+    """Where a model comes from, as `floorbench models` lists it: its import path, or ``registered``."""
+    _read_entry_points()
+    return BUILTIN_MODELS.get(name) or _installed.get(name) or "registered"
 
 
 def model_class(name: str, config: dict[str, Any] | None = None) -> type[Model]:
@@ -180,6 +217,9 @@ def model_class(name: str, config: dict[str, Any] | None = None) -> type[Model]:
         return _registered[name]
     if name in BUILTIN_MODELS:
         return _import_path(BUILTIN_MODELS[name])
+    _read_entry_points()
+    if name in _installed:
+        return _import_path(_installed[name])
     raise ModelError(f"unknown model {name!r}; choose one of {', '.join(model_names())}")
 
 

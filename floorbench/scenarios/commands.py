@@ -27,7 +27,7 @@ from floorbench.errors import (
     first_line,
     one_line,
 )
-from floorbench.suites.registry import (
+from floorbench.plugins import (
     DEFAULT_SUITE,
     GenerateRequest,
     SuiteNotFound,

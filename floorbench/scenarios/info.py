@@ -14,7 +14,7 @@ from pathlib import Path
 
 from floorbench.scenarios.render import MANIFEST, file_sha256
 from floorbench.scenarios.validate import SUPPORTED_RATES, LoadedSuite, load_suite
-from floorbench.suites.registry import suite_of
+from floorbench.plugins import suite_of
 
 
 @dataclass

@@ -36,7 +36,7 @@ from floorbench.paths import inside
 from floorbench.scenarios.files import write_scenario, write_suite, write_text_atomic
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError, load_suite
 from floorbench.speech import tts
-from floorbench.suites.registry import suite_of
+from floorbench.plugins import suite_of
 
 RENDER_VERSION = 1
 """Bump when post-processing changes so that cached clips are re-rendered."""

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 # the confinement rule lives in floorbench.paths; re-exported here, where its callers import it from
 from floorbench.paths import PathEscapeError as PathEscapeError
 from floorbench.paths import inside as inside
-from floorbench.suites.registry import DEFAULT_SUITE
+from floorbench.plugins import DEFAULT_SUITE
 
 SCHEMA_VERSION = 1
 

@@ -1,6 +1,6 @@
 """What a live schedule drives: the humans' track, the model's speech as heard, a clock, a log.
 
-Every suite's schedule (`Suite.live_schedule`, floorbench.suites.registry) is a `Schedule`
+Every suite's schedule (`Suite.live_schedule`, floorbench.plugins) is a `Schedule`
 run against a `Playback`: in a LiveKit room that is `playback.PlaybackParticipant`, in
 tests a fake on a virtual clock (tests/test_schedule_virtual.py). The protocols are
 small so that a schedule never sees the room itself.

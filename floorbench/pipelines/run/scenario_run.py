@@ -67,7 +67,7 @@ from floorbench.redact import redact, redact_text
 from floorbench.scenarios.schema import Scenario, inside
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError
 from floorbench.speech.acoustics import AcousticProfile, LiveAcoustics
-from floorbench.suites.registry import suite_of
+from floorbench.plugins import suite_of
 from floorbench.transports.rooms import PLAYBACK_IDENTITY, model_token, room_name
 from floorbench.transports.server import LiveKitConnection, LiveKitServer
 

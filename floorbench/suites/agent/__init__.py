@@ -6,7 +6,7 @@ recording, with its measured value.
 """
 
 from floorbench.suites.agent.rules import LABELS
-from floorbench.suites.registry import SuitePlugin
+from floorbench.plugins import SuitePlugin
 
 PLUGIN = SuitePlugin(
     name="agent",

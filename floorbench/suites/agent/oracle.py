@@ -1,7 +1,7 @@
 """What the `oracle` reference agent does in a conversation test: answers each caller turn, yields
 to a barge-in, talks through a backchannel, keeps quiet where a step expects silence.
 
-Suite agent's part `oracle` (floorbench.suites.registry). After each `say`
+Suite agent's part `oracle` (floorbench.plugins). After each `say`
 that ends the caller's turn the oracle says the step's `reply`, or — a test
 written for a real agent has none — the words the step's `contains` asks for (in a sentence of
 their own), followed by a sentence long enough to be interrupted or backchannelled; after

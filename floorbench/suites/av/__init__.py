@@ -1,6 +1,6 @@
 """Suite `av` — audio-visual dynamics (docs/suites/av.md): the user seen and heard, one event window each."""
 
-from floorbench.suites.registry import GenerateOption, SuitePlugin
+from floorbench.plugins import GenerateOption, SuitePlugin
 
 PLUGIN = SuitePlugin(
     name="av",

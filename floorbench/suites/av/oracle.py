@@ -79,7 +79,7 @@ class AvOracleProcessor(OracleProcessor):
 
 
 def oracle(scenario: Any, suite: Any, settings: OracleSettings) -> OraclePlan:
-    """Suite av's part `oracle` (floorbench.suites.registry): each clip's `reply`, handed over where
+    """Suite av's part `oracle` (floorbench.plugins): each clip's `reply`, handed over where
     the event window opens; clips timed to the model are not listened for; it stops at a must_yield cue."""
     clips = [
         OracleClip(str(c.label), c.audio, getattr(c, "reply", None), handoff_ms(scenario, c))

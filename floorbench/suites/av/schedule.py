@@ -248,7 +248,7 @@ class AvSchedule(SuiteSchedule[AvScenario, AvScheduleConfig]):
 
 
 def live_schedule(req: LiveRequest) -> LivePlan:
-    """Suite av's part `live_schedule` (floorbench.suites.registry): its own schedule over the
+    """Suite av's part `live_schedule` (floorbench.plugins): its own schedule over the
     clips' sound and pictures, and the camera that shows them."""
     from floorbench.pipelines.video.source import CameraSettings
 

@@ -8,7 +8,7 @@ generator and timing rules are in this folder.
 
 from pathlib import Path
 
-from floorbench.suites.registry import GenerateOption, SuitePlugin
+from floorbench.plugins import GenerateOption, SuitePlugin
 
 PLUGIN = SuitePlugin(
     name="mpe",

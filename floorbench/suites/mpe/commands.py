@@ -1,6 +1,6 @@
 """Suite mpe's command-line parts: its generator behind `floorbench generate --suite mpe`.
 
-`generate` is the suite's part of that name (floorbench.suites.registry): the procedural
+`generate` is the suite's part of that name (floorbench.plugins): the procedural
 generator, or an OpenAI-compatible model writing the turns (``--llm``), behind one progress
 bar; then the whole suite is validated before the line saying what was written.
 """
@@ -13,7 +13,7 @@ import typer
 
 from floorbench.errors import FloorbenchError, check_range, exit_with, exit_with_os, first_line, one_line
 from floorbench.scoring.outcome import ScoreOutcome, ScoreRequest
-from floorbench.suites.registry import GenerateRequest
+from floorbench.plugins import GenerateRequest
 
 
 def generate(req: GenerateRequest) -> str:

@@ -1,6 +1,6 @@
 """What the `oracle` reference agent says on suite mpe: the preamble heard, each `T` answered.
 
-Suite mpe's part `oracle` (floorbench.suites.registry): the oracle listens for the duty
+Suite mpe's part `oracle` (floorbench.plugins): the oracle listens for the duty
 preamble and every turn, answers each `T` with its gold answer in the configured template,
 attempts each `N4Q` (the scenario's `attempt`, or a stock sentence), and lets the default
 `OracleProcessor` time its speech (`N4R` exactly `n4_wait_ms` after the question).

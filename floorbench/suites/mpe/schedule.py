@@ -156,7 +156,7 @@ def default_timeout_s(scenario: Scenario, audio_s: float, cfg: MpeScheduleConfig
 
 
 def live_schedule(req: LiveRequest) -> LivePlan:
-    """Suite mpe's part `live_schedule` (floorbench.suites.registry)."""
+    """Suite mpe's part `live_schedule` (floorbench.plugins)."""
     cfg = MpeScheduleConfig.from_options(req.options)
     schedule = MpeSchedule(req.scenario, req.preamble, req.turn_audio, req.sample_rate, cfg)
     return LivePlan(schedule, default_timeout_s(req.scenario, req.audio_s, cfg))

@@ -1,6 +1,6 @@
 """Suite `turns` — live turn-taking (docs/suites/turns.md): TurnBench's events, played against the model."""
 
-from floorbench.suites.registry import SuitePlugin
+from floorbench.plugins import SuitePlugin
 
 PLUGIN = SuitePlugin(
     name="turns",

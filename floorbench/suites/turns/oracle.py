@@ -1,6 +1,6 @@
 """What the `oracle` reference agent says on suite turns: each clip's `reply`, no preamble.
 
-Suite turns' part `oracle` (floorbench.suites.registry): the suite plays no preamble; after
+Suite turns' part `oracle` (floorbench.plugins): the suite plays no preamble; after
 each clip whose turn ends (`eot`, `interrupt`) the oracle says the clip's `reply`, and it
 stays silent through pauses, backchannels and noise.
 """

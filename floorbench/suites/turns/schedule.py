@@ -151,7 +151,7 @@ class TurnsSchedule(SuiteSchedule[TurnsScenario, TurnsScheduleConfig]):
 
 
 def live_schedule(req: LiveRequest) -> LivePlan:
-    """Suite turns' part `live_schedule` (floorbench.suites.registry): its own schedule, no preamble.
+    """Suite turns' part `live_schedule` (floorbench.plugins): its own schedule, no preamble.
 
     The run's schedule options are suite mpe's knobs; this suite keeps its own defaults.
     """
