@@ -145,7 +145,11 @@ def test_baseline_flags_a_pass_rate_below_its_interval_and_a_slower_p95(tmp_path
 @pytest.mark.parametrize(
     ("content", "wanted"),
     [(None, "not found; give the results.json"), ("{", "not valid JSON"), ('{"suite": "turns", "tests": []}', "no suite: agent"),
-     ('{"suite": "agent", "tests": [{"x": 1}]}', "not floorbench test verdicts")],
+     ('{"suite": "agent", "tests": [{"x": 1}]}', "field 'tests.0.test'"),
+     ('{"suite": "agent", "tests": [{"test": "a", "ci": "wide"}]}', "field 'tests.0.ci'"),
+     ('{"suite": "agent", "tests": [], "trials": [{"trial": "first"}]}', "field 'trials.0.trial'"),
+     ('{"suite": "agent", "tests": [], "trials": [{"conversation": {"duration_ms": 1e300}}]}', "duration_ms"),
+     ("[" * 100_000 + "]" * 100_000, "nested too deep"), ('{"suite": "agent", "tests": [], "x": NaN}', "NaN")],
 )
 def test_a_bad_baseline_is_one_line(tmp_path: Path, content: str | None, wanted: str) -> None:
     f = tmp_path / "results.json"

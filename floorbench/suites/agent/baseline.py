@@ -15,7 +15,6 @@ test in error now is left out (its error already fails the run).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,22 +44,12 @@ class Change:
 
 
 def read_baseline(path: Path) -> list[dict[str, Any]]:
-    """The tests of an earlier run's results.json (or of the run folder holding it)."""
-    file = path / RESULTS if path.is_dir() else path
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BaselineError(f"{file}: not found; give the results.json (or --out folder) of an earlier floorbench test") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise BaselineError(f"{file}: cannot read ({e})") from None
-    except json.JSONDecodeError as e:
-        raise BaselineError(f"{file}: not valid JSON (line {e.lineno}: {e.msg}); give an earlier results.json") from None
-    if not isinstance(data, dict) or data.get("suite") != "agent":
-        raise BaselineError(f"{file}: not the results of floorbench test (no suite: agent); give an earlier results.json")
-    tests = data.get("tests")
-    if not isinstance(tests, list) or not all(isinstance(t, dict) and "test" in t and "ci" in t for t in tests):
-        raise BaselineError(f"{file}: its 'tests' are not floorbench test verdicts; give an earlier results.json")
-    return tests
+    """The tests of an earlier run's results.json (or of the run folder holding it), read and checked by the
+    one reader of results files (`results_file`), so a malformed baseline is refused before the run."""
+    from floorbench.suites.agent.results_file import read_results_file
+
+    fix = "give the results.json (or --out folder) of an earlier floorbench test"
+    return read_results_file(path, BaselineError, fix)["tests"]
 
 
 def _rate(r: dict[str, Any]) -> str:

@@ -19,7 +19,6 @@ resources.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -54,23 +53,21 @@ TEST_CSS = (
 
 def is_test_run(path: Path) -> bool:
     """A `floorbench test` folder (its results.json is suite agent's): suite agent's part `reports`."""
+    from floorbench.readers import ReadError, load_json
+
     try:
-        data = json.loads((path / RESULTS).read_text(encoding="utf-8")) if path.is_dir() else None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
+        data = load_json(path / RESULTS) if path.is_dir() and (path / RESULTS).is_file() else None
+    except ReadError:
+        return True  # a results.json that cannot be read: `read_results` names the problem
     return isinstance(data, dict) and data.get("suite") == "agent" and "tests" in data
 
 
 def read_results(folder: Path) -> dict[str, Any]:
     """results.json of a test run; one `InputError` line naming it otherwise."""
+    from floorbench.suites.agent.results_file import read_results_file
+
     p = inside(folder, RESULTS, f"{folder}: results", InputError)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InputError(f"{p}: not a readable results.json ({type(e).__name__}); run `floorbench test` again") from e
-    if not isinstance(data, dict) or data.get("suite") != "agent" or not isinstance(data.get("tests"), list):
-        raise InputError(f"{p}: not a results.json of `floorbench test`; run `floorbench test` again")
-    return data
+    return read_results_file(p, InputError, "run `floorbench test` again")
 
 
 # -- shared cells -------------------------------------------------------------------------------
