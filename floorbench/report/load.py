@@ -12,7 +12,6 @@ draws from, or reads through, a record it cannot trust.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,10 +142,9 @@ def load_scores_json(path: Path, name: str, suite: str, key: str) -> dict[str, A
     """Suite `suite`'s scores file `name` in the run folder `path` (or `path` itself), of this version (it has
     `key`); one `InputError` line naming the file otherwise."""
     p = path / name if path.is_dir() else path
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InputError(f"{p}: not a readable {name} ({type(e).__name__}); re-run `floorbench score`") from e
+    from floorbench.readers import load_json
+
+    data = load_json(p, InputError, "re-run `floorbench score`")
     if not isinstance(data, dict) or data.get("suite") != suite or key not in data:
         article = "an" if name[:1] in ("a", "e", "i", "o", "u") else "a"
         raise InputError(f"{p}: not {article} {name} of this version; re-run `floorbench score`")

@@ -15,7 +15,6 @@ killed one's files).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from pydantic import ValidationError
 
 from floorbench.audio.consistency import recording_disagreement
 from floorbench.audio.time_map import TimeMap, time_map_of
-from floorbench.errors import FloorbenchError, read_utf8
+from floorbench.errors import FloorbenchError
 from floorbench.paths import inside, inside_each
 from floorbench.records import DialogueTurns, Outcome, RunMeta
 from floorbench.suites.registry import all_suites, get_suite
@@ -153,12 +152,10 @@ class Discovery:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(read_utf8(path, InputError, "re-export the file as UTF-8 JSON"))
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not valid JSON (line {e.lineno}: {e.msg}); fix or re-export the file") from e
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})") from e
+    """A record file through the one reader (`floorbench.readers`: bounded size and depth, finite numbers)."""
+    from floorbench.readers import load_json
+
+    return load_json(path, InputError, "fix or re-export the file")
 
 
 def first_error(e: ValidationError) -> str:

@@ -76,14 +76,18 @@ def load_script(path: Path) -> StandinScript:
         if k not in SCRIPT_KEYS:
             raise StandinError(f"{path}: unknown key {k!r}; use {', '.join(SCRIPT_KEYS)}")
     rules = []
+    if not isinstance(data.get("rules") or [], list):
+        raise StandinError(f"{path}: rules must be a list of {{contains: [WORDS], say: TEXT, done: true|false}}")
     for i, r in enumerate(data.get("rules") or [], 1):
         if not isinstance(r, dict) or not isinstance(r.get("say"), str) or set(r) - set(RULE_KEYS):
             raise StandinError(f"{path}: rule {i}: write {{contains: [WORDS], say: TEXT, done: true|false}}")
+        if not isinstance(r.get("done", False), bool):  # the string "false" is not read as true
+            raise StandinError(f"{path}: rule {i}: done must be true or false (unquoted)")
         words = r.get("contains") or []
         words = [words] if isinstance(words, str) else words
         if not words or not all(isinstance(w, str) and w.strip() for w in words):
             raise StandinError(f"{path}: rule {i}: contains must be a word or a list of words")
-        rules.append(StandinRule([str(w) for w in words], r["say"], bool(r.get("done", False))))
+        rules.append(StandinRule([str(w) for w in words], r["say"], r.get("done", False)))
     lines = data.get("lines") or []
     if not isinstance(lines, list) or not all(isinstance(x, str) and x.strip() for x in lines):
         raise StandinError(f"{path}: lines must be a list of sentences")
