@@ -79,6 +79,14 @@ def is_secret_name(name: str, names: Iterable[str] = SECRET_NAMES) -> bool:
     return not low.endswith("_env") and any(s in low for s in names)
 
 
+def names_a_secret(key: object) -> bool:
+    """Does a key of a *data* file (a test file, a suite, a job's settings) name a key, the variable holding
+    one or a header: ``api_key``, ``token``, ``api_key_env``, any ``*_env``, ``headers``? Data may name none
+    (docs/testing.md "In CI"): the operator binds keys on the command line."""
+    low = str(key).lower()
+    return low.endswith("_env") or low == "env" or "header" in low or is_secret_name(low)
+
+
 def is_env_name(value: object) -> bool:
     """Is `value` the name of an environment variable (``OPENAI_API_KEY``, ``http_proxy``), not a key?"""
     return isinstance(value, str) and _ENV_NAME.fullmatch(value) is not None

@@ -18,17 +18,26 @@ back does not restore them).
 
 Which headers are credentials: `CREDENTIAL_HEADERS` and any name
 `floorbench.redact.is_secret_name` calls secret (``*key*``, ``*token*``, ``*auth*`` …).
+
+Which key goes to which endpoint is the operator's word, never a file's
+(docs/testing.md "In CI"): `KeyBinding` is an endpoint URL and the name of
+the environment variable whose key goes with it, both from the command line
+(or the operator's environment), checked before anything runs. The persona's
+(`PERSONA`) is the first; a dispatch worker takes its own from its command
+line, never from a job.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import urllib.request
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 from urllib.parse import urljoin, urlsplit
 
-from floorbench.redact import is_secret_name
+from floorbench.redact import is_env_name, is_secret_name, redact_url
 
 CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "api-key", "x-api-key"})
 DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
@@ -158,3 +167,84 @@ def websocket_connect(url: str, headers: Mapping[str, str] | None = None, **kwar
             return after
 
     return _Connect(url, additional_headers=dict(headers) if headers else None, **kwargs)
+
+
+class BindingError(ValueError):
+    """The operator's endpoint/key options cannot be used; one line naming the option and the fix."""
+
+
+@dataclass(frozen=True)
+class BindingNames:
+    """The options and variables of one binding (`PERSONA`)."""
+
+    url_option: str
+    key_option: str
+    url_env: str
+    """the operator's environment's URL when no option gives one"""
+    key_env: str
+    """the fixed variable whose key goes to the bound URL when no option names one"""
+    prefix: str
+    """its schedule options: ``<prefix>_url``, ``<prefix>_key_env``"""
+
+
+PERSONA = BindingNames("--persona-url", "--persona-key-env", "FLOORBENCH_PERSONA_URL", "FLOORBENCH_PERSONA_KEY",
+                       "persona")
+
+
+@dataclass(frozen=True)
+class KeyBinding:
+    """An endpoint and the variable whose key goes to it, bound by the operator (None: not bound)."""
+
+    url: str | None = None
+    key_env: str | None = None
+    names: ClassVar[BindingNames] = PERSONA
+
+    @classmethod
+    def of(cls, url: str | None, key_env: str | None, environ: Mapping[str, str] | None = None) -> Any:
+        """From the options (else the operator's environment), checked: one-line `BindingError`s. A key
+        variable without a URL is refused: a key goes only to an endpoint named on the command line."""
+        n, env = cls.names, os.environ if environ is None else environ
+        where = n.url_option
+        if not url:
+            url, where = env.get(n.url_env) or None, n.url_env
+        if url is not None and not _http_url(url):
+            raise BindingError(f"{where} {redact_url(url)!r}: give an http(s) URL such as http://127.0.0.1:8088/v1")
+        if key_env is not None:
+            if not is_env_name(key_env):
+                raise BindingError(f"{n.key_option} must be the NAME of an environment variable (letters, digits, "
+                                   "_), not the key itself (the value is not shown)")
+            if url is None:
+                raise BindingError(f"{n.key_option} needs {n.url_option}: a key goes only to the endpoint you name "
+                                   "on the command line, never to one a file names")
+            if not env.get(key_env):
+                raise BindingError(f"{n.key_option} {key_env}: that variable is not set; export {key_env}=<the "
+                                   "endpoint's key>")
+        elif url is not None and env.get(n.key_env):
+            key_env = n.key_env
+        return cls(url.rstrip("/") if url else None, key_env)
+
+    def options(self) -> dict[str, str]:
+        """As schedule options (``<prefix>_url``, ``<prefix>_key_env``)."""
+        p = self.names.prefix
+        return {k: v for k, v in ((f"{p}_url", self.url), (f"{p}_key_env", self.key_env)) if v}
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, object]) -> Any:
+        """Back from the schedule options the command line set (a variable without a URL is dropped)."""
+        p = cls.names.prefix
+        url, key_env = options.get(f"{p}_url"), options.get(f"{p}_key_env")
+        url = url if isinstance(url, str) and _http_url(url) else None
+        return cls(url, key_env if isinstance(key_env, str) and is_env_name(key_env) and url else None)
+
+
+def _http_url(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    if not url.startswith(("http://", "https://")):
+        return False
+    try:
+        parts = urlsplit(url)
+        _ = parts.port
+    except ValueError:
+        return False
+    return bool(parts.hostname)

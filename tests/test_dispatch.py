@@ -88,29 +88,27 @@ def test_worker_refuses_another_suite_hash_with_one_line_reason(tmp_path: Path) 
     assert "is not a writable folder here" in (shelf.why_not(_spec(tmp_path / "missing")) or "")
 
 
-def test_refusal_recorded_becomes_worker_refused_when_nobody_takes_the_job(tmp_path: Path) -> None:
-    for _ in range(3):  # offered three times, refused three times: said once
-        dispatch.refuse(tmp_path, "1" * 16, "box-b:12", "suite 'tiny' at /x has manifest hash 1, the run's is 2")
-    refused = dispatch.refusals(tmp_path, "1" * 16)
-    assert refused == ["box-b:12: suite 'tiny' at /x has manifest hash 1, the run's is 2"]
+def test_a_refused_job_is_unanswered_and_fails_as_lost_pointing_at_the_workers_logs() -> None:
+    """A refusing worker writes nothing (not even its reason) into the folder a job names: the runner,
+    unanswered, fails the attempt and says where the reason is (the worker's log)."""
     unclaimed = dispatch.ClaimState(published=False, claimed=False, beat_age_s=None)
-    assert judge(unclaimed, 29.0, None, refused, "fb", TIMES) is None  # another worker may still take it
-    v = judge(unclaimed, 31.0, None, refused, "fb", TIMES)
-    assert v is not None and v.kind == FailureKind.worker_refused and v.reason.endswith(refused[0])
-    assert FailureKind.worker_refused not in resume.INFRASTRUCTURE  # fixing the suite copy is the user's
+    assert judge(unclaimed, 29.0, None, "fb", TIMES) is None  # another worker may still take it
+    v = judge(unclaimed, 31.0, None, "fb", TIMES)
+    assert v is not None and v.kind == FailureKind.worker_lost and "a worker that refused it logged why" in v.reason
+    assert not hasattr(dispatch, "refuse") and not hasattr(dispatch, "refusals")
 
 
 def test_lost_worker_verdicts() -> None:
     claimed = dispatch.ClaimState(published=False, claimed=True, beat_age_s=3.0)
-    assert judge(dispatch.ClaimState(False, False, None), 31.0, None, [], "fb", TIMES) is not None
-    nobody = judge(dispatch.ClaimState(False, False, None), 31.0, None, [], "fb", TIMES)
+    assert judge(dispatch.ClaimState(False, False, None), 31.0, None, "fb", TIMES) is not None
+    nobody = judge(dispatch.ClaimState(False, False, None), 31.0, None, "fb", TIMES)
     assert nobody is not None and nobody.kind == FailureKind.worker_lost and "no worker took the job within 30 s" in nobody.reason
-    assert judge(claimed, 500.0, 400.0, [], "fb", TIMES) is None  # beating, within its deadline
-    stale = judge(dispatch.ClaimState(False, True, 21.0), 40.0, 30.0, [], "fb", TIMES)
+    assert judge(claimed, 500.0, 400.0, "fb", TIMES) is None  # beating, within its deadline
+    stale = judge(dispatch.ClaimState(False, True, 21.0), 40.0, 30.0, "fb", TIMES)
     assert stale is not None and stale.kind == FailureKind.worker_lost and "stopped beating (last beat 21 s ago)" in stale.reason
-    hung = judge(claimed, 700.0, 601.0, [], "fb", TIMES)
+    hung = judge(claimed, 700.0, 601.0, "fb", TIMES)
     assert hung is not None and hung.kind == FailureKind.worker_lost and "did not finish within 600 s" in hung.reason
-    assert judge(dispatch.ClaimState(True, True, 99.0), 9e9, 9e9, [], "fb", TIMES) is None  # published: done
+    assert judge(dispatch.ClaimState(True, True, 99.0), 9e9, 9e9, "fb", TIMES) is None  # published: done
     assert FailureKind.worker_lost in resume.INFRASTRUCTURE  # --retries dispatches it again
 
 

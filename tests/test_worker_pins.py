@@ -4,8 +4,10 @@ Anyone who can create an agent dispatch on the LiveKit project writes a job's
 metadata. A job whose token is no attempt token (``../``), whose run folder is
 outside ``--out-root``, or whose model config is not the worker's own (another
 ``url`` for the key, ``api_key_env`` naming another variable, ``class:``
-choosing a module to import) is refused: the reason is logged, and written in
-the run folder only where that folder is inside the root.
+choosing a module to import), or whose settings ask for what the worker does
+not allow (a persona URL or key variable in the schedule options, a room
+limit out of bounds, a setting it does not know) is refused: the reason is
+logged, and nothing is written for the job anywhere.
 """
 
 from __future__ import annotations
@@ -67,24 +69,42 @@ def test_a_job_asking_for_nothing_else_is_taken_and_played_with_the_workers_own_
         ({"config": {**CONFIG, "class": "os:system"}}, "the job's model and config hash to"),
         ({"model": "cascade"}, "the job's model and config hash to"),
         ({"suite_hash": "f" * 64}, "has manifest hash"),
+        ({"settings": {"schedule": {"persona_url": "http://127.0.0.1:9/v1"}}}, "'persona_url' is not a job's to set"),
+        ({"settings": {"schedule": {"persona_key_env": "LIVEKIT_API_SECRET"}}}, "'persona_key_env' is not a job's"),
+        ({"settings": {"schedule": {"rules": {"llm": {"api_key_env": "X"}}}}}, "'api_key_env' is not a job's to set"),
+        ({"settings": {"schedule": {"tail_ms": 100, "where": "https://evil.example/x"}}}, "schedule holds a URL"),
+        ({"settings": {"timeout_s": 1e9}}, "timeout_s=1000000000.0; a worker takes 1 to 3600"),
+        ({"settings": {"model_join_timeout_s": -1}}, "model_join_timeout_s=-1; a worker takes 1 to 3600"),
+        ({"settings": {"record_rate": 8000}}, "record_rate=8000; a worker takes 16000, 24000, 48000"),
+        ({"settings": {"impair": {"delay": 1}}}, "'impair' is no setting a worker takes from a job"),
     ],
 )
-def test_a_job_asking_for_anything_else_is_refused_with_the_reason_in_the_run_folder(
+def test_a_job_asking_for_anything_else_is_refused_logged_and_never_written(
     root: Path, change: dict[str, object], said: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     pins, shelf = _pins(root), Shelf.load([TINY])
     metadata = json.dumps(_job(root / "full", **change))
+    before = sorted(root.rglob("*"))
     spec, why = vet(metadata, shelf, pins)
     assert why is not None and said in why, why
     with caplog.at_level(logging.WARNING):
-        record_refusal(metadata, spec, pins, "box-a:1", why)
+        record_refusal(spec, "box-a:1", why)
     assert said in caplog.text
-    if "token" in change:  # no folder is named after it: the run folder's own refusals file
-        lines = (root / "full" / dispatch.STAGING / "refusals.jsonl").read_text().splitlines()
-        assert json.loads(lines[0])["reason"] == why
-        assert not (root / "outside").exists() and not (root.parent / "outside").exists()
-    else:
-        assert dispatch.refusals(root / "full", "0123456789abcdef") == [f"box-a:1: {why}"]
+    assert sorted(root.rglob("*")) == before  # not even the refusal: the folder is the job's word
+
+
+def test_the_worker_plays_with_its_own_persona_binding_never_the_jobs(root: Path) -> None:
+    bound = {"persona_url": "http://127.0.0.1:8088/v1", "persona_key_env": "WORKER_PERSONA_KEY"}
+    pins = Pins.of(root, "websocket", CONFIG, None, bound, max_room_s=120)
+    spec = JobSpec.model_validate(_job(root / "full", settings={"schedule": {"tail_ms": 500}, "timeout_s": 60.0}))
+    assert pins.why_not(spec) is None
+    assert pins.settings(spec).schedule == {"tail_ms": 500, **bound} and pins.settings(spec).timeout_s == 60.0
+    too_long = JobSpec.model_validate(_job(root / "full", settings={"timeout_s": 600.0}))
+    assert "timeout_s=600.0; a worker takes 1 to 120" in (pins.why_not(too_long) or "")
+    from floorbench.pipelines.run.scenario_run import ScenarioSettings
+
+    sent = dispatch.settings_record(ScenarioSettings(schedule={"persona_url": "http://x/v1", "tail_ms": 1}))
+    assert sent["schedule"] == {"tail_ms": 1}  # a runner never sends its own binding in a job
 
 
 @pytest.mark.parametrize("where", ["elsewhere", "link", "relative", "missing"])
@@ -101,7 +121,7 @@ def test_a_run_folder_outside_the_out_root_is_refused_and_never_written(
     spec, why = vet(metadata, shelf, pins)
     assert why is not None and "is not a writable folder inside this worker's --out-root" in why
     with caplog.at_level(logging.WARNING):
-        record_refusal(metadata, spec, pins, "box-a:1", why)
+        record_refusal(spec, "box-a:1", why)
     assert "refused" in caplog.text
     assert list(elsewhere.iterdir()) == []  # not even the refusal lands outside the root
 
@@ -114,13 +134,14 @@ def test_staging_never_joins_a_token_that_is_no_token(tmp_path: Path) -> None:
     assert dispatch.is_token(dispatch.new_token())
 
 
-def test_unreadable_metadata_is_refused_and_noted_where_the_folder_is_the_workers(root: Path) -> None:
+def test_unreadable_metadata_is_refused_and_only_logged(root: Path, caplog: pytest.LogCaptureFixture) -> None:
     pins, shelf = _pins(root), Shelf.load([TINY])
     metadata = json.dumps({"out": str(root / "full"), "token": "x"})
     spec, why = vet(metadata, shelf, pins)
     assert spec is None and why is not None and "not a floorbench job" in why
-    record_refusal(metadata, spec, pins, "box-a:1", why)
-    assert "not a floorbench job" in (root / "full" / dispatch.STAGING / "refusals.jsonl").read_text()
+    with caplog.at_level(logging.WARNING):
+        record_refusal(spec, "box-a:1", why)
+    assert "not a floorbench job" in caplog.text and list((root / "full").iterdir()) == []
 
 
 def test_the_pins_come_from_the_same_options_as_the_run(root: Path, tmp_path: Path) -> None:

@@ -29,22 +29,36 @@ def worker(
     ] = None,
     agent: Annotated[str, typer.Option(help="agent name to register; `run --play-on workers:AGENT` names it")] = "floorbench",
     max_jobs: Annotated[int, typer.Option(help="scenarios at once on this worker (its reported load limit, 1..64)")] = 1,
+    persona_url: Annotated[
+        str | None, typer.Option(help="the persona steps' endpoint (as `test --persona-url`); a job never sets one")
+    ] = None,
+    persona_key_env: Annotated[
+        str | None, typer.Option(help="the variable whose key goes to --persona-url (default FLOORBENCH_PERSONA_KEY when set)")
+    ] = None,
+    max_room_s: Annotated[float, typer.Option(help="the longest room limit a job may ask for (seconds, 1..86400)")] = 3600.0,
 ) -> None:
     """Take scenario jobs dispatched by `run --play-on workers` until Ctrl-C; results go to the run's shared folder.
 
     The worker runs only what its command line allows: run folders inside --out-root, the --suite copies
-    (by manifest hash) and the --model/--config (or --config-hash); it refuses any other job.
+    (by manifest hash), the --model/--config (or --config-hash), its own --persona-url/--persona-key-env
+    and rooms up to --max-room-s; it refuses any other job and writes nothing for it.
     """
     from floorbench.errors import FloorbenchError, OptionError, check_range
     from floorbench.pipelines.dispatch.worker import MAX_JOBS, Pins, WorkerSettings, describe, serve
     from floorbench.pipelines.run.runner import check_reachable
+    from floorbench.safe_http import BindingError, KeyBinding
     from floorbench.scenarios.files import resolve_suite
     from floorbench.scenarios.validate import ScenarioError
     from floorbench.transports.server import LiveKitConnection, ServerError
 
     try:
         check_range("--max-jobs", max_jobs, 1, MAX_JOBS)
-        pins = Pins.from_command_line(out_root, model, config, config_hash)
+        check_range("--max-room-s", max_room_s, 1, 86_400)
+        try:
+            bound = KeyBinding.of(persona_url, persona_key_env).options()
+        except BindingError as e:
+            raise OptionError(str(e)) from None
+        pins = Pins.from_command_line(out_root, model, config, config_hash, bound, max_room_s)
         conn = LiveKitConnection.from_env(livekit_url)
         if conn is None:
             fail("worker needs a LiveKit server: pass --livekit-url (or LIVEKIT_URL) with LIVEKIT_API_KEY/SECRET")

@@ -17,16 +17,18 @@ else travels through the run folder, which every worker must be able to write
   the lock. A worker that the runner gave up on (lost, then re-dispatched)
   finds another token and leaves its staging folder as it is: each scenario
   is completed exactly once, and a late finisher never overwrites a result.
-- a refusing worker (another copy of the suite) appends its one-line reason
-  to ``OUT/.dispatch/<token>/refusals.jsonl`` and rejects the job, so LiveKit
-  may offer it to another worker.
+- a refusing worker logs its one-line reason and rejects the job, so LiveKit
+  may offer it to another worker; it writes nothing for a job it refuses (not
+  even the refusal: the folder is the job's word, not the worker's).
 
 A worker trusts the metadata for nothing it was not started with: the token
 is `TOKEN_RE` (so ``OUT/.dispatch/<token>`` stays inside the run folder), the
 run folder must lie under the worker's ``--out-root``, the suite under one of
 its ``--suite`` copies (by manifest hash) and the model and its config must
-hash to its own (`model_config_hash`); a job that asks for anything else is
-refused (worker.py `Pins`).
+hash to its own (`model_config_hash`); the settings are checked against
+`job_settings`' list and bounds (no URL, no key, no variable name: the
+persona's endpoint and key come from the worker's own command line); a job
+that asks for anything else is refused (worker.py `Pins`).
 """
 
 from __future__ import annotations
@@ -50,8 +52,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from floorbench import __version__
 from floorbench.errors import FloorbenchError
+from floorbench.escape import printable
 from floorbench.pipelines.run.scenario_run import ScenarioSettings
 from floorbench.records import FailureKind, Outcome, RunMeta, read_meta, write_json_atomic
+from floorbench.redact import names_a_secret
 from floorbench.scenarios.schema import Scenario
 
 DEFAULT_AGENT = "floorbench"
@@ -136,19 +140,95 @@ def settings_record(s: ScenarioSettings) -> dict[str, Any]:
     skip = ("schedule", "impair", "acoustics")
     record = {f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.name not in skip}
     record["print_join"] = False
-    record["schedule"] = dict(s.schedule)
+    # the persona's endpoint and key are each worker's own (its command line), never sent in a job
+    record["schedule"] = {k: v for k, v in s.schedule.items() if not str(k).startswith("persona_")}
     return record
 
 
-def settings_from(record: dict[str, Any]) -> ScenarioSettings:
-    """`settings_record` back into ScenarioSettings (the worker's side)."""
+RATES = (16000, 24000, 48000)
+JOB_NUMBERS: dict[str, tuple[float, float, bool]] = {
+    # setting: (lowest, highest, whole number)
+    "model_out_queue_ms": (10, 2000, True),
+    "playback_queue_ms": (10, 5000, True),
+    "model_join_timeout_s": (1, 3600, False),
+}
+MAX_SCHEDULE_CHARS = 16_384
+MAX_SCHEDULE_DEPTH = 6
+
+
+def settings_from(record: dict[str, Any], max_room_s: float = 3600.0,
+                  bound: dict[str, str] | None = None) -> ScenarioSettings:
+    """A job's settings back into ScenarioSettings (the worker's side), each checked against what a worker
+    allows: only `settings_record`'s names, rates from `RATES`, numbers within `JOB_NUMBERS`, a room limit
+    (``timeout_s``) of at most `max_room_s`, and schedule options that name no URL, key, header or
+    environment variable (the persona's binding is the worker's own: `bound`, from its command line).
+    One-line `DispatchError` for anything else."""
+    if not isinstance(record, dict):
+        raise DispatchError("settings: not a mapping of settings")
     record = dict(record)
     sched = record.pop("schedule", {}) or {}
     if not isinstance(sched, dict):
         raise DispatchError(f"settings: schedule is {type(sched).__name__}, not a mapping of options")
-    names = {f.name for f in dataclasses.fields(ScenarioSettings)}
-    kept = {k: v for k, v in record.items() if k in names}
-    return ScenarioSettings(**kept, schedule=dict(sched))
+    names = {f.name for f in dataclasses.fields(ScenarioSettings)} - {"impair", "acoustics", "schedule"}
+    unknown = sorted(str(k)[:40] for k in record if k not in names)
+    if unknown:
+        raise DispatchError(f"settings: {unknown[0]!r} is no setting a worker takes from a job")
+    kept: dict[str, Any] = {}
+    for k, v in record.items():
+        if k == "print_join":
+            continue  # a worker never prints join tokens
+        if k in ("record_rate", "model_in_rate", "model_out_rate"):
+            if type(v) is not int or v not in RATES:
+                raise DispatchError(f"settings: {k}={printable(str(v)[:20])}; a worker takes {', '.join(map(str, RATES))}")
+        elif k == "timeout_s":
+            if v is not None:
+                _bounded(k, v, 1, max_room_s, False)
+        else:
+            _bounded(k, v, *JOB_NUMBERS[k])
+        kept[k] = v
+    _check_schedule(sched)
+    return ScenarioSettings(**kept, schedule={**sched, **(bound or {})})
+
+
+def _bounded(name: str, value: object, lo: float, hi: float, whole: bool) -> None:
+    import math
+
+    ok = type(value) is int or (not whole and type(value) is float and math.isfinite(value))
+    if not ok or not lo <= value <= hi:  # type: ignore[operator]
+        raise DispatchError(f"settings: {name}={printable(str(value)[:20])}; a worker takes {lo:g} to {hi:g}")
+
+
+def _check_schedule(sched: dict[str, Any]) -> None:
+    """Schedule options as data: bounded in size and depth, finite numbers, and no key that names a URL,
+    a key, a header or an environment variable (`BINDING_OPTIONS` and anything like them)."""
+    import math
+
+    try:
+        text = json.dumps(sched, allow_nan=False)
+    except (TypeError, ValueError):
+        raise DispatchError("settings: schedule holds a value that is not plain JSON (or not finite)") from None
+    if len(text) > MAX_SCHEDULE_CHARS:
+        raise DispatchError(f"settings: schedule is over {MAX_SCHEDULE_CHARS} characters")
+
+    def walk(value: object, depth: int) -> None:
+        if depth > MAX_SCHEDULE_DEPTH:
+            raise DispatchError(f"settings: schedule is nested deeper than {MAX_SCHEDULE_DEPTH}")
+        if isinstance(value, dict):
+            for k, v in value.items():
+                low = str(k).lower()
+                if names_a_secret(low) or "url" in low or low.startswith("persona_"):
+                    raise DispatchError(f"settings: schedule option {str(k)[:40]!r} is not a job's to set (URLs, keys "
+                                        "and the persona's endpoint come from the worker's command line)")
+                walk(v, depth + 1)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, depth + 1)
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise DispatchError("settings: schedule holds a number that is not finite")
+        elif isinstance(value, str) and "://" in value:
+            raise DispatchError("settings: schedule holds a URL; a worker takes none from a job")
+
+    walk(sched, 0)
 
 
 def staging(out: Path, token: str) -> Path:
@@ -223,36 +303,6 @@ def beat(out: Path, token: str) -> None:
     """Touch the claim: the runner takes a claim older than its heartbeat timeout for a lost worker."""
     with contextlib.suppress(OSError):
         os.utime(staging(out, token) / "claim.json")
-
-
-def refuse(out: Path, token: str, worker: str, reason: str) -> None:
-    """Record a refusal (one JSON line) where the runner will find it if nobody takes the job."""
-    where = staging(out, token)
-    where.mkdir(parents=True, exist_ok=True)
-    with (where / "refusals.jsonl").open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"worker": worker, "reason": reason, "wall": time.time()}) + "\n")
-
-
-def refuse_unkeyed(out: Path, worker: str, reason: str) -> None:
-    """A refusal of a job whose token cannot name a folder: one line in OUT/.dispatch/refusals.jsonl."""
-    where = out / STAGING
-    where.mkdir(parents=True, exist_ok=True)
-    with (where / "refusals.jsonl").open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"worker": worker, "reason": reason, "wall": time.time()}) + "\n")
-
-
-def refusals(out: Path, token: str) -> list[str]:
-    path = staging(out, token) / "refusals.jsonl"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return []
-    found: dict[str, None] = {}  # a job offered again is refused again: each reason once, in order
-    for line in lines:
-        with contextlib.suppress(ValueError, AttributeError, KeyError, TypeError):
-            entry = json.loads(line)
-            found[f"{entry['worker']}: {entry['reason']}"] = None
-    return list(found)
 
 
 @dataclass(frozen=True)

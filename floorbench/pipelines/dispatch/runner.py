@@ -58,7 +58,7 @@ class Verdict:
     reason: str
 
 
-def judge(state: dispatch.ClaimState, waited_s: float, claimed_for_s: float | None, refused: list[str],
+def judge(state: dispatch.ClaimState, waited_s: float, claimed_for_s: float | None,
           agent: str, times: DispatchTimes) -> Verdict | None:
     """None while the attempt may still finish; else why it is given up. Pure: the unit tests drive it."""
     if state.published:
@@ -66,10 +66,9 @@ def judge(state: dispatch.ClaimState, waited_s: float, claimed_for_s: float | No
     if not state.claimed:
         if waited_s < times.accept_s:
             return None
-        if refused:
-            return Verdict(FailureKind.worker_refused, f"every worker refused the job: {'; '.join(refused)[:400]}")
         return Verdict(FailureKind.worker_lost, f"no worker took the job within {times.accept_s:.0f} s (agent {agent!r}; "
-                       "are `floorbench worker` processes running on this server, with free slots?)")
+                       "are `floorbench worker` processes running on this server, with free slots? a worker that "
+                       "refused it logged why: another suite copy, model config or settings)")
     if state.beat_age_s is not None and state.beat_age_s > times.heartbeat_timeout_s:
         return Verdict(FailureKind.worker_lost, f"the worker stopped beating (last beat {state.beat_age_s:.0f} s ago); "
                        "it died or lost the run folder")
@@ -158,8 +157,7 @@ class Dispatcher:
             if state.claimed and claimed_at is None:
                 claimed_at = time.monotonic()
             claimed_for = None if claimed_at is None else time.monotonic() - claimed_at
-            refused = [] if state.claimed else dispatch.refusals(self.out, spec.token)
-            verdict = judge(state, time.monotonic() - t0, claimed_for, refused, self.agent, self.times)
+            verdict = judge(state, time.monotonic() - t0, claimed_for, self.agent, self.times)
             if state.published or verdict is not None:
                 return verdict
             await asyncio.sleep(self.times.poll_s)

@@ -17,18 +17,21 @@ process per scenario would cost each room another interpreter.
 Anyone who can create an agent dispatch on the LiveKit project can write a
 job's metadata, so the worker is started with everything it may do (`Pins`):
 its output root (``--out-root``: every run folder must lie inside it), its
-suites (``--suite``, pinned by manifest hash) and its model (``--model`` /
-``--config``, or ``--config-hash``). A job that names another folder, suite,
-model or config, or a token that is no `dispatch.TOKEN_RE`, is refused: the
-reason is logged and, where the run folder is one the worker may write,
-recorded there. The worker plays its own copy of the config, never the job's.
+suites (``--suite``, pinned by manifest hash), its model (``--model`` /
+``--config``, or ``--config-hash``), the persona's endpoint and key
+(``--persona-url``/``--persona-key-env``: never a job's) and the longest room
+(``--max-room-s``). A job that names another folder, suite, model or config,
+a token that is no `dispatch.TOKEN_RE`, or settings outside what
+`dispatch.settings_from` allows (a URL, a key or a variable name in its
+schedule options, a timeout out of bounds) is refused: the reason is logged,
+and nothing is written for it anywhere. The worker plays its own copy of the
+config, never the job's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import re
@@ -42,16 +45,18 @@ from floorbench.escape import printable
 from floorbench.pipelines.dispatch import protocol as dispatch
 from floorbench.pipelines.dispatch.protocol import DispatchError, JobSpec
 from floorbench.pipelines.run import resume
-from floorbench.pipelines.run.scenario_run import ScenarioRun
+from floorbench.pipelines.run.scenario_run import ScenarioRun, ScenarioSettings
 from floorbench.processors.registry import ModelContext, create_model
 from floorbench.records import FailureKind, write_json_atomic
-from floorbench.redact import redact, redact_text
+from floorbench.redact import redact, redact_text, redact_url
 from floorbench.scenarios.validate import LoadedSuite, load_suite
 from floorbench.transports.rooms import room_name
 from floorbench.transports.server import LiveKitConnection
 
 log = logging.getLogger(__name__)
 MAX_JOBS = 64
+MAX_ROOM_S = 3600.0
+"""the longest room limit a worker accepts from a job, unless its --max-room-s says otherwise"""
 
 
 @dataclass
@@ -97,24 +102,31 @@ class Pins:
     config: dict[str, Any] | None = None
     config_hash: str = ""
     """`dispatch.model_config_hash` of the model and config every job must carry"""
+    bound: dict[str, str] = field(default_factory=dict)
+    """the schedule options of the worker's own bindings (``--persona-url``/``--persona-key-env``)"""
+    max_room_s: float = MAX_ROOM_S
+    """the longest room limit (a job's ``timeout_s``) it accepts"""
 
     @classmethod
-    def of(cls, out_root: Path, model: str | None, config: dict[str, Any] | None, config_hash: str | None) -> Pins:
+    def of(cls, out_root: Path, model: str | None, config: dict[str, Any] | None, config_hash: str | None,
+           bound: dict[str, str] | None = None, max_room_s: float = MAX_ROOM_S) -> Pins:
         """From the command line: ``--model``/``--config`` (the hash computed) or ``--config-hash`` alone."""
+        extra = {"bound": dict(bound or {}), "max_room_s": max_room_s}
         if model is not None:
             digest = dispatch.model_config_hash(model, config or {})
             if config_hash and config_hash.lower() != digest:
                 raise DispatchError(f"--config-hash {config_hash[:12]}… is not the hash of --model/--config ({digest[:12]}…); "
                                     "give one of them")
-            return cls(out_root.resolve(), model, dict(config or {}), digest)
+            return cls(out_root.resolve(), model, dict(config or {}), digest, **extra)
         if not config_hash or not re.fullmatch(r"[0-9a-fA-F]{64}", config_hash):
             raise DispatchError("worker needs the model it may run: --model NAME and/or --config FILE (as given to "
                                 "`run`), or --config-hash SHA256 (printed by `run --play-on workers`)")
-        return cls(out_root.resolve(), None, None, config_hash.lower())
+        return cls(out_root.resolve(), None, None, config_hash.lower(), **extra)
 
     @classmethod
     def from_command_line(cls, out_root: Path, model: str | None, config: Path | None,
-                          config_hash: str | None) -> Pins:
+                          config_hash: str | None, bound: dict[str, str] | None = None,
+                          max_room_s: float = MAX_ROOM_S) -> Pins:
         """``--out-root``, ``--model``, ``--config`` and ``--config-hash`` read as `run` reads its
         --model/--config (`dispatch.model_and_config`), so the same options give the same hash."""
         from floorbench.scenarios.files import resolve_model_config
@@ -131,7 +143,7 @@ class Pins:
         name, cfg = dispatch.model_and_config(model, cfg)
         if name is None and config is not None:
             raise DispatchError("no model: pass --model NAME or a --config with 'adapter: NAME' (as to `run`)")
-        return cls.of(out_root, name, cfg, config_hash)
+        return cls.of(out_root, name, cfg, config_hash, bound, max_room_s)
 
     def run_folder(self, out: str) -> Path | None:
         """The job's run folder if it is an existing, writable folder inside `out_root`, else None."""
@@ -158,7 +170,15 @@ class Pins:
             return (f"the job's model and config hash to {digest[:12]}, this worker runs {self.config_hash[:12]}"
                     + (f" ({self.model})" if self.model else "") + "; start it with the run's --model/--config "
                     "or --config-hash")
+        try:
+            self.settings(spec)
+        except DispatchError as e:
+            return str(e)
         return None
+
+    def settings(self, spec: JobSpec) -> ScenarioSettings:
+        """The job's settings within this worker's bounds, with its own bindings (one-line DispatchError)."""
+        return dispatch.settings_from(spec.settings, self.max_room_s, self.bound)
 
     def model_and_config(self, spec: JobSpec) -> tuple[str, dict[str, Any]]:
         """What the worker plays: its own copy when it has one (the job's only matched its hash)."""
@@ -177,28 +197,11 @@ def vet(metadata: str, shelf: Shelf, pins: Pins) -> tuple[JobSpec | None, str | 
     return spec, why
 
 
-def record_refusal(metadata: str, spec: JobSpec | None, pins: Pins, worker: str, reason: str) -> None:
-    """Log the refusal and, where the run folder is inside the out root, write it there (the runner reads
-    OUT/.dispatch/<token>/refusals.jsonl; a job with no usable token goes to OUT/.dispatch/refusals.jsonl)."""
-    where = f"{spec.scenario_id} attempt {spec.attempt}" if spec is not None else "job"
-    log.warning("%s refused: %s", printable(where), reason)
-    out = spec.out if spec is not None else _raw_out(metadata)
-    folder = pins.run_folder(out) if out else None
-    if folder is None:
-        return  # a folder outside the root is never written, not even with a refusal
-    with contextlib.suppress(OSError, DispatchError):
-        if spec is not None and dispatch.is_token(spec.token):
-            dispatch.refuse(folder, spec.token, worker, reason)
-        else:
-            dispatch.refuse_unkeyed(folder, worker, reason)
-
-
-def _raw_out(metadata: str) -> str | None:
-    try:
-        out = json.loads(metadata).get("out")
-    except (ValueError, AttributeError):
-        return None
-    return out if isinstance(out, str) else None
+def record_refusal(spec: JobSpec | None, worker: str, reason: str) -> None:
+    """Log the refusal (the worker's own log); nothing is written for a refused job, not even there: the
+    folder it names is the job's word. The runner, unanswered, fails the attempt as ``worker_lost``."""
+    where = f"{printable(spec.scenario_id)[:120]} attempt {spec.attempt}" if spec is not None else "a job"
+    log.warning("worker %s refused %s: %s", printable(worker), where, redact_text(printable(reason)))
 
 
 @dataclass
@@ -238,8 +241,7 @@ async def run_job(spec: JobSpec, shelf: Shelf, conn: LiveKitConnection, worker: 
                                           FailureKind.bad_input, reason)
             write_json_atomic(where / spec.scenario_id / "meta.json", meta)
         else:
-            run = ScenarioRun(spec.room_run_id(), suite, scenario, model, conn, where,
-                              dispatch.settings_from(spec.settings))
+            run = ScenarioRun(spec.room_run_id(), suite, scenario, model, conn, where, pins.settings(spec))
             run.meta.attempt = spec.attempt
             run.meta.model = redact(model.card())
             await run.run()
@@ -279,7 +281,7 @@ async def serve(settings: WorkerSettings) -> None:
     async def on_request(req: JobRequest) -> None:
         spec, why = vet(req.job.metadata, shelf, pins)
         if why is not None:  # recorded: if no worker takes the job, the runner fails it with this reason
-            record_refusal(req.job.metadata, spec, pins, settings.name, why)
+            record_refusal(spec, settings.name, why)
         if spec is None or why is not None or len(server.active_jobs) >= settings.max_jobs:  # busy: a full box
             await req.reject(terminate=False)  # LiveKit may offer it to another worker
             return
@@ -289,7 +291,7 @@ async def serve(settings: WorkerSettings) -> None:
         try:
             spec, why = vet(ctx.job.metadata, shelf, pins)
             if spec is None or why is not None:
-                record_refusal(ctx.job.metadata, spec, pins, settings.name, why or "unreadable job")
+                record_refusal(spec, settings.name, why or "unreadable job")
                 return
             await run_job(spec, shelf, conn, settings.name, pins)
         finally:
@@ -311,4 +313,6 @@ def describe(settings: WorkerSettings) -> dict[str, Any]:
     return {"agent": settings.agent, "max_jobs": settings.max_jobs, "worker": settings.name,
             "suites": [str(p) for p in settings.suites],
             "out_root": str(pins.out_root) if pins else None, "model": pins.model if pins else None,
-            "config_hash": pins.config_hash if pins else None}
+            "config_hash": pins.config_hash if pins else None,
+            "bound": {k: redact_url(v) if k.endswith("_url") else v for k, v in (pins.bound if pins else {}).items()},
+            "max_room_s": pins.max_room_s if pins else None}

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from floorbench.redact import is_secret_name, redact_url
+from floorbench.redact import names_a_secret, redact_url
 from floorbench.suites.agent.rules import AgentRules
 from floorbench.suites.agent.schema import Persona, PersonaEndpoint, PersonaTiming
 
@@ -70,13 +70,6 @@ def _number(where: str, name: str, value: object, lo: float, hi: float, whole: b
         kind = "a whole number" if whole else "a number"
         raise PersonaFormatError(f"{where}: {name}={value!r}; use {kind} from {lo:g} to {hi:g}")
     return value
-
-
-def names_a_secret(key: object) -> bool:
-    """A key of a test file's mapping that names a key, its variable or a header: ``api_key``, ``api_key_env``,
-    ``token``, ``headers``, any ``*_env``."""
-    low = str(key).lower()
-    return low.endswith("_env") or low == "env" or "header" in low or is_secret_name(low)
 
 
 def url_credentials(url: str) -> bool:

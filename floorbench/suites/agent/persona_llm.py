@@ -28,22 +28,15 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from floorbench import safe_http
 from floorbench.processors.adapter_config import public_url
 from floorbench.redact import redact_text
-from floorbench.redact import is_env_name, redact_url
+from floorbench.safe_http import PERSONA, BindingError, KeyBinding
 from floorbench.suites.agent.schema import Persona, PersonaEndpoint
 
-PERSONA_URL_ENV = "FLOORBENCH_PERSONA_URL"
-"""the operator's endpoint for every persona step (as ``--persona-url``)"""
-PERSONA_KEY_ENV = "FLOORBENCH_PERSONA_KEY"
-"""the fixed variable whose key goes to the operator's endpoint when ``--persona-key-env`` names none"""
-BINDING_OPTIONS = ("persona_url", "persona_key_env")
-"""the schedule options that carry the binding: set by the command line, never taken from a job or a file"""
+__all__ = ["PERSONA", "BindingError", "ChatEndpoint", "PersonaBinding", "PersonaEndpointError"]
 
 DONE_MARKER = "[DONE]"
 _DONE = re.compile(r"\[\s*done\s*\]", re.IGNORECASE)
@@ -68,69 +61,18 @@ class PersonaEndpointError(RuntimeError):
     """The endpoint could not give a line; the message is one redacted line with the reason."""
 
 
-class BindingError(ValueError):
-    """The operator's persona options cannot be used; one line naming the option and the fix."""
+class PersonaBinding(KeyBinding):
+    """The operator's binding of a key to the persona's endpoint (`floorbench.safe_http.KeyBinding`, with
+    ``--persona-url``/``--persona-key-env`` and FLOORBENCH_PERSONA_URL/_KEY): every persona step goes to
+    `url` (None: the file's endpoint, asked without a key), with the key in `key_env` (None: no key)."""
 
-
-@dataclass(frozen=True)
-class PersonaBinding:
-    """The operator's binding of a key to an endpoint: every persona step goes to `url` (None: the file's
-    endpoint, asked without a key), with the key in the environment variable `key_env` (None: no key)."""
-
-    url: str | None = None
-    key_env: str | None = None
-
-    @classmethod
-    def of(cls, url: str | None, key_env: str | None, environ: Mapping[str, str] | None = None) -> PersonaBinding:
-        """From ``--persona-url``/``--persona-key-env`` (else FLOORBENCH_PERSONA_URL / FLOORBENCH_PERSONA_KEY),
-        checked before anything is rendered or connected: one-line `BindingError`s."""
-        env = os.environ if environ is None else environ
-        where = "--persona-url"
-        if not url:
-            url, where = env.get(PERSONA_URL_ENV) or None, PERSONA_URL_ENV
-        if url is not None and (not url.startswith(("http://", "https://")) or not urlsplit_ok(url)):
-            raise BindingError(f"{where} {redact_url(url)!r}: give an http(s) URL such as http://127.0.0.1:8088/v1")
-        if key_env is not None:
-            if not is_env_name(key_env):
-                raise BindingError("--persona-key-env must be the NAME of an environment variable (letters, digits, "
-                                   "_), not the key itself (the value is not shown)")
-            if url is None:
-                raise BindingError("--persona-key-env needs --persona-url: a key goes only to the endpoint you name "
-                                   "on the command line, never to one a test file names")
-            if not env.get(key_env):
-                raise BindingError(f"--persona-key-env {key_env}: that variable is not set; export {key_env}=<the "
-                                   "endpoint's key>")
-        elif url is not None and env.get(PERSONA_KEY_ENV):
-            key_env = PERSONA_KEY_ENV
-        return cls(url.rstrip("/") if url else None, key_env)
-
-    def options(self) -> dict[str, str]:
-        """As schedule options (`floorbench.pipelines.run.scenario_run.ScenarioSettings.schedule`)."""
-        return {k: v for k, v in (("persona_url", self.url), ("persona_key_env", self.key_env)) if v}
-
-    @classmethod
-    def from_options(cls, options: Mapping[str, object]) -> PersonaBinding:
-        """Back from the schedule options the command line (or a worker's own command line) set."""
-        url, key_env = options.get("persona_url"), options.get("persona_key_env")
-        return cls(url if isinstance(url, str) and url else None,
-                   key_env if isinstance(key_env, str) and is_env_name(key_env) and url else None)
+    names = PERSONA
 
     def endpoint(self, cfg: PersonaEndpoint) -> ChatEndpoint:
         """The persona's endpoint: the operator's URL with its key, else the file's with none."""
         if self.url is None:
             return ChatEndpoint(cfg)
         return ChatEndpoint(cfg.model_copy(update={"base_url": self.url}), key_env=self.key_env)
-
-
-def urlsplit_ok(url: str) -> bool:
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(url)
-        _ = parts.port
-    except ValueError:
-        return False
-    return bool(parts.hostname)
 
 
 class PersonaBrain(Protocol):
