@@ -104,7 +104,7 @@ def render_html(runs: list[ScoredRun], title: str, timelines: list[TimelineBlock
         f'<p class="note legend">Turns by label: {legend} — model speech: audio envelope (blue) and VAD '
         "segments (red); VAD: Silero probability (green, dashed line 0.5); items: one row per metric (fresh onset, "
         "accuracy, silence, yield, presence, window response), windows that passed (green), failed (red) "
-        "or were not covered by the recording (grey, unscorable). Hover for details.</p>",
+        "or were not covered by the recording or not decided by the judge (grey: unscorable, unsure). Hover for details.</p>",
     ]
     for tb in timelines:
         rows = "".join(

@@ -32,10 +32,12 @@ def _summary(items: list[Item]) -> str:
     counted = [i for i in items if i.counted]
     failed = [f"{i.metric.value}:{i.kind.value}" for i in counted if i.passed is False]
     unscorable = sum(i.kind is Kind.unscorable for i in items)
+    unsure = sum(i.kind is Kind.unsure for i in items)
     return (
         f"{len(counted) - len(failed)}/{len(counted)} items passed"
         + (f"; failed {', '.join(failed)}" if failed else "")
         + (f"; {unscorable} unscorable (past the end of the recording)" if unscorable else "")
+        + (f"; {unsure} unsure (the judge did not decide)" if unsure else "")
     )
 
 

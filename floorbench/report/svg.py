@@ -156,7 +156,7 @@ def timeline(
         )
     y3 = top + 3 * lane_h + 3
     for it in items:
-        unscorable = it.kind is Kind.unscorable
+        unscorable = it.kind in (Kind.unscorable, Kind.unsure)  # drawn grey: in no denominator
         if not it.counted and not unscorable:
             continue
         cls = "unscorable" if unscorable else "pass" if it.passed else "fail"

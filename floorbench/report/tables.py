@@ -46,7 +46,8 @@ def fmt_score(s: MetricScore | None, with_ci: bool = True) -> str:
     """A rate with its interval and denominator; items the recording did not cover are named beside n."""
     if s is None:
         return "— (n=0)"
-    n = f"n={s.n}" + (f", unscorable {s.unscorable}" if s.unscorable else "")
+    n = f"n={s.n}" + (f", unscorable {s.unscorable}" if s.unscorable else "") + (
+        f", unsure {s.unsure}" if s.unsure else "")
     if s.n == 0:
         return f"— ({n})"
     if s.reportable is False:
@@ -88,7 +89,7 @@ def metrics_table(runs: list[ScoredRun], cond: str) -> Table:
         f"Metrics — {cond}",
         ["metric", *(r.label for r in runs)],
         note="value [95% scenario-bootstrap interval] (n = denominator; unscorable = items the "
-        "recording did not cover, in no denominator). Four capacities, two coverage diagnostics; "
+        "recording did not cover, unsure = items the judge's rules did not decide; neither is in the denominator). Four capacities, two coverage diagnostics; "
         "no overall score. Presence = fresh onset + already speaking.",
     )
     for m in (*CAPACITIES, *DIAGNOSTICS):

@@ -41,11 +41,18 @@ PACKAGED = {
     "calibration-holdout": CALIBRATION / "holdout",
     "calibration-blind": CALIBRATION / "blind" / "tuning",
     "calibration-blind-holdout": CALIBRATION / "blind" / "holdout",
+    "calibration-varied": CALIBRATION / "varied",
+    "calibration-independent": CALIBRATION / "independent",
 }
 """names `--labels` takes for the packaged sets: the development set the offline judge was
-improved on, a hold-out set written (and committed) before the judge was run on it, and the
+improved on, a hold-out set written (and committed) before the judge was run on it, the
 two halves of a set labelled blind (by people who never saw the judge): the tuning half, and
-a frozen hold-out half measured once (blind/README.md)"""
+a frozen hold-out half measured once (blind/README.md), the varied set of issue 34's classes
+(varied/README.md: a tuning source and a source of the same author kept out of tuning), and a
+sample written by people other than the rules' author, never tuned on (independent/)"""
+ALL = ("calibration", "calibration-holdout", "calibration-blind", "calibration-varied")
+"""what `--labels calibration-all` joins: every packaged set the rules may be tuned on (not the
+frozen blind hold-out, not the independent sample)"""
 SILENT = "silent"
 """an intrusion item's label when the window was kept silent (reply ""): it passes"""
 NO_SPEECH_RULE = "window.no-speech"
@@ -62,11 +69,17 @@ class LabelledItem:
     label: str
     judge_input: JudgeInput
     kind: str = ""
+    source: str = ""
+    """who or what wrote the item (its ``source`` field, else the folder it came from): what
+    agreement is split by, so a source can be held out entirely"""
 
 
 def label_files(spec: str | Path) -> list[Path]:
-    """The JSONL files `--labels` names: a packaged set's name (`PACKAGED`), a folder of *.jsonl,
-    or one file."""
+    """The JSONL files `--labels` names: a packaged set's name (`PACKAGED`, or `calibration-all`),
+    a folder of *.jsonl, one file, or several of these joined by '+'."""
+    if "+" in str(spec) or str(spec) == "calibration-all":
+        parts = ALL if str(spec) == "calibration-all" else [p for p in str(spec).split("+") if p]
+        return [f for p in parts for f in label_files(p)]
     if str(spec) in PACKAGED:
         return sorted(PACKAGED[str(spec)].glob("*.jsonl"))
     path = Path(spec)
@@ -95,7 +108,7 @@ def _check_types(row: dict[str, Any], where: str) -> None:
         raise InputError(f"{where}: 'aliases' must be a list of texts, got {aliases!r}")
 
 
-def _item(row: dict[str, Any], where: str) -> LabelledItem:
+def _item(row: dict[str, Any], where: str, folder: str = "") -> LabelledItem:
     """A row as a LabelledItem, or a one-line InputError naming file:line and the fix."""
     _check_types(row, where)
     task = Task.answer if "gold" in row else Task.intrusion if "turn" in row else None
@@ -118,7 +131,7 @@ def _item(row: dict[str, Any], where: str) -> LabelledItem:
     else:
         inp = JudgeInput(task, reply, context=str(row["turn"]))
     return LabelledItem(str(row.get("id", where)), task, str(row.get("family", "")), str(label), inp,
-                        str(row.get("kind", "")))
+                        str(row.get("kind", "")), str(row.get("source") or folder))
 
 
 def load_labels(spec: str | Path) -> list[LabelledItem]:
@@ -134,7 +147,7 @@ def load_labels(spec: str | Path) -> list[LabelledItem]:
                 raise InputError(f"{path}:{n}: not JSON ({e.msg}); one object per line") from e
             if not isinstance(row, dict):
                 raise InputError(f"{path}:{n}: not a JSON object; one object per line")
-            items.append(_item(row, f"{path}:{n}"))
+            items.append(_item(row, f"{path}:{n}", path.parent.name))
     seen = Counter(i.id for i in items)
     dup = [k for k, c in seen.items() if c > 1]
     if dup:
@@ -185,9 +198,30 @@ def _by_rule(disagreements: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"rule": rule, "n": len(ds), "ids": [d["id"] for d in ds]} for rule, ds in ranked]
 
 
+UNSURE = "unsure"
+
+
+def rates(human: list[str], judged: list[str]) -> dict[str, Any]:
+    """Agreement with the judge's unsure verdicts counted as disagreements (`agreement`), and
+    over the items it decided only (`agreement_decided`), with the unsure count and rate."""
+    n = len(human)
+    unsure = sum(j == UNSURE for j in judged)
+    decided = [(h, j) for h, j in zip(human, judged, strict=True) if j != UNSURE]
+    return {
+        "n": n,
+        "agreement": round(sum(h == j for h, j in zip(human, judged, strict=True)) / n, 4) if n else None,
+        "agreement_decided": round(sum(h == j for h, j in decided) / len(decided), 4) if decided else None,
+        "unsure": unsure,
+        "unsure_rate": round(unsure / n, 4) if n else None,
+    }
+
+
 def _task_report(task: Task, items: list[LabelledItem], verdicts: list[Judged]) -> dict[str, Any]:
     human = [i.label for i in items]
     judged = [v.verdict for v in verdicts]
+    by_source: dict[str, list[int]] = defaultdict(list)
+    for n, it in enumerate(items):
+        by_source[it.source].append(n)
     kappa = cohen_kappa(human, judged)
     fam: dict[str, list[bool]] = defaultdict(list)
     for it, j in zip(items, judged, strict=True):
@@ -201,9 +235,10 @@ def _task_report(task: Task, items: list[LabelledItem], verdicts: list[Judged]) 
         if it.label != v.verdict
     ]
     report: dict[str, Any] = {
-        "n": len(items),
-        "agreement": round(sum(h == j for h, j in zip(human, judged, strict=True)) / len(items), 4),
+        **rates(human, judged),
         "kappa": round(kappa, 4) if kappa is not None else None,
+        "sources": {src: rates([human[n] for n in ns], [judged[n] for n in ns])
+                    for src, ns in sorted(by_source.items())},
         "confusion": {f"{h}|{j}": c for (h, j), c in sorted(Counter(zip(human, judged, strict=True)).items())},
         "matrix": {"labels": labels, "rows": _matrix(labels, list(zip(human, judged, strict=True)))},
         "families": {f: {"n": len(ok), "agreement": round(sum(ok) / len(ok), 4)} for f, ok in sorted(fam.items())},
@@ -217,14 +252,33 @@ def _task_report(task: Task, items: list[LabelledItem], verdicts: list[Judged]) 
     return report
 
 
+def _held_out(items: list[LabelledItem], verdicts: list[Judged], held: set[str]) -> dict[str, Any]:
+    """Agreement on the sources held out against the rest (the tuning sources), and the gap."""
+    def part(inside: bool) -> dict[str, Any]:
+        pairs = [(i.label, v.verdict) for i, v in zip(items, verdicts, strict=True) if (i.source in held) == inside]
+        return rates([h for h, _ in pairs], [j for _, j in pairs])
+
+    tuning, out = part(False), part(True)
+    gap = (round(tuning["agreement"] - out["agreement"], 4)
+           if tuning["agreement"] is not None and out["agreement"] is not None else None)
+    return {"sources": sorted(held), "tuning": tuning, "held_out": out, "gap": gap}
+
+
 def calibrate(
     labels: str | Path,
     judges: list[str],
     out: Path,
     options: dict[str, dict[str, Any]] | None = None,
+    hold_out: list[str] | None = None,
 ) -> tuple[dict[str, Any], Path]:
-    """Run each judge on every labelled item; write and return the report (judge_agreement.json in `out`)."""
+    """Run each judge on every labelled item; write and return the report (judge_agreement.json in `out`).
+    `hold_out`: sources reported apart from the rest (agreement on each side, and the gap)."""
     items = load_labels(labels)
+    known = {i.source for i in items}
+    missing = [s for s in hold_out or [] if s not in known]
+    if missing:
+        raise InputError(f"--hold-out-source {missing[0]!r}: no item of {labels} has that source; "
+                         f"its sources are {', '.join(sorted(known))}")
     cache = JsonlCache(out / "scoring-cache" / "judge.jsonl")
     result: dict[str, Any] = {"labels": str(labels), "judges": {}}
     for spec in judges:
@@ -233,7 +287,10 @@ def calibrate(
         for task in Task:
             chosen = [i for i in items if i.task is task]
             if chosen:
-                tasks[task.value] = _task_report(task, chosen, _judged(chosen, judge, cache))
+                verdicts = _judged(chosen, judge, cache)
+                tasks[task.value] = _task_report(task, chosen, verdicts)
+                if hold_out:
+                    tasks[task.value]["hold_out"] = _held_out(chosen, verdicts, set(hold_out))
         result["judges"][spec] = {"judge": judge_id(judge), "tasks": tasks}
     path = out / "judge_agreement.json"
     write_json_atomic(path, result)
@@ -245,6 +302,10 @@ def _matrix_lines(labels: list[str], rows: dict[str, dict[str, int]], indent: st
     head = indent + "human \\ judge".ljust(width) + "".join(x.rjust(width) for x in labels)
     return [head] + [indent + h.ljust(width) + "".join(str(row.get(j, 0)).rjust(width) for j in labels)
                      for h, row in rows.items()]
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
 
 
 def report_lines(result: dict[str, Any], disagreements_of: str | None = None) -> list[str]:
@@ -259,8 +320,18 @@ def report_lines(result: dict[str, Any], disagreements_of: str | None = None) ->
             continue
         lines.append(f"{task.value}: n={rows[0][1]['n']} (human labels, {result['labels']})")
         for j, r in rows:
-            lines.append(f"  {result['judges'][j]['judge']}: agreement={r['agreement']:.4f} kappa={r['kappa']} "
-                         f"confusion(human|judge)={r['confusion']}")
+            lines.append(f"  {result['judges'][j]['judge']}: agreement={r['agreement']:.4f} (unsure counted as "
+                         f"disagreement) decided-only={_pct(r['agreement_decided'])} unsure={r['unsure']} "
+                         f"({_pct(r['unsure_rate'])}) kappa={r['kappa']} confusion(human|judge)={r['confusion']}")
+            lines.append("    by source: " + "; ".join(
+                f"{src} {_pct(x['agreement'])} (decided {_pct(x['agreement_decided'])}, unsure {x['unsure']}, "
+                f"n={x['n']})" for src, x in r["sources"].items()))
+            if r.get("hold_out"):
+                h = r["hold_out"]
+                lines.append(f"    held out {', '.join(h['sources'])}: {_pct(h['held_out']['agreement'])} "
+                             f"(decided {_pct(h['held_out']['agreement_decided'])}, unsure "
+                             f"{h['held_out']['unsure']}, n={h['held_out']['n']}) vs the other sources "
+                             f"{_pct(h['tuning']['agreement'])} (n={h['tuning']['n']}): gap {_pct(h['gap'])}")
             labels = r["matrix"]["labels"]
             lines.extend(_matrix_lines(labels, r["matrix"]["rows"], "    "))
             if r.get("wrong_by_kind"):

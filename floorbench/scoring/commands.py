@@ -59,7 +59,8 @@ def score_cmd(
     out: Path | None = typer.Option(None, help="where to write scores.json, items.jsonl (default: TARGET)"),
     asr: str = typer.Option("tiny.en", help="faster-whisper model name or local folder"),
     asr_download: bool = typer.Option(False, help="allow faster-whisper to download a named model"),
-    judge: str = typer.Option("offline", help="'offline' or 'llm:<model>' (OpenAI-compatible)"),
+    judge: str = typer.Option("offline", help="'offline', 'llm:<model>' (OpenAI-compatible), or 'offline+llm:<model>' "
+                              "(the LLM judges only the items the offline rules are unsure of)"),
     judge_base_url: str | None = typer.Option(None, help="LLM endpoint, e.g. http://localhost:8000/v1"),
     judge_key_env: str = typer.Option("OPENAI_API_KEY", help="env var holding the LLM API key"),
     judge_concurrency: int = typer.Option(4, help="parallel LLM requests (1..64)"),
@@ -116,8 +117,9 @@ def judge_agreement_cmd(
     a: str = typer.Option("offline", "--a", help="first judge (two-judge mode)"),
     b: str | None = typer.Option(None, "--b", help="second judge, e.g. llm:gpt-4o-mini (two-judge mode)"),
     labels: str | None = typer.Option(
-        None, help="human labels: 'calibration', 'calibration-holdout', 'calibration-blind' or "
-        "'calibration-blind-holdout' (packaged), a JSONL file or a folder"
+        None, help="human labels: a packaged set ('calibration', 'calibration-holdout', 'calibration-blind', "
+        "'calibration-blind-holdout', 'calibration-varied', 'calibration-independent', 'calibration-all'), a JSONL "
+        "file or a folder; several joined by '+'"
     ),
     judge: str = typer.Option("offline", help="with --labels: the judge to measure; an LLM judge is "
                               "reported beside the offline one"),
@@ -128,13 +130,16 @@ def judge_agreement_cmd(
     judge_concurrency: int = typer.Option(4),
     out: Path | None = typer.Option(None, help="where to write judge_agreement.json (default: SCORED, or "
                                     "./judge-agreement with --labels)"),
+    hold_out_source: list[str] = typer.Option(
+        [], "--hold-out-source", help="with --labels: a source (the items' 'source' field) reported apart from "
+        "the rest, with the gap between them; repeatable"),
 ) -> None:
     """Measure a judge against human labels (--labels), or two judges on a scored run's items."""
     _check(("--sample", sample, 1, MAX_SAMPLE), ("--seed", seed, 0, MAX_SEED),
            ("--judge-concurrency", judge_concurrency, 1, MAX_CONCURRENCY))
     if labels is not None:
         _judge_labels(labels, scored, judge, out, _judge_options(judge, judge_base_url, judge_key_env,
-                                                                 judge_concurrency))
+                                                                 judge_concurrency), hold_out_source)
         return
     from floorbench.scoring.agreement import agreement
 
@@ -160,7 +165,7 @@ def judge_agreement_cmd(
 
 
 def _judge_labels(labels: str, scored: Path | None, judge: str, out: Path | None,
-                  options: dict[str, object]) -> None:
+                  options: dict[str, object], hold_out: list[str] | None = None) -> None:
     """`--labels`: the judge (and the offline judge beside an LLM one) against human verdicts."""
     from floorbench.scoring.agreement_labels import calibrate, report_lines
     from floorbench.suites.registry import suite_owning_labels
@@ -179,7 +184,8 @@ def _judge_labels(labels: str, scored: Path | None, judge: str, out: Path | None
         return
     judges = [judge] if judge == "offline" else ["offline", judge]
     try:
-        result, path = calibrate(labels, judges, out or Path("judge-agreement"), options={judge: options})
+        result, path = calibrate(labels, judges, out or Path("judge-agreement"), options={judge: options},
+                                 hold_out=hold_out)
     except (FloorbenchError, OSError) as e:
         _fail(e)
     for line in report_lines(result, disagreements_of=judge):

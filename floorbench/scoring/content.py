@@ -4,7 +4,9 @@ Items that the timing rules marked ``needs_transcript`` (a T with response
 presence, an N1-3 window with speech) get the model's speech inside their
 window transcribed (all such clips of a run packed together for ASR), then
 one judge call per item, cached. Empty transcripts and unparsable verdicts
-are failures, never exemptions (docs/suites/mpe.md, "The metrics").
+are failures, never exemptions (docs/suites/mpe.md, "The metrics"). An
+``unsure`` verdict (the offline rules do not decide) keeps the item out of the
+rate and is counted beside it, as an unscorable item is.
 """
 
 from __future__ import annotations
@@ -99,7 +101,10 @@ def fill_content(
         progress("judge", len(verdicts))
     for it, v in zip(judged, verdicts, strict=True):
         it.verdict, it.judge, it.judge_reason = v.verdict.value, v.judge, v.reason
-        if v.verdict is Verdict.unparsable:
+        if v.verdict is Verdict.unsure:
+            it.counted, it.passed, it.kind = False, None, Kind.unsure
+            it.reason = f"the judge is unsure, so the item is kept out of the rate (counted beside it): {v.reason}"
+        elif v.verdict is Verdict.unparsable:
             it.passed, it.kind = False, Kind.unparsable_verdict
             it.reason = "the judge's verdict could not be read: counted as a failure"
         elif it.metric is Metric.conditional_accuracy:

@@ -70,6 +70,8 @@ class Kind(StrEnum):
     wrong = "wrong"
     unparsable_verdict = "unparsable_verdict"
     """the judge's answer could not be read: counted as a failure"""
+    unsure = "unsure"
+    """the judge said unsure (its rules do not decide): in no denominator, counted beside the metric"""
     empty_transcript = "empty_transcript"
     """speech was detected but ASR found no words: counted as a failure, never exempt"""
     # silence_keeping

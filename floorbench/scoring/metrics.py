@@ -36,6 +36,9 @@ class MetricScore(BaseModel):
     unscorable: int = Field(
         default=0, description="items the recording did not cover: in no denominator, neither pass nor fail"
     )
+    unsure: int = Field(
+        default=0, description="items the judge was unsure of (its rules do not decide): in no denominator"
+    )
 
 
 class ConditionScores(BaseModel):
@@ -104,7 +107,10 @@ def condition_scores(
     """All numbers of one condition from its items; `scenarios` lists every scored scenario."""
     t = _Table(scenarios)
     unscorable: dict[str, int] = defaultdict(int)
+    unsure: dict[str, int] = defaultdict(int)
     for it in items:
+        if it.kind is Kind.unsure:
+            unsure[it.metric.value] += 1
         if it.counted:
             t.add(it.metric.value, it.scenario_id, bool(it.passed))
         if it.kind is Kind.unscorable:
@@ -123,7 +129,8 @@ def condition_scores(
     all_scores = t.scores(resamples, seed)
     empty = MetricScore(value=None, n=0, passed=0)
     metrics = {
-        m.value: all_scores.get(m.value, empty).model_copy(update={"unscorable": unscorable[m.value]})
+        m.value: all_scores.get(m.value, empty).model_copy(update={"unscorable": unscorable[m.value],
+                                                                 "unsure": unsure[m.value]})
         for m in Metric
     }
     y = metrics[Metric.yield_rate.value]

@@ -7,6 +7,11 @@ Two tasks:
   does not take the floor, or a substantive intrusion? backchannel /
   intrusion / unparsable (no exemption).
 
+A judge may also say ``unsure`` where its rules do not decide, with the reason:
+the item is left out of the metric's rate (like an item the recording did not
+cover) and counted beside it, so a number is never made of guesses; the
+``offline+llm:<model>`` judge sends only those items to the LLM.
+
 A judge has a `name`, a `prompt_version` (the version of its prompt files,
 reply parser or rule set) and an `identity()` (everything else that changes a
 verdict: an LLM judge's endpoint, the offline judge's sentence model) and
@@ -42,6 +47,10 @@ class Verdict(StrEnum):
     intrusion = "intrusion"
     unparsable = "unparsable"
     """the judge's reply could not be read; the metric counts it as a failure"""
+    unsure = "unsure"
+    """the judge's rules do not decide (a value it cannot read, a clause it cannot type, a meaning
+    match too close to its threshold): the item is kept out of the rate, counted beside it, and
+    `offline+llm` sends it alone to the LLM judge"""
 
 
 VERDICTS = {
@@ -148,7 +157,12 @@ def judge_cached(judge: Judge, inputs: Sequence[JudgeInput], cache: JsonlCache |
 
 
 def make_judge(spec: str, **options: object) -> Judge:
-    """A judge by name: 'offline', or 'llm' / 'llm:<model>' (an OpenAI-compatible endpoint)."""
+    """A judge by name: 'offline', 'llm' / 'llm:<model>' (an OpenAI-compatible endpoint), or
+    'offline+llm:<model>' (the offline judge, and the LLM for the items it is unsure of)."""
+    if spec.startswith("offline+"):
+        from floorbench.scoring.judges.cascade import CascadeJudge
+
+        return CascadeJudge(make_judge("offline"), make_judge(spec.split("+", 1)[1], **options))
     if spec == "offline":
         from floorbench.scoring.judges.offline import OfflineJudge
 
@@ -158,4 +172,4 @@ def make_judge(spec: str, **options: object) -> Judge:
 
         model = spec.split(":", 1)[1] if ":" in spec else str(options.pop("model", "") or "")
         return LLMJudge(model=model, **options)  # type: ignore[arg-type]
-    raise JudgeError(f"unknown judge '{spec}'; use 'offline' or 'llm:<model>'")
+    raise JudgeError(f"unknown judge '{spec}'; use 'offline', 'llm:<model>' or 'offline+llm:<model>'")

@@ -36,6 +36,7 @@ from floorbench.scoring.judges import JudgeInput, JudgeVerdict, OnVerdict, Task,
 from floorbench.scoring.judges.answer_rules import answer_rules
 from floorbench.scoring.judges.normalize import NO, YES, is_number, normalize_tokens
 from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
+from floorbench.scoring.judges.turn_grammar import Part, parts, type_part
 
 SEMANTIC_ALONE = 0.75
 SEMANTIC_WITH_WORDS = 0.60
@@ -184,7 +185,8 @@ def _sentences(text: str) -> list[str]:
     return [text, *parts] if len(parts) > 1 else [text]
 
 
-RULE_MODULES = ("offline.py", "normalize.py", "answer_rules.py", "quantities.py", "commitment.py", "turn_acts.py")
+RULE_MODULES = ("offline.py", "normalize.py", "answer_rules.py", "quantities.py", "commitment.py", "turn_acts.py",
+                "turn_grammar.py", "values.py", "claims.py")
 """the modules whose text is the rule set (its version hashes them)"""
 
 
@@ -278,13 +280,27 @@ class OfflineJudge:
                             "backchannel")
         phrases, uncovered, sided = _cover(_intrusion_tokens(transcript))
         answers = [p for p, kind in sided if kind == "answer"]
+        if answers and all(type_part(p).kind is Part.surprise for p in parts(transcript)
+                           if set(normalize_tokens(p)) & {w for a in answers for w in a.split()}):
+            answers = []  # "no kidding!", "you don't say!": surprise, not an answer
+            phrases, uncovered, sided = _cover(_intrusion_tokens(" ".join(
+                p for p in parts(transcript) if type_part(p).kind is not Part.surprise)))
+            phrases += 1
         if answers:
             return _verdict(Verdict.intrusion, "window.answer-word", f"'{answers[0]}' answers, contradicts or "
                             "takes a side on what was said: it takes the floor")
         if uncovered:
-            return _verdict(Verdict.intrusion, "window.content", f"content words: {' '.join(uncovered[:8])}")
+            typed = [type_part(p) for p in parts(transcript) if _cover(_intrusion_tokens(p))[1]]
+            for kind, rule, verdict in ((Part.content, "window.content", Verdict.intrusion),
+                                        (Part.side, "window.takes-side", Verdict.intrusion),
+                                        (Part.unclear, "window.untyped", Verdict.unsure)):
+                hit = next((t for t in typed if t.kind is kind), None)
+                if hit is not None:
+                    return _verdict(verdict, rule, hit.why)
+            phrases += len(typed)
+        reacted = bool(parts(transcript)) and type_part(parts(transcript)[-1]).kind is Part.surprise
         last = normalize_tokens(re.split(r"[,.!;]+", transcript.strip().rstrip("?!. "))[-1])
-        if transcript.strip().endswith("?") and " ".join(last) not in REACTION_QUESTIONS:
+        if transcript.strip().endswith("?") and " ".join(last) not in REACTION_QUESTIONS and not reacted:
             return _verdict(Verdict.intrusion, "window.counter-question",
                             f"asks something back ('{transcript.strip()}'): a question takes the floor")
         if phrases > MAX_BACKCHANNEL_PHRASES or len(tokens) > MAX_BACKCHANNEL_WORDS:

