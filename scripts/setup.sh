@@ -14,7 +14,7 @@ if [ -z "$PY" ]; then
   done
 fi
 
-APT_PACKAGES=(flite festival festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k libopus0 libsndfile1 chromium sox libportaudio2 redis-server)
+APT_PACKAGES=(gcc flite festival festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k libopus0 libsndfile1 chromium sox libportaudio2 redis-server)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -59,4 +59,7 @@ if [ ! -x .bin/livekit-server ]; then
   echo "setup: building LiveKit server v1.13.5 (go install, about 2 minutes)"
   .venv/bin/floorbench server --install >/dev/null
 fi
+# the bind() interposer that keeps WebRTC sockets on loopback (floorbench/transports/loopback.py);
+# built into the user's cache, once per source version; a run builds it too when missing
+.venv/bin/python -m floorbench.transports.loopback >/dev/null
 echo "setup: ready ($ROOT)"

@@ -32,6 +32,7 @@ from floorbench.pipelines.room.model_messages import (
 from floorbench.pipelines.run.model_fork import ForkedChild, fork_server
 from floorbench.records import FailureKind
 from floorbench.redact import is_secret_name
+from floorbench.transports.loopback import child_variables
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,8 @@ def child_environment(config: dict[str, Any], environ: dict[str, str] | None = N
             return True
         return k.startswith(CHILD_ENV_PREFIXES) and not k.startswith("FLOORBENCH_JUDGE")
 
-    return {k: v for k, v in environ.items() if passes(k)}
+    # the loopback interposer this process runs with goes on to the child (floorbench.transports.loopback)
+    return {**{k: v for k, v in environ.items() if passes(k)}, **child_variables(environ)}
 
 
 def _env_names(config: Any) -> list[str]:
@@ -108,9 +110,11 @@ class ModelProcess:
     Only this default is forked from the fork server (which runs the same module); another command
     line (a stand-in child in tests) is started as given"""
 
-    def __init__(self, spec: ModelSpec, log_path: Path) -> None:
+    def __init__(self, spec: ModelSpec, log_path: Path, env: dict[str, str] | None = None) -> None:
         self.spec = spec
         self.log_path = log_path
+        self.env = dict(env or {})
+        """variables the scenario adds to the child's environment (a test's mock tools' URLs)"""
         self.proc: asyncio.subprocess.Process | ForkedChild | None = None
         self.links = 0
         """model-server connections the child's chain opens (its `ModelReady` says)"""
@@ -128,7 +132,7 @@ class ModelProcess:
         Inside a run the child is forked from the run's warm fork server (`floorbench.pipelines.run.model_fork`:
         no import burst while other rooms play); elsewhere it starts as a fresh interpreter.
         """
-        env = python_environment(child_environment(self.spec.config))
+        env = python_environment({**child_environment(self.spec.config), **self.env})
         logf = self.log_path.open("ab")
         try:
             self.proc = await self._forked(env, logf.fileno())

@@ -1,0 +1,51 @@
+/* floorbench's loopback interposer (see floorbench/transports/loopback.py for why).
+ *
+ * Loaded with LD_PRELOAD into the processes that hold WebRTC participants of a
+ * room on a loopback LiveKit server. Every bind() to an ephemeral port (port 0)
+ * on an address outside loopback (an interface address, or the wildcard), UDP
+ * or TCP, is rebound to the loopback address of the same family (127.0.0.1,
+ * ::1, ::ffff:127.0.0.1). libwebrtc then gathers its ICE host candidates (UDP,
+ * and passive TCP) on loopback only: nothing listens on the machine's network.
+ * A bind to a chosen port (an operator's server) and a bind that already names
+ * loopback pass through untouched.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
+typedef int (*bind_fn)(int, const struct sockaddr *, socklen_t);
+
+
+int bind(int fd, const struct sockaddr *addr, socklen_t len) {
+    static bind_fn real_bind;
+    if (!real_bind) real_bind = (bind_fn)dlsym(RTLD_NEXT, "bind");
+    if (addr && addr->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+        struct sockaddr_in a;
+        memcpy(&a, addr, sizeof a);
+        if (a.sin_port == 0 && (ntohl(a.sin_addr.s_addr) >> 24) != 127) {
+            a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            return real_bind(fd, (const struct sockaddr *)&a, sizeof a);
+        }
+    } else if (addr && addr->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
+        struct sockaddr_in6 a;
+        memcpy(&a, addr, sizeof a);
+        if (a.sin6_port != 0) {
+            /* a chosen port: the caller's own address */
+        } else if (IN6_IS_ADDR_V4MAPPED(&a.sin6_addr)) {
+            if (a.sin6_addr.s6_addr[12] != 127) {
+                a.sin6_addr.s6_addr[12] = 127;
+                a.sin6_addr.s6_addr[13] = 0;
+                a.sin6_addr.s6_addr[14] = 0;
+                a.sin6_addr.s6_addr[15] = 1;
+                return real_bind(fd, (const struct sockaddr *)&a, sizeof a);
+            }
+        } else if (!IN6_IS_ADDR_LOOPBACK(&a.sin6_addr)) {
+            a.sin6_addr = in6addr_loopback;
+            a.sin6_scope_id = 0;
+            return real_bind(fd, (const struct sockaddr *)&a, sizeof a);
+        }
+    }
+    return real_bind(fd, addr, len);
+}
