@@ -135,7 +135,9 @@ def main() -> None:
     import sys
 
     from floorbench.errors import CRASH_EXIT, crash_line
+    from floorbench.transports.loopback import reexec_if_wanted
 
+    reexec_if_wanted(sys.argv[1:])  # WebRTC sockets on loopback only when every peer is (transports/loopback.py)
     _quiet_logs()
     try:
         run_cli(app)
