@@ -93,6 +93,8 @@ def test_which_commands_run_on_loopback_only() -> None:
     assert loopback.why_not_loopback(["test", "t", "--via", "sip:agent@127.0.0.1:5062"], env) is None
     assert loopback.why_not_loopback(["worker", "--suite", "s"], {"LIVEKIT_URL": "wss://x.livekit.cloud"})
     assert loopback.why_not_loopback(["run"], {loopback.SWITCH_VAR: "0"}) == f"{loopback.SWITCH_VAR}=0"
+    assert loopback.why_not_loopback(["run"], {"FLOORBENCH_LIVEKIT_BIND": "10.0.0.5"}) is not None
+    assert loopback.why_not_loopback(["run"], {"FLOORBENCH_LIVEKIT_BIND": "127.0.0.1"}) is None
 
 
 def test_a_model_config_naming_an_outside_host_keeps_every_interface(tmp_path: Path) -> None:

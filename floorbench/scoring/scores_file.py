@@ -40,6 +40,9 @@ class ScoresFile(BaseModel):
     )
     settings: dict[str, Any]
     conditions: dict[str, metrics.ConditionScores]
+    speech_quality: dict[str, Any] = Field(
+        default_factory=dict, description="the model's predicted MOS per condition and run (scoring/quality.py)"
+    )
     mcnemar: metrics.McNemar | None = None
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     transport_latency_ms: dict[str, Any] = Field(

@@ -20,7 +20,7 @@ server, pool workers. TCP sockets are left alone (the mock tool server, a
 demo page, an operator's own address), and so is everything when any UDP peer
 of the command is outside loopback: a ``--livekit-url`` on another host, a
 ``--via`` SIP URI elsewhere, a model config naming a host outside loopback
-(a WebRTC product). Linux only; elsewhere, and where no compiler is found,
+(a WebRTC product), a managed server bound elsewhere (``FLOORBENCH_LIVEKIT_BIND``). Linux only; elsewhere, and where no compiler is found,
 the command says once that its sockets bind on every interface and goes on.
 ``FLOORBENCH_LOOPBACK=0`` turns it off.
 """
@@ -98,7 +98,10 @@ def why_not_loopback(argv: list[str], environ: dict[str, str] | None = None) -> 
         return "the bind interposer is Linux only"
     urls = _option_values(argv, "--livekit-url") or ([environ["LIVEKIT_URL"]] if argv[0] == "worker"
                                                       and environ.get("LIVEKIT_URL") else [])
+    bind = environ.get("FLOORBENCH_LIVEKIT_BIND", "")  # the managed server on another address of this box
     peers = [*urls, *_option_values(argv, "--via"), *_option_values(argv, "--sip")]
+    if bind and not is_loopback_host(bind):
+        return f"the managed server binds {bind} (FLOORBENCH_LIVEKIT_BIND)"
     peers += [_config_text(c) for c in _option_values(argv, "--config")]
     outside = [h for text in peers for h in outside_hosts(text)]
     if outside:

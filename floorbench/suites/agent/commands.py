@@ -197,7 +197,7 @@ def _judge(chosen: list[Any], out: Path, run_dir: Path, trials: int, asr: str, t
     from floorbench.suites.agent.baseline import compare, table
     from floorbench.suites.agent.export import junit_xml
     from floorbench.suites.agent.report import write_test_report
-    from floorbench.suites.agent.verdicts import aggregate, exit_code, summary_lines
+    from floorbench.suites.agent.verdicts import aggregate, exit_code, run_quality, summary_lines
 
     judged = judge_trials(chosen, run_dir, trials, asr, out / "scoring-cache")
     tests = aggregate(judged, threshold)
@@ -211,6 +211,7 @@ def _judge(chosen: list[Any], out: Path, run_dir: Path, trials: int, asr: str, t
         code = 1
     results["baseline"] = [c.__dict__ for c in changes] if before is not None else None
     results["exit_code"] = code
+    results["speech_quality"] = run_quality(judged)
     write_json_atomic(out / "results.json", results)
     try:
         _, page = write_test_report(out, results, run_dir)

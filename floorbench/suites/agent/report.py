@@ -97,6 +97,34 @@ def latency_cell(lat: dict[str, Any] | None) -> str:
             f" ({lat.get('unanswered', 0)} unanswered)")
 
 
+def mos_cell(q: dict[str, Any] | None) -> str:
+    """The predicted MOS of the agent's turns (DNSMOS OVRL): mean, p10 and lowest, or why there is none."""
+    q = q or {}
+    if not q.get("n"):
+        return "– (no turn of 1 s or more)"
+    return f"mean {q['mean']:.2f} / p10 {q['p10']:.2f} / min {q['min']:.2f} over {q['n']} turns"
+
+
+def quality_note(results: dict[str, Any]) -> str:
+    """The run's pooled MOS and the predictor that made it (results.json ``speech_quality``)."""
+    q = results.get("speech_quality")
+    if not isinstance(q, dict):
+        return "not scored (results from before speech quality was scored)"
+    m = q.get("model")
+    m = m if isinstance(m, dict) else {}
+    return f"run {mos_cell(q)}; predictor {m.get('predictor', '?')} ({m.get('package', '?')})"
+
+
+def mos_rows(q: dict[str, Any] | None) -> list[list[str]]:
+    """One row per scored agent turn: where it is and its four scores."""
+    return [[str(r.get("start_ms")), str(r.get("end_ms")), f"{r.get('ovrl', 0):.2f}", f"{r.get('sig', 0):.2f}",
+             f"{r.get('bak', 0):.2f}", f"{r.get('p808', 0):.2f}"] for r in (q or {}).get("turns") or []
+            if isinstance(r, dict)]
+
+
+MOS_HEADERS = ["from ms", "to ms", "MOS (OVRL)", "SIG", "BAK", "P.808"]
+
+
 def threshold_cell(t: dict[str, Any]) -> str:
     v = t.get("pass_threshold")
     return f"{v:.2f}" if isinstance(v, int | float) else "–"
@@ -250,6 +278,10 @@ def _trial_html(t: dict[str, Any], report_dir: Path, run_dir: Path) -> str:
         ev = [[f"{s}", "" if e is None else f"{e}", who, what] for s, e, who, what in events(conv)]
         parts.append("<details><summary>the conversation as a table</summary>"
                      + _table(["from ms", "to ms", "who", "what"], ev) + "</details>")
+    turns = mos_rows(t.get("speech_quality"))
+    if turns:
+        parts.append("<details><summary>speech quality of the agent's turns</summary>"
+                     + _table(MOS_HEADERS, turns) + "</details>")
     assertions = [a for a in t.get("assertions") or [] if isinstance(a, dict)]
     if assertions:
         rows = [_verdict_row(a) for a in assertions]
@@ -274,6 +306,7 @@ def _test_html(i: int, t: dict[str, Any], results: dict[str, Any], report_dir: P
              f"<tr><th>passed</th><td>{esc(rate_cell(t))} (Wilson 95 % interval)</td></tr>"
              f"<tr><th>threshold</th><td>{esc(threshold_cell(t))}</td></tr>"
              f"<tr><th>latency</th><td>{esc(latency_cell(t.get('latency')))}</td></tr>"
+             f"<tr><th>speech quality</th><td>{esc(mos_cell(t.get('speech_quality')))}</td></tr>"
              f"<tr><th>file</th><td>{esc(t.get('source') or '')}</td></tr>"
              f"<tr><th>tags</th><td>{esc(', '.join(map(str, t.get('tags') or [])))}</td></tr>"
              + (f"<tr><th>timing</th><td>{esc(t['degraded'])} trial(s) timing-degraded</td></tr>"
@@ -294,7 +327,7 @@ def _test_html(i: int, t: dict[str, Any], results: dict[str, Any], report_dir: P
 def render_html(results: dict[str, Any], report_dir: Path, run_dir: Path, title: str = "floorbench test") -> str:
     tests = [t for t in results.get("tests") or [] if isinstance(t, dict)]
     summary = [[status_of(t) + (" (flaky)" if t.get("flaky") else ""), str(t.get("test")), rate_cell(t),
-                threshold_cell(t), latency_cell(t.get("latency"))] for t in tests]
+                threshold_cell(t), latency_cell(t.get("latency")), mos_cell(t.get("speech_quality"))] for t in tests]
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -305,9 +338,11 @@ def render_html(results: dict[str, Any], report_dir: Path, run_dir: Path, title:
         f"exit code {esc(results.get('exit_code', ''))}); suite agent, assertions as defined in docs/testing.md. "
         "Pass rates: k of n judged trials with the Wilson 95 % interval; times in ms on the model's clock. "
         "Timelines: the caller's steps (blue say, orange barge-in, purple backchannel, grey silence), the agent's "
-        "speech from VAD (red) and the windows ASR transcribed (yellow); hover for details.</p>",
+        "speech from VAD (red) and the windows ASR transcribed (yellow); hover for details. Speech quality: the "
+        "predicted MOS (1–5) of each agent turn of 1 s or more, " + esc(quality_note(results)) + ".</p>",
         "<h2>Tests</h2>",
-        _table(["verdict", "test", "passed", "threshold", "latency"], summary, [status_of(t) for t in tests]),
+        _table(["verdict", "test", "passed", "threshold", "latency", "speech quality"], summary,
+               [status_of(t) for t in tests]),
         *(_test_html(i, t, results, report_dir, run_dir) for i, t in enumerate(tests, 1)),
         "</body></html>",
     ]
@@ -327,9 +362,11 @@ def render_markdown(results: dict[str, Any], report_dir: Path, run_dir: Path, ti
     lines = [f"# {md_cell(title)}", "",
              f"Generated {datetime.now(UTC).isoformat(timespec='seconds')} from `results.json` of `floorbench test` "
              f"(exit code {md_cell(results.get('exit_code', ''))}); assertions as defined in docs/testing.md.", ""]
-    lines += _md_rows(["verdict", "test", "passed", "threshold", "latency"],
+    lines += _md_rows(["verdict", "test", "passed", "threshold", "latency", "speech quality"],
                       [[status_of(t) + (" (flaky)" if t.get("flaky") else ""), str(t.get("test")), rate_cell(t),
-                        threshold_cell(t), latency_cell(t.get("latency"))] for t in tests])
+                        threshold_cell(t), latency_cell(t.get("latency")), mos_cell(t.get("speech_quality"))]
+                       for t in tests])
+    lines += [f"Speech quality: {md_cell(quality_note(results))}.", ""]
     for t in tests:
         lines += [f"## {status_of(t)}{' (flaky)' if t.get('flaky') else ''} {md_cell(t.get('test'))}", "",
                   f"passed {md_cell(rate_cell(t))} (Wilson 95 %), threshold {threshold_cell(t)}, "
@@ -345,6 +382,8 @@ def render_markdown(results: dict[str, Any], report_dir: Path, run_dir: Path, ti
             if isinstance(conv, dict):
                 lines += _md_rows(["from ms", "to ms", "who", "what"],
                                   [[str(s), "" if e is None else str(e), who, what] for s, e, who, what in events(conv)])
+            if mos_rows(tr.get("speech_quality")):
+                lines += _md_rows(MOS_HEADERS, mos_rows(tr.get("speech_quality")))
             rows = [_verdict_row(a) for a in tr.get("assertions") or [] if isinstance(a, dict)]
             if rows:
                 lines += _md_rows(["", "where", "assertion", "expected", "measured"], rows)

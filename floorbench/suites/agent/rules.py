@@ -76,6 +76,8 @@ class Check(StrEnum):
     not_contains = "not_contains"
     took_branch = "took_branch"
     goal_reached = "goal_reached"
+    mos_min = "mos_min"
+    mos_p10_min = "mos_p10_min"
 
 
 CONTENT = frozenset({Check.contains, Check.matches, Check.not_contains})
@@ -92,7 +94,9 @@ STEP_CHECKS: dict[StepKind, frozenset[Check]] = {
     StepKind.persona: frozenset({Check.goal_reached, Check.responds_within_ms, Check.no_overlap_ms}) | CONTENT,
 }
 """the assertions a step of each kind may carry"""
-TEST_CHECKS = frozenset({Check.no_overlap_ms, Check.latency_p50_ms, Check.latency_p95_ms}) | CONTENT
+QUALITY = frozenset({Check.mos_min, Check.mos_p10_min})
+"""assertions on how the agent sounds (the predicted MOS of its turns, floorbench.scoring.quality)"""
+TEST_CHECKS = frozenset({Check.no_overlap_ms, Check.latency_p50_ms, Check.latency_p95_ms}) | CONTENT | QUALITY
 """the assertions a whole test may carry (over the whole conversation)"""
 
 

@@ -57,6 +57,8 @@ class Expect(BaseModel):
     not_contains: list[str] = Field(default_factory=list)
     took_branch: list[str] = Field(default_factory=list, description="branch: the rule it took is one of these")
     goal_reached: bool | None = Field(default=None, description="persona: its reply said it was done")
+    mos_min: float | None = Field(default=None, description="every scored agent turn's MOS (DNSMOS OVRL) at least this")
+    mos_p10_min: float | None = Field(default=None, description="the 10th percentile of its turns' MOS at least this")
 
 
 class BranchRule(BaseModel):

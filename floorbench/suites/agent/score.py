@@ -35,6 +35,7 @@ from floorbench.audio.sounds import non_speech_sounds
 from floorbench.audio.vad import VadRules
 from floorbench.records import EventKind, read_timeline
 from floorbench.scoring.inputs import DialogueSource, InputError, discover, read_model_track, run_label
+from floorbench.scoring.quality import Dnsmos, TurnMos, as_records, summary, turn_scores
 from floorbench.suites.agent.assertions import (
     Evidence,
     Placed,
@@ -169,6 +170,16 @@ def _transcripts(pending: list[tuple[int, DialogueSource, Evidence, dict[str, tu
     return out
 
 
+def _speech_quality(judged: list[tuple[int, DialogueSource, Evidence, dict[str, tuple[int, int]]]]
+                    ) -> dict[int, list[TurnMos]]:
+    """The predicted MOS of every agent turn (speech segments of at least 1 s) of each trial, by trial index;
+    a missing MOS model is one `QualityError` line."""
+    if not judged:
+        return {}
+    predictor = Dnsmos()
+    return {i: turn_scores(read_model_track(d.model_wav)[0], ev.segments, predictor) for i, d, ev, _ in judged}
+
+
 def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = False, workers: int = 1,
                  cache_dir: Path | None = None, rules: AgentRules = AgentRules(),
                  expected: list[str] | None = None) -> list[dict[str, Any]]:
@@ -203,11 +214,14 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
             continue
         judged.append((i, d, ev, content_windows(plan, ev, asserted(sched.get("expect")), rules)))
     texts = _transcripts([j for j in judged if j[3]], asr, asr_download, cache_dir or target / "scoring-cache")
+    quality = _speech_quality(judged)
     for i, d, ev, windows in judged:
         _, plan, sched = ready[i]
+        ev.mos = [t.ovrl for t in quality[i]]
         results = evaluate(plan, asserted(sched.get("expect")), ev, texts.get(i, {}), rules)
         trials[d.folder.name] = _trial(d, sched, results, [x for x in latencies(plan, ev, rules)], ev,
                                        conversation(sched, ev, windows, texts.get(i, {})))
+        trials[d.folder.name]["speech_quality"] = {**summary(quality[i]), "turns": as_records(quality[i])}
     for sid in expected or planned_ids(target):
         if sid not in trials:
             trials[sid] = _error(sid, "not run (no scenario folder); run the test again")

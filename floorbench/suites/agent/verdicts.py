@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from floorbench.scoring.quality import pooled
 from floorbench.scoring.stats import wilson_interval
 from floorbench.suites.agent.assertions import nearest_rank
 
@@ -86,8 +87,18 @@ def aggregate(trials: Sequence[dict[str, Any]], threshold: float | None = None) 
             "flaky": 0 < k < len(judged),
             "assertions": _assertions(judged),
             "latency": pooled_latency(judged),
+            "speech_quality": pooled([x for t in judged for x in (t.get("speech_quality") or {}).get("turns", [])]),
         })
     return out
+
+
+def run_quality(trials: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """results.json's ``speech_quality``: the MOS predictor (name, version, files) and every judged trial's
+    agent turns pooled."""
+    from floorbench.scoring.quality import predictor_identity
+
+    turns = [x for t in trials if t["status"] != "error" for x in (t.get("speech_quality") or {}).get("turns", [])]
+    return {"model": predictor_identity(), **pooled(turns)}
 
 
 def exit_code(tests: Sequence[dict[str, Any]]) -> int:

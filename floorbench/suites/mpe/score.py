@@ -133,6 +133,7 @@ def _timing_stage(
             {
                 "scenario_id": d.scenario_id, "folder": s.folder.name, "duration_ms": res.duration_ms,
                 "sample_rate": res.rate, "segments": segs, "sounds": heard.sounds_ms, "clock": s.clock,
+                "segments_wav_ms": [list(x) for x in res.segments(opts.vad_rules)],
                 **(res.curve() or {}),
             }
         )
@@ -198,6 +199,29 @@ def _content_stage(
     return transcriber, judge
 
 
+def _quality_stage(items_by: list[tuple[DialogueSource, list[Item]]], vad_rows: list[dict[str, Any]]
+                   ) -> dict[str, Any]:
+    """The predicted MOS of every model turn (floorbench.scoring.quality): each dialogue's turns in its
+    vad.jsonl row (``speech_quality``, on model.wav's clock), pooled per condition and over the run."""
+    from floorbench.scoring.quality import Dnsmos, as_records, pooled, predictor_identity, turn_scores
+
+    if not vad_rows:
+        return {"model": predictor_identity(), "run": pooled([]), "conditions": {}}
+    predictor = Dnsmos()
+    by_folder = {s.folder.name: s for s, _ in items_by}
+    per_cond: dict[str, list[dict[str, Any]]] = {}
+    for row in vad_rows:
+        s = by_folder[row["folder"]]
+        turns = as_records(turn_scores(read_model_track(s.model_wav)[0],
+                                       [tuple(x) for x in row["segments_wav_ms"]], predictor))
+        row["speech_quality"] = turns
+        cond = s.turns.condition if s.turns is not None else ""
+        per_cond.setdefault(cond, []).extend(turns)
+    every = [t for ts in per_cond.values() for t in ts]
+    return {"model": predictor_identity(predictor.folder, predictor.digests), "run": pooled(every),
+            "conditions": {c: pooled(ts) for c, ts in sorted(per_cond.items())}}
+
+
 def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | None = None) -> ScoreResult:
     """Score everything under `target`; write scores.json, items.jsonl and vad.jsonl."""
     from floorbench.scoring.judges import judge_id
@@ -218,6 +242,10 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
     t = time.perf_counter()
     transcriber, judge = _content_stage(items_by, opts, cache_dir, progress)
     secs["asr_judge"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    quality = _quality_stage(items_by, vad_rows)
+    secs["speech_quality"] = time.perf_counter() - t
 
     t = time.perf_counter()
     items = [i for _, its in items_by for i in its]
@@ -248,6 +276,7 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
             "yield_min_n": metrics.YIELD_MIN_N,
         },
         conditions=conds,
+        speech_quality=quality,
         mcnemar=metrics.presence_mcnemar(items),
         stage_seconds={k: round(v, 3) for k, v in secs.items()},
         transport_latency_ms=transport_summary(
