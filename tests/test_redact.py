@@ -201,7 +201,8 @@ def test_the_judge_the_generator_and_a_voice_refuse_a_key_in_place_of_a_name_wit
         load_config(cfg)
     assert "sk-gen-pasted-88" not in str(err2.value) and "api_key_env" in str(err2.value)
     for voice, key in (("pipecat:pipecat.services.openai.tts:OpenAITTSService?api_key_env=sk-tts-pasted-99", "99"),
-                       ("pipecat:pipecat.services.openai.tts:OpenAITTSService?api_key=sk-tts-literal-98", "98")):
+                       ("pipecat:pipecat.services.openai.tts:OpenAITTSService?api_key=sk-tts-literal-98", "98"),
+                       ("service:x?api_key=sk-tts-literal-97", "97"), ("nope:sk-tts-literal-96", "96")):
         with pytest.raises(TTSError) as err3:
             pipecat_voice_config(voice)
         assert f"sk-tts-pasted-{key}" not in str(err3.value) and f"sk-tts-literal-{key}" not in str(err3.value)

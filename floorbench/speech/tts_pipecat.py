@@ -1,7 +1,10 @@
-"""Speak one text through any pipecat TTS service (for users with cloud TTS).
+"""Speak one text through a pipecat TTS service (for users with cloud TTS).
 
-The service class and its constructor arguments come from a voice id (see
-`floorbench.speech.tts.pipecat_voice_config`). The text goes through a
+The service class, its constructor arguments and its key variable come from
+the operator's voices file, by the name a ``service:NAME`` voice id gives
+(`floorbench.speech.tts_voices`; only classes under ``pipecat.services``);
+never from the voice id itself. Errors are redacted (a provider's reply may
+echo the key, masked or whole). The text goes through a
 two-processor pipecat pipeline — the service and a collector of its
 `TTSAudioRawFrame`s — so any service that works in a pipecat bot works here.
 Imported only when a `pipecat:` voice is used.
@@ -15,13 +18,17 @@ from pathlib import Path
 
 import numpy as np
 
+from floorbench.redact import redact_text
 from floorbench.speech.tts import PipecatVoice, TTSError, env_key
+from floorbench.speech.tts_voices import SERVICE_RE
 
 SYNTH_TIMEOUT_S = 120.0
 
 
 def build_service(cfg: PipecatVoice, sample_rate: int, voice_id: str):
     """Import the service class and construct it from the config (key from the environment)."""
+    if not SERVICE_RE.fullmatch(f"{cfg.module}:{cfg.cls}"):
+        raise TTSError(f"voice {voice_id!r}: only a pipecat.services class is built")
     try:
         mod = importlib.import_module(cfg.module)
     except ImportError as e:
@@ -56,7 +63,8 @@ def build_service(cfg: PipecatVoice, sample_rate: int, voice_id: str):
         return cls(**kwargs)
     except Exception as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise TTSError(f"voice {voice_id!r}: cannot create {cfg.cls} ({msg}); check its parameters") from None
+        raise TTSError(redact_text(f"voice {voice_id!r}: cannot create {cfg.cls} ({msg[:200]}); check its parameters",
+                                   [key or ""])) from None
 
 
 async def _speak(service, text: str, sample_rate: int) -> tuple[list[bytes], list[str]]:
@@ -119,7 +127,10 @@ def synthesize_pipecat(text: str, cfg: PipecatVoice, sample_rate: int, voice_id:
             ) from None
         raise
     if errors and not chunks:
-        raise TTSError(f"voice {voice_id!r}: the service failed ({errors[0]}); check key, network and parameters")
+        key = env_key(cfg, voice_id) or ""
+        first = " ".join(errors[0].split())[:200]
+        raise TTSError(redact_text(f"voice {voice_id!r}: the service failed ({first}); check key, network and "
+                                   "parameters", [key]))
     if not chunks:
         raise TTSError(f"voice {voice_id!r}: the service returned no audio; check its parameters")
     return np.frombuffer(b"".join(chunks), dtype=np.int16).copy()

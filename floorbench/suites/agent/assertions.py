@@ -93,6 +93,8 @@ class Evidence:
     """persona step number → each line it said, as heard (its `placed` spans them all)"""
     personas: dict[int, dict[str, Any]] = field(default_factory=dict)
     """persona step number → its records (``lines``, ``backchannels``, ``end``) as the timeline has them"""
+    mos: list[float] | None = None
+    """the predicted MOS (DNSMOS OVRL) of each scored agent turn (floorbench.scoring.quality); None: not scored"""
 
 
 @dataclass(frozen=True)
@@ -455,7 +457,20 @@ def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evide
         if f"latency_p{pct}_ms" in te:
             out.append(latency_percentile(plan, ev, pct, int(te[f"latency_p{pct}_ms"]), rules))
     out += content("test", None, te, texts.get("test", ""))
+    out += [mos_at_least(ev, c.value, float(te[c.value])) for c in (Check.mos_min, Check.mos_p10_min) if c.value in te]
     return out
+
+
+def mos_at_least(ev: Evidence, check: str, limit: float) -> Result:
+    """mos_min: the worst scored agent turn's MOS; mos_p10_min: their 10th percentile (nearest rank)."""
+    what = "every turn's MOS" if check == "mos_min" else "p10 MOS"
+    key, expected = f"test {check}", f"{what} ≥ {limit:g}"
+    if not ev.mos:
+        return Result(key, check, None, expected, False, "no agent turn long enough to score (≥ 1 s of speech)")
+    xs = sorted(ev.mos)
+    v = xs[0] if check == "mos_min" else xs[max(0, math.ceil(0.10 * len(xs)) - 1)]
+    name = "lowest" if check == "mos_min" else "p10"
+    return Result(key, check, None, expected, v >= limit, f"{name} {v:.2f} over {len(xs)} turns", v)
     out += [mos_at_least(ev, c.value, float(te[c.value])) for c in (Check.mos_min, Check.mos_p10_min) if c.value in te]
 
 

@@ -28,6 +28,8 @@ from floorbench.scoring.outcome import ScoreOutcome, ScoreRequest
 RESULTS_VERSION = 1
 PERSONA_URL_HELP = ("send every persona step to this OpenAI-compatible endpoint (http(s)://…/v1; also "
                     "FLOORBENCH_PERSONA_URL): the only endpoint a key is ever sent to")
+VOICES_HELP = ("the operator's voices file: the service voices (service:NAME) a test file may name, each with "
+               "its pipecat service, endpoint and key variable (also FLOORBENCH_VOICES)")
 PERSONA_KEY_ENV_HELP = ("the environment variable whose key goes to --persona-url (default: FLOORBENCH_PERSONA_KEY "
                         "when set); a test file never names one")
 TEST_FILE_SUFFIXES = (".yaml", ".yml")
@@ -89,6 +91,7 @@ def run_tests(
     acoustics_seed: Annotated[int, typer.Option(help="seed of the acoustic condition's draws (0..2**31)")] = 0,
     persona_url: Annotated[str | None, typer.Option(help=PERSONA_URL_HELP)] = None,
     persona_key_env: Annotated[str | None, typer.Option(help=PERSONA_KEY_ENV_HELP)] = None,
+    voices: Annotated[Path | None, typer.Option(help=VOICES_HELP)] = None,
 ) -> None:
     """Run conversation tests against a voice agent: assertions on timing and words, pass rates over trials."""
     from floorbench.errors import FloorbenchError, OptionError, check_range
@@ -100,6 +103,7 @@ def run_tests(
     try:
         check_range("--latency-margin-ms", latency_margin_ms, 0, 600_000)
         binding = persona_binding(persona_url, persona_key_env)
+        use_voices(voices)
         if pass_threshold is not None and not 0 < pass_threshold <= 1:
             raise OptionError(f"--pass-threshold must be above 0 and at most 1, got {pass_threshold}")
         before = read_baseline(baseline) if baseline is not None else None
@@ -124,6 +128,18 @@ def persona_binding(url: str | None, key_env: str | None) -> Any:
     try:
         return PersonaBinding.of(url, key_env)
     except BindingError as e:
+        raise OptionError(str(e)) from None
+
+
+def use_voices(path: Path | None) -> None:
+    """``--voices FILE``, checked before anything is written or rendered (one-line OptionError)."""
+    from floorbench.errors import OptionError
+    from floorbench.speech.tts_voices import VoicesError
+    from floorbench.speech.tts_voices import use_voices as use
+
+    try:
+        use(path)
+    except VoicesError as e:
         raise OptionError(str(e)) from None
 
 

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from floorbench.suites.agent.commands import PERSONA_KEY_ENV_HELP, PERSONA_URL_HELP
+from floorbench.suites.agent.commands import PERSONA_KEY_ENV_HELP, PERSONA_URL_HELP, VOICES_HELP
 
 
 def run_load(
@@ -33,12 +33,20 @@ def run_load(
     quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
     persona_url: Annotated[str | None, typer.Option(help=PERSONA_URL_HELP)] = None,
     persona_key_env: Annotated[str | None, typer.Option(help=PERSONA_KEY_ENV_HELP)] = None,
+    voices: Annotated[Path | None, typer.Option(help=VOICES_HELP)] = None,
 ) -> None:
     """An agent under load: N simultaneous callers, N stepped up; latency from the audio per step."""
     from floorbench.errors import FloorbenchError, OptionError, check_range
     from floorbench.escape import printable
     from floorbench.pipelines.commands import fail
-    from floorbench.suites.agent.commands import collect, judge_trials, persona_binding, play_tests, select
+    from floorbench.suites.agent.commands import (
+        collect,
+        judge_trials,
+        persona_binding,
+        play_tests,
+        select,
+        use_voices,
+    )
     from floorbench.suites.agent.load import (
         parse_sessions,
         step_summary,
@@ -50,6 +58,7 @@ def run_load(
     try:
         steps_n = parse_sessions(sessions)
         binding = persona_binding(persona_url, persona_key_env)
+        use_voices(voices)
         check_range("--max-p95-ms", max_p95_ms, 1, 600_000)
         if not 0 <= max_failure_rate <= 1:
             raise OptionError(f"--max-failure-rate must be from 0 to 1, got {max_failure_rate}")

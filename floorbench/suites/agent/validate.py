@@ -477,6 +477,10 @@ def _set(out: Expect, where: str, check: Check, value: object) -> None:
             out.keeps_talking = _int(where, "keeps_talking", value, 0, RULES.max_ms)
     elif check is Check.silent:
         out.silent = _silent(where, value)
+    elif check in (Check.mos_min, Check.mos_p10_min):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 1.0 <= value <= 5.0:
+            raise AgentTestError(f"{where}: {check.value} is a MOS, a number from 1 to 5 (e.g. 3.0), got {value!r}")
+        setattr(out, check.value, float(value))
     else:
         setattr(out, check.value, _int(where, check.value, value, 0, RULES.max_ms))
 
