@@ -108,8 +108,6 @@ class Result:
     expected: str
     passed: bool
     measured: str
-    mos: list[float] | None = None
-    """the predicted MOS (DNSMOS OVRL) of each scored agent turn (floorbench.scoring.quality); None: not scored"""
     value: float | None = None
     """the measured number, where there is one (ms)"""
 
@@ -459,19 +457,6 @@ def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evide
     out += content("test", None, te, texts.get("test", ""))
     out += [mos_at_least(ev, c.value, float(te[c.value])) for c in (Check.mos_min, Check.mos_p10_min) if c.value in te]
     return out
-
-
-def mos_at_least(ev: Evidence, check: str, limit: float) -> Result:
-    """mos_min: the worst scored agent turn's MOS; mos_p10_min: their 10th percentile (nearest rank)."""
-    what = "every turn's MOS" if check == "mos_min" else "p10 MOS"
-    key, expected = f"test {check}", f"{what} ≥ {limit:g}"
-    if not ev.mos:
-        return Result(key, check, None, expected, False, "no agent turn long enough to score (≥ 1 s of speech)")
-    xs = sorted(ev.mos)
-    v = xs[0] if check == "mos_min" else xs[max(0, math.ceil(0.10 * len(xs)) - 1)]
-    name = "lowest" if check == "mos_min" else "p10"
-    return Result(key, check, None, expected, v >= limit, f"{name} {v:.2f} over {len(xs)} turns", v)
-    out += [mos_at_least(ev, c.value, float(te[c.value])) for c in (Check.mos_min, Check.mos_p10_min) if c.value in te]
 
 
 def mos_at_least(ev: Evidence, check: str, limit: float) -> Result:

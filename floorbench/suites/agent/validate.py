@@ -495,10 +495,6 @@ def _silent(where: str, value: object) -> SilentWindow:
         after_ms=_int(where, "after_ms", value.get("after_ms", 0), 0, RULES.max_ms),
         for_ms=None if value.get("for_ms") is None else _int(where, "for_ms", value.get("for_ms"), 1, RULES.max_ms),
     )
-    elif check in (Check.mos_min, Check.mos_p10_min):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 1.0 <= value <= 5.0:
-            raise AgentTestError(f"{where}: {check.value} is a MOS, a number from 1 to 5 (e.g. 3.0), got {value!r}")
-        setattr(out, check.value, float(value))
 
 
 def _check_order(where: str, steps: list[AgentStep]) -> None:
