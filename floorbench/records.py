@@ -67,6 +67,9 @@ class EventKind(StrEnum):
     persona = "persona"
     """An LLM-persona caller's line or its end (suite agent): the words it reacted to, the line the
     endpoint gave, the caller's own ASR/LLM/TTS latencies; or why the persona stopped."""
+    tool = "tool"
+    """A call to a test's mock tool (suite agent, floorbench.tools): the tool, its arguments, the response
+    or error, and its start and end on the session clock."""
     end = "end"
 
 

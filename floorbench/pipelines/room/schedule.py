@@ -13,8 +13,9 @@ until the model's audio has been heard, its onset, its endpoint, the last line) 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
@@ -244,3 +245,9 @@ class LivePlan:
     timeout_s: float
     camera: Any = None
     """`floorbench.pipelines.video.source.CameraSettings` when the suite shows the user"""
+    env: dict[str, str] = field(default_factory=dict)
+    """what the model is told besides its config (a test's mock tools' URLs): the model process's environment,
+    a dispatched agent's job metadata, the `--print-join` line"""
+    close: Callable[[Path], Awaitable[None]] | None = None
+    """called once the room has ended, with the scenario's folder (whatever ended it): a suite's own services
+    stop and write their records there"""

@@ -193,6 +193,8 @@ class ScenarioRun:
         self.acoustics: LiveAcoustics | None = None
         """the degraded humans' bed and clean clips, once the audio is loaded"""
         self.meta = RunMeta(
+        self.plan: LivePlan | None = None
+        """the suite's plan for this room, once made (its `env` goes to the model, its `close` runs at the end)"""
             floorbench_version=__version__,
             scenario_id=scenario.scenario_id,
             pair_id=scenario.pair_id,
@@ -227,6 +229,8 @@ class ScenarioRun:
         finally:
             infos = await self._stop_participants()
             await settle(self._delete_room(), 5.0, f"{self.scenario.scenario_id}: deleting room {self.room}")
+            if self.plan is not None and self.plan.close is not None:
+                await settle(self.plan.close(self.dir), 10.0, f"{self.scenario.scenario_id}: the suite's services")
             timeline.write(
                 TimelineEvent(t_ms=self.clock.now_ms(), kind=EventKind.end, source="runner", reason=self.meta.outcome)
             )
@@ -277,6 +281,7 @@ class ScenarioRun:
             self.settings.schedule,
         ))
         schedule, timeout, camera = plan.schedule, plan.timeout_s, plan.camera
+        self.plan = plan
         self.meta.schedule = schedule.describe()
         self._write_meta()
         timeout = self.timeout_s = self.settings.timeout_s or timeout
@@ -427,7 +432,8 @@ class ScenarioRun:
         """Start the model and wait until the recorder hears its audio, or invite it and wait until it joins."""
         s = self.settings
         if self.model.joins == "pipeline":
-            self.model_proc = ModelProcess(self._model_spec(), self.dir / "model.log")
+            self.model_proc = ModelProcess(self._model_spec(), self.dir / "model.log",
+                                           self.plan.env if self.plan is not None else None)
             await self.model_proc.start(s.model_join_timeout_s)
             # a silent model counts only if it was listening: its server connection is up first
             await self.model_proc.wait_connected(s.model_join_timeout_s)
@@ -488,7 +494,8 @@ class ScenarioRun:
         if s.print_join or not dispatch:
             print(
                 f"room {self.room} at {self.conn.url}; join as {ident!r} with token:\n"
-                f"{model_token(self.conn, self.room, ident)}",
+                f"{model_token(self.conn, self.room, ident)}"
+                + "".join(f"\n{k}={v}" for k, v in (self.plan.env if self.plan is not None else {}).items()),
                 file=sys.stderr,
                 flush=True,
             )
@@ -503,13 +510,21 @@ class ScenarioRun:
                 api.CreateAgentDispatchRequest(
                     agent_name=agent_name,
                     room=self.room,
-                    metadata=self.model.dispatch_metadata(self.room, self.scenario.scenario_id),
+                    metadata=self._dispatch_metadata(),
                 )
             )
         finally:
             await lk.aclose()
 
     async def _delete_room(self) -> None:
+    def _dispatch_metadata(self) -> str:
+        """The model's dispatch metadata, with what the plan tells the model (``tools_url``, ``mcp_url``)."""
+        import json
+
+        text = self.model.dispatch_metadata(self.room, self.scenario.scenario_id)
+        told = {k.removeprefix("FLOORBENCH_").lower(): v for k, v in (self.plan.env if self.plan else {}).items()}
+        return json.dumps({**json.loads(text), **told}) if told else text
+
         """Close the room on the server: a participant that joined by itself (a dispatched agent) is
         disconnected, not left in a room nobody plays (LiveKit keeps a room open while anyone is in it)."""
         from livekit import api

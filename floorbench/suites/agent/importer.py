@@ -125,7 +125,7 @@ def _scenarios(t: ConversationTest, out: Path, trials: int, rate: int) -> list[A
         out_list.append(AgentScenario(
             scenario_id=sid, test=t.name, source=str(t.source), trial=k, trials=trials, tags=t.tags,
             timeout_s=t.timeout_s, pass_threshold=t.pass_threshold, speakers=speakers,
-            turns=[c.model_copy() for c in clips], steps=steps, expect=t.expect,
+            turns=[c.model_copy() for c in clips], steps=steps, expect=t.expect, tools=t.tools,
         ))
     return out_list
 

@@ -82,6 +82,31 @@ class Check(StrEnum):
 
 CONTENT = frozenset({Check.contains, Check.matches, Check.not_contains})
 """assertions on the agent's words (ASR of its speech)"""
+
+
+class ToolCheck(StrEnum):
+    """The assertions on the agent's tool calls (docs/testing.md "Tools"; floorbench.suites.agent.tool_checks)."""
+
+    calls_tool = "calls_tool"
+    no_tool_call = "no_tool_call"
+    tool_order = "tool_order"
+    max_calls = "max_calls"
+    final_state = "final_state"
+    dead_air_ms = "dead_air_ms"
+    """the longest stretch inside a tool's run when neither the agent nor the caller spoke"""
+    filler_within_ms = "filler_within_ms"
+    """the agent spoke within N ms of a tool starting (or was speaking then)"""
+    answers_within_ms = "answers_within_ms"
+    """the agent spoke within N ms of a tool returning"""
+    waits_for_turn_end = "waits_for_turn_end"
+    """no call started before the caller's turn had ended"""
+
+
+TOOL_STEP_CHECKS = frozenset({ToolCheck.calls_tool, ToolCheck.no_tool_call, ToolCheck.dead_air_ms,
+                              ToolCheck.filler_within_ms, ToolCheck.answers_within_ms, ToolCheck.waits_for_turn_end})
+"""tool assertions a say, branch or barge_in step may carry (judged on the calls of its window)"""
+TOOL_TEST_CHECKS = frozenset(ToolCheck) - {ToolCheck.waits_for_turn_end}
+"""tool assertions a whole test may carry"""
 STEP_CHECKS: dict[StepKind, frozenset[Check]] = {
     StepKind.say: frozenset({Check.responds_within_ms, Check.no_overlap_ms, Check.silent}) | CONTENT,
     StepKind.barge_in: frozenset({Check.yields_within_ms, Check.responds_within_ms, Check.no_overlap_ms,

@@ -45,10 +45,12 @@ import numpy as np
 
 from floorbench.pipelines.room.schedule import MS, LivePlan, LiveRequest, Playback
 from floorbench.records import EventKind
+from floorbench.suites.agent import tool_live
 from floorbench.suites.agent.branch import CallerEar, choose
 from floorbench.suites.agent.ear import WhisperEar
 from floorbench.suites.agent.rules import TIMED_TO_AGENT, AgentRules, StepKind
 from floorbench.suites.agent.schema import AgentScenario, AgentStep, Expect
+from floorbench.suites.agent.tool_live import LiveTools
 
 if TYPE_CHECKING:
     from floorbench.suites.agent.persona_caller import CallerVoice
@@ -72,8 +74,11 @@ class AgentSchedule:
 
     def __init__(self, scenario: AgentScenario, clip_audio: dict[int, np.ndarray], sample_rate: int,
                  rules: AgentRules = AgentRules(), ear: CallerEar | None = None,
-                 personas: dict[int, tuple[PersonaBrain, CallerVoice]] | None = None) -> None:
+                 personas: dict[int, tuple[PersonaBrain, CallerVoice]] | None = None,
+                 tools: LiveTools | None = None) -> None:
         self.scenario = scenario
+        self.tools = tools
+        """the trial's mock tools (floorbench.suites.agent.tool_live), None: the test has none"""
         self.clip_audio = clip_audio
         self.sr = sample_rate
         self.rules = rules
@@ -120,6 +125,16 @@ class AgentSchedule:
         return ms * self.sr // 1000
 
     async def run(self, pb: Playback) -> None:
+        if self.tools is None:
+            return await self._steps(pb)
+        self.tools.attach(pb)
+        try:
+            await self._steps(pb)
+        finally:  # the calls go to the folder with the room's other records
+            out_dir = getattr(pb, "out_dir", None)
+            await self.tools.close(out_dir if isinstance(out_dir, Path) else None)
+
+    async def _steps(self, pb: Playback) -> None:
         w = pb.writer
         first = w.cursor + self.samples(self.rules.lead_in_ms)
         reply = Reply(pb.clock.now_ns())
@@ -334,5 +349,8 @@ def live_schedule(req: LiveRequest) -> LivePlan:
     a test with branch or persona steps hears the agent with the packaged ``tiny.en``."""
     s: AgentScenario = req.scenario
     ear = WhisperEar() if any(st.kind in (StepKind.branch, StepKind.persona) for st in s.steps) else None
-    schedule = AgentSchedule(s, req.turn_audio, req.sample_rate, ear=ear, personas=_personas(s, dict(req.options)))
-    return LivePlan(schedule, schedule.timeout_s(req.audio_s))
+    tools = tool_live.start(s.tools, s.trial, req.options)
+    schedule = AgentSchedule(s, req.turn_audio, req.sample_rate, ear=ear, personas=_personas(s, dict(req.options)),
+                             tools=tools)
+    return LivePlan(schedule, schedule.timeout_s(req.audio_s), env=tools.env() if tools is not None else {},
+                    close=tools.close if tools is not None else None)

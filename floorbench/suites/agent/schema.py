@@ -23,10 +23,13 @@ so the runner, the renderer and turns.json treat it as any other.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from floorbench.scenarios.schema import ID_RULE, OwnPairScenario, Speaker, UngradedClip
 from floorbench.suites.agent.rules import StepKind
+from floorbench.tools.spec import ToolSet
 
 SUITE_KIND = "agent"
 
@@ -50,6 +53,17 @@ class Expect(BaseModel):
     yields_within_ms: int | None = None
     keeps_talking: int | None = Field(default=None, description="ms the agent still speaks after the backchannel")
     silent: SilentWindow | None = None
+    # the tool assertions (floorbench.tools.expect; judged by floorbench.suites.agent.tool_checks)
+    calls_tool: list[dict[str, Any]] = Field(default_factory=list, description="each: name, arguments, match, "
+                                             "after, within_ms")
+    no_tool_call: list[str] = Field(default_factory=list, description="these tools ('*': any) are not called")
+    tool_order: list[str] = Field(default_factory=list)
+    max_calls: dict[str, int] = Field(default_factory=dict, description="tool ('*': all) → most calls")
+    final_state: dict[str, Any] | None = Field(default=None, description="{equals: …} or {contains: …}")
+    dead_air_ms: int | None = None
+    filler_within_ms: int | None = None
+    answers_within_ms: int | None = None
+    waits_for_turn_end: bool | None = None
     latency_p50_ms: int | None = None
     latency_p95_ms: int | None = None
     contains: list[str] = Field(default_factory=list)
@@ -188,6 +202,7 @@ class AgentScenario(OwnPairScenario):
     steps: list[AgentStep]
     expect: Expect = Field(default_factory=Expect)
     meta: dict[str, str | int] = Field(default_factory=dict)
+    tools: ToolSet | None = Field(default=None, description="the mock tools served for the trial (floorbench.tools)")
 
     @property
     def condition(self) -> str:

@@ -208,6 +208,7 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
         try:
             if res.error:
                 raise InputError(res.error)
+    from floorbench.suites.agent import tool_checks  # a test's tool calls, judged beside the recording
             ev = _evidence(d, plan, rules, res)
         except InputError as e:
             trials[d.folder.name] = _error(d.folder.name, f"evidence missing: {e}", sched)
@@ -225,8 +226,12 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
     for sid in expected or planned_ids(target):
         if sid not in trials:
             trials[sid] = _error(sid, "not run (no scenario folder); run the test again")
+        tool_results, tool_calls = tool_checks.judge_trial(d.folder, d.meta, plan, asserted(sched.get("expect")), ev)
+        results += tool_results
     return [trials[k] for k in sorted(trials, key=lambda s: (split_trial_id(s)[0], split_trial_id(s)[1]))]
 
+        if tool_calls is not None:
+            trials[d.folder.name]["tools"] = tool_calls
 
 def conversation(sched: dict[str, Any], ev: Evidence, windows: dict[str, tuple[int, int]],
                  texts: dict[str, str]) -> dict[str, Any]:

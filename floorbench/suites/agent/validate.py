@@ -47,6 +47,7 @@ from floorbench.scenarios.validate import (
     pydantic_line,
     read_yaml,
 )
+from floorbench.suites.agent import tool_format
 from floorbench.suites.agent.intents import Intent
 from floorbench.suites.agent.persona_format import STEP_OPTIONS as PERSONA_OPTIONS
 from floorbench.suites.agent.persona_format import endpoint, persona
@@ -54,6 +55,8 @@ from floorbench.suites.agent.rules import (
     CLIP_LABELS,
     STEP_CHECKS,
     TEST_CHECKS,
+    TOOL_STEP_CHECKS,
+    TOOL_TEST_CHECKS,
     AgentRules,
     Check,
     StepKind,
@@ -67,12 +70,14 @@ from floorbench.suites.agent.schema import (
     SilentWindow,
     continues,
 )
+from floorbench.tools.spec import ToolSet
 
 RULES = AgentRules()
+TOOL_KEYS = tool_format.FILE_KEYS
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-FILE_KEYS = ("voice", "gap_ms", "timeout_s", "pass_threshold", "tags", "persona_endpoint", "tests")
-TEST_KEYS = ("name", "tags", "voice", "gap_ms", "timeout_s", "pass_threshold", "steps", "expect")
+FILE_KEYS = ("voice", "gap_ms", "timeout_s", "pass_threshold", "tags", "persona_endpoint", "tests", *TOOL_KEYS)
+TEST_KEYS = ("name", "tags", "voice", "gap_ms", "timeout_s", "pass_threshold", "steps", "expect", *TOOL_KEYS)
 STEP_OPTIONS: dict[StepKind, tuple[str, ...]] = {
     StepKind.say: ("voice", "audio", "gap_ms", "wait_ms", "pause_ms", "reply", "label", "expect"),
     StepKind.barge_in: ("voice", "audio", "after_ms", "reply", "label", "expect"),
@@ -120,6 +125,8 @@ class ConversationTest:
     voice: str = "flite:slt"
     timeout_s: float | None = None
     pass_threshold: float | None = None
+    tools: ToolSet | None = None
+    """the mock tools served for each trial (floorbench.tools), None: none"""
 
 
 def load_test_file(path: Path) -> list[ConversationTest]:
@@ -140,6 +147,7 @@ def load_test_file(path: Path) -> list[ConversationTest]:
         "pass_threshold": _threshold(str(path), data.get("pass_threshold")),
         "tags": _tags(str(path), data.get("tags")),
         "persona_endpoint": data.get("persona_endpoint"),
+        **{k: data[k] for k in TOOL_KEYS if k in data},
     }
     if defaults["persona_endpoint"] is not None:
         endpoint(f"{path}: persona_endpoint", defaults["persona_endpoint"], AgentTestError)
@@ -242,14 +250,16 @@ def _test(path: Path, i: int, raw: object, defaults: dict[str, Any]) -> Conversa
             options[n] = said
     _check_order(where, steps)
     _check_labels(where, steps)
-    expect = _expect(f"{where}: expect", raw.get("expect"), TEST_CHECKS, "a test")
+    expect = _expect(f"{where}: expect", raw.get("expect"), TEST_CHECKS, "a test", len(steps))
+    tools = tool_format.test_tools(where, raw, defaults, AgentTestError)
+    tool_format.check_names(where, steps, expect, tools, AgentTestError)
     timeout = _timeout(where, raw.get("timeout_s"))
     threshold = _threshold(where, raw.get("pass_threshold"))
     return ConversationTest(
         name=name, source=path, steps=steps, lines=lines, options=options, expect=expect,
         tags=sorted(set(defaults["tags"]) | set(_tags(where, raw.get("tags")))), voice=voice,
         timeout_s=defaults["timeout_s"] if timeout is None else timeout,
-        pass_threshold=defaults["pass_threshold"] if threshold is None else threshold,
+        pass_threshold=defaults["pass_threshold"] if threshold is None else threshold, tools=tools,
     )
 
 
@@ -436,6 +446,10 @@ def _expect(where: str, raw: object, allowed: frozenset[Check], what: str) -> Ex
         raise AgentTestError(f"{where}: expected a mapping of assertions (e.g. responds_within_ms: 1500)")
     out = Expect()
     for key, value in raw.items():
+        if tool_format.is_tool_check(key):
+            tools = TOOL_TEST_CHECKS if steps is not None else TOOL_STEP_CHECKS if allowed & STEP_CHECKS[StepKind.say] else frozenset()
+            tool_format.set_tool_check(out, f"{where}: {key}", key, value, tools, what, steps, AgentTestError)
+            continue
         if key not in Check.__members__:
             raise AgentTestError(f"{where}: unknown assertion {key!r}; use one of {', '.join(sorted(c.value for c in allowed))}")
         check = Check(key)
