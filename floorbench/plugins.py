@@ -13,12 +13,20 @@ Built-in suites are listed below by import path. A third-party suite registers
 with `register_suite` (a decorator on a function that returns the record, or a
 plain call) or through the Python entry point group ``floorbench.suites``
 (``name = "package.module:PLUGIN"``), read the first time a suite is asked for.
+No suite is a default: a lookup names its suite, or reads it from a scenario
+or suite file's ``suite`` field (a file without one is an error naming the
+fix). Scoring and reporting ask each suite whether a folder is its own
+(`recognises`, `reports`); the one suite that declares neither part (mpe, whose
+scorer also gives the engine's own errors for a folder that holds no
+dialogue) takes what no other suite claims — a declared part of its record,
+not a name written here.
+
 Models (systems under test) are registered the same way in
 `floorbench.processors.registry`; their entry point group is ``floorbench.models``
 (`MODEL_ENTRY_POINT_GROUP`, ``name = "package.module:ClassName"``).
 
-Base layer: this module imports nothing else of floorbench, and the parts it
-loads are imported only when called.
+Base layer: this module imports nothing else of floorbench but its error
+type, and the parts it loads are imported only when called.
 """
 
 from __future__ import annotations
@@ -28,8 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-DEFAULT_SUITE = "mpe"
-"""the suite of a scenario or suite file that names none (the files of the first benchmark)"""
+from floorbench.errors import FloorbenchError
 
 ENTRY_POINT_GROUP = "floorbench.suites"
 """the entry point group of installed suites (``name = "package.module:PLUGIN"``)"""
@@ -45,8 +52,8 @@ BUILTIN: dict[str, str] = {
 """built-in suites by import path of their `SuitePlugin` (imported when first asked for)"""
 
 
-class SuiteNotFound(LookupError):
-    """A suite name that no built-in, registered or installed suite has."""
+class SuiteNotFound(FloorbenchError, LookupError):
+    """A suite name that no built-in, registered or installed suite has, or a file that names none."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +128,7 @@ class SuitePlugin:
     live_schedule: str
     score: str
     recognises: str | None = None
-    """None: only the default suite, which scores what no other suite recognises"""
+    """None: the suite that scores what no other suite recognises (one suite only: mpe)"""
     generate: str | None = None
     generate_options: tuple[GenerateOption, ...] = ()
     oracle: str | None = None
@@ -232,9 +239,10 @@ def suite_names() -> list[str]:
     return list(BUILTIN) + [n for n in _registered if n not in BUILTIN]
 
 
-def get_suite(name: str | None) -> SuitePlugin:
-    """The suite called `name` (None or empty: the default suite)."""
-    name = name or DEFAULT_SUITE
+def get_suite(name: str) -> SuitePlugin:
+    """The suite called `name`; an empty name is a one-line error (no suite is a default)."""
+    if not name:
+        raise SuiteNotFound(f"no suite named; name one (--suite NAME); the suites are {', '.join(suite_names())}")
     if name in _loaded:
         return _loaded[name]
     _read_entry_points()
@@ -253,26 +261,37 @@ def all_suites() -> Iterator[SuitePlugin]:
         yield get_suite(name)
 
 
-def suite_of(obj: object) -> SuitePlugin:
-    """The suite of a scenario record or a parsed file (its ``suite`` field; none: the default)."""
+def suite_of(obj: object, where: str = "") -> SuitePlugin:
+    """The suite of a scenario record or a parsed file: its recorded ``suite`` field, which it must have."""
     name = obj.get("suite") if isinstance(obj, dict) else getattr(obj, "suite", None)
-    return get_suite(name if isinstance(name, str) and name else None)
+    if not isinstance(name, str) or not name:
+        raise SuiteNotFound(f"{where or 'the file'}: no 'suite' recorded; add one (suite: mpe for the files "
+                            f"of the first benchmark, written before suites were named)")
+    return get_suite(name)
+
+
+def catch_all(part: str) -> SuitePlugin:
+    """The suite that declares no `part` (``recognises``, ``reports``): it takes what no other claims."""
+    for s in all_suites():
+        if not s.has(part):
+            return s
+    raise SuiteNotFound(f"no suite takes a folder that no suite's {part!r} claims")
 
 
 def suite_recognising(target: Any) -> SuitePlugin:
-    """The first suite whose `recognises(target)` is true; the default suite when none is."""
+    """The first suite whose `recognises(target)` is true; else the suite that declares no `recognises`."""
     for s in all_suites():
         if s.recognises and s.part("recognises")(target):
             return s
-    return get_suite(None)
+    return catch_all("recognises")
 
 
 def suite_reporting(paths: list[Any]) -> SuitePlugin:
-    """The suite every run in `paths` belongs to (by its `reports`); the default suite otherwise."""
+    """The suite every run in `paths` belongs to (by its `reports`); else the suite that declares none."""
     for s in all_suites():
         if paths and s.reports and all(s.part("reports")(p) for p in paths):
             return s
-    return get_suite(None)
+    return catch_all("reports")
 
 
 def suite_owning_labels(path: Any) -> SuitePlugin | None:

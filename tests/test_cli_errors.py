@@ -115,7 +115,7 @@ def _one_line(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
 
 
 def test_a_command_line_click_cannot_parse_is_one_line_not_a_usage_box(capsys, tmp_path):
-    assert _one_line(capsys, ["generate", "--pairs", "abc", "--out", str(tmp_path)]) == (
+    assert _one_line(capsys, ["generate", "--suite", "mpe", "--pairs", "abc", "--out", str(tmp_path)]) == (
         "error: Invalid value for '--pairs': Input should be a valid integer, unable to parse string as an "
         "integer; see `floorbench generate --help`"
     )
@@ -138,10 +138,10 @@ def test_no_arguments_still_print_the_help(capsys):
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        (["generate", "--pairs", "0"], "error: --pairs must be 1..100000, got 0"),
-        (["generate", "--pairs", "99999999999"], "error: --pairs must be 1..100000, got 99999999999"),
-        (["generate", "--seed", "-1"], "error: --seed must be 0..4294967295, got -1"),
-        (["generate", "--max-turns", "41"], "error: --max-turns must be 4..40, got 41"),
+        (["generate", "--suite", "mpe", "--pairs", "0"], "error: --pairs must be 1..100000, got 0"),
+        (["generate", "--suite", "mpe", "--pairs", "99999999999"], "error: --pairs must be 1..100000, got 99999999999"),
+        (["generate", "--suite", "mpe", "--seed", "-1"], "error: --seed must be 0..4294967295, got -1"),
+        (["generate", "--suite", "mpe", "--max-turns", "41"], "error: --max-turns must be 4..40, got 41"),
         (["render", "x", "--jobs", "257"], "error: --jobs must be 0..256, got 257"),
         (["run", "--suite", "example", "--model", "silent", "--limit", "-3"], "error: --limit must be 1..200000, got -3"),
         (["run", "--suite", "example", "--model", "silent", "--join-timeout", "nan"],

@@ -175,7 +175,7 @@ def test_cli_generate_then_load(tmp_path):
     assert "wrote 8 pairs (16 scenarios)" in res.output
     suite = load_suite(out, audio=False, strict_vocab=True)
     assert suite.suite.generator == {"name": "procedural", "version": 1, "seed": 3, "pairs": 8}
-    again = CliRunner().invoke(app, ["generate", "--pairs", "8", "--out", str(out)])
+    again = CliRunner().invoke(app, ["generate", "--suite", "mpe", "--pairs", "8", "--out", str(out)])
     assert again.exit_code == 2 and "not empty; pass --force" in again.output and "Traceback" not in again.output
     bad = CliRunner().invoke(app, ["generate", "--suite", "video", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "the suites are mpe, turns, av" in bad.output

@@ -28,7 +28,6 @@ from floorbench.errors import (
     one_line,
 )
 from floorbench.plugins import (
-    DEFAULT_SUITE,
     GenerateRequest,
     SuiteNotFound,
     all_suites,
@@ -61,7 +60,7 @@ def _listing(kind: str, line: str) -> None:
 
 def generate(
     out: Path = typer.Option(..., "--out", help="suite folder to write (suite.yaml + scenarios/)"),
-    suite: str = typer.Option(DEFAULT_SUITE, "--suite", help="the suite to generate: mpe, turns, av, or an installed one"),
+    suite: str = typer.Option(..., "--suite", help="the suite to generate: mpe, turns, av, or an installed one"),
     pairs: int = typer.Option(100, "--pairs", help="how many: scenario pairs (mpe), dialogues (turns); 1..100000"),
     seed: int = typer.Option(0, "--seed", help="same seed, same files (byte for byte); 0..4294967295"),
     force: bool = typer.Option(False, "--force", help="replace the scenarios in an existing --out"),

@@ -12,9 +12,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from floorbench.plugins import suite_of
 from floorbench.scenarios.render import MANIFEST, file_sha256
 from floorbench.scenarios.validate import SUPPORTED_RATES, LoadedSuite, load_suite
-from floorbench.plugins import suite_of
 
 
 @dataclass

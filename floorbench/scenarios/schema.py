@@ -25,7 +25,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 # the confinement rule lives in floorbench.paths; re-exported here, where its callers import it from
 from floorbench.paths import PathEscapeError as PathEscapeError
 from floorbench.paths import inside as inside
-from floorbench.plugins import DEFAULT_SUITE
 
 SCHEMA_VERSION = 1
 
@@ -155,7 +154,8 @@ class Scenario(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
-    suite: str = DEFAULT_SUITE
+    suite: str = "mpe"
+    """this record is suite mpe's own (its scenario files record ``suite: mpe``)"""
     scenario_id: str = Field(description=f"the scenario's id, also its file and run folder name: {ID_RULE}")
     pair_id: str = Field(description=f"the pair's id: {ID_RULE}")
     condition: Condition
@@ -229,7 +229,7 @@ class Suite(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     name: str
-    suite: str = DEFAULT_SUITE
+    suite: str = Field(description="the suite whose rules the folder follows (mpe, turns, av, agent, or an installed one)")
     assistant_name: str = "Aria"
     description: str = ""
     sample_rate: int = Field(default=16000, description="rate the audio is rendered at")

@@ -263,14 +263,14 @@ def load_scenario_file(
 ) -> Scenario:
     """Parse and check one scenario file (and, with `audio`, its audio files).
 
-    The file's ``suite`` (none: the default suite) names the rules that check it: that
-    suite's part `load_scenario` (floorbench.plugins).
+    The file's ``suite`` (which it must record: no suite is a default) names the rules that
+    check it: that suite's part `load_scenario` (floorbench.plugins).
     """
     data = read_yaml(path)
     try:
-        plugin = suite_of(data)
+        plugin = suite_of(data, str(path))
     except SuiteNotFound as e:
-        raise ScenarioError(f"{path}: {e}; fix its 'suite'") from None
+        raise ScenarioError(str(e) if str(e).startswith(str(path)) else f"{path}: {e}; fix its 'suite'") from None
     return plugin.part("load_scenario")(path, data, root=root, audio=audio, strict_vocab=strict_vocab)
 
 
@@ -291,6 +291,10 @@ def load_suite(
     data = read_yaml(suite_file)
     if not isinstance(data, dict):
         raise ScenarioError(f"{suite_file}: expected a mapping with suite fields")
+    try:
+        suite_of(data, str(suite_file))  # no suite is a default: the file records its own
+    except SuiteNotFound as e:
+        raise ScenarioError(str(e)) from None
     try:
         suite = Suite.model_validate(data)
     except ValidationError as err:
@@ -319,7 +323,7 @@ def load_suite(
             continue
         files[s.scenario_id] = p
         scenarios.append(s)
-    if pairs and suite_of(suite).paired:  # a suite whose scenarios come in explicit/implicit pairs
+    if pairs and suite_of(suite, str(suite_file)).paired:  # a suite whose scenarios come in explicit/implicit pairs
         by_pair: dict[str, list[Scenario]] = {}
         for s in scenarios:
             by_pair.setdefault(s.pair_id, []).append(s)

@@ -192,9 +192,9 @@ class ScenarioRun:
         """set before the child starts, so whatever fails later, the run's end stops it"""
         self.acoustics: LiveAcoustics | None = None
         """the degraded humans' bed and clean clips, once the audio is loaded"""
-        self.meta = RunMeta(
         self.plan: LivePlan | None = None
         """the suite's plan for this room, once made (its `env` goes to the model, its `close` runs at the end)"""
+        self.meta = RunMeta(
             floorbench_version=__version__,
             scenario_id=scenario.scenario_id,
             pair_id=scenario.pair_id,
@@ -228,9 +228,9 @@ class ScenarioRun:
             self._fail(timeline, *await self._blame_server(FailureKind.internal, f"{type(e).__name__}: {e}"))
         finally:
             infos = await self._stop_participants()
-            await settle(self._delete_room(), 5.0, f"{self.scenario.scenario_id}: deleting room {self.room}")
             if self.plan is not None and self.plan.close is not None:
                 await settle(self.plan.close(self.dir), 10.0, f"{self.scenario.scenario_id}: the suite's services")
+            await settle(self._delete_room(), 5.0, f"{self.scenario.scenario_id}: deleting room {self.room}")
             timeline.write(
                 TimelineEvent(t_ms=self.clock.now_ms(), kind=EventKind.end, source="runner", reason=self.meta.outcome)
             )
@@ -280,8 +280,8 @@ class ScenarioRun:
             self.scenario, self.suite, preamble, turn_audio, self.suite.suite.sample_rate, audio_s,
             self.settings.schedule,
         ))
-        schedule, timeout, camera = plan.schedule, plan.timeout_s, plan.camera
         self.plan = plan
+        schedule, timeout, camera = plan.schedule, plan.timeout_s, plan.camera
         self.meta.schedule = schedule.describe()
         self._write_meta()
         timeout = self.timeout_s = self.settings.timeout_s or timeout
@@ -516,7 +516,6 @@ class ScenarioRun:
         finally:
             await lk.aclose()
 
-    async def _delete_room(self) -> None:
     def _dispatch_metadata(self) -> str:
         """The model's dispatch metadata, with what the plan tells the model (``tools_url``, ``mcp_url``)."""
         import json
@@ -525,6 +524,7 @@ class ScenarioRun:
         told = {k.removeprefix("FLOORBENCH_").lower(): v for k, v in (self.plan.env if self.plan else {}).items()}
         return json.dumps({**json.loads(text), **told}) if told else text
 
+    async def _delete_room(self) -> None:
         """Close the room on the server: a participant that joined by itself (a dispatched agent) is
         disconnected, not left in a room nobody plays (LiveKit keeps a room open while anyone is in it)."""
         from livekit import api

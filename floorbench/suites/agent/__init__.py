@@ -5,8 +5,8 @@ reactively against the agent's speech, and each assertion is judged from the
 recording, with its measured value.
 """
 
-from floorbench.suites.agent.rules import LABELS
 from floorbench.plugins import SuitePlugin
+from floorbench.suites.agent.rules import LABELS
 
 PLUGIN = SuitePlugin(
     name="agent",

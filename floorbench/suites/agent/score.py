@@ -202,13 +202,13 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
         else:
             ready.append((d, [StepPlan.of(s) for s in sched.get("steps", [])], sched))
     vad = run_vad([d.model_wav for d, _, _ in ready], workers=workers) if ready else {}
+    from floorbench.suites.agent import tool_checks  # a test's tool calls, judged beside the recording
     judged: list[tuple[int, DialogueSource, Evidence, dict[str, tuple[int, int]]]] = []
     for i, (d, plan, sched) in enumerate(ready):
         res = vad[d.model_wav]
         try:
             if res.error:
                 raise InputError(res.error)
-    from floorbench.suites.agent import tool_checks  # a test's tool calls, judged beside the recording
             ev = _evidence(d, plan, rules, res)
         except InputError as e:
             trials[d.folder.name] = _error(d.folder.name, f"evidence missing: {e}", sched)
@@ -220,18 +220,18 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
         _, plan, sched = ready[i]
         ev.mos = [t.ovrl for t in quality[i]]
         results = evaluate(plan, asserted(sched.get("expect")), ev, texts.get(i, {}), rules)
+        tool_results, tool_calls = tool_checks.judge_trial(d.folder, d.meta, plan, asserted(sched.get("expect")), ev)
+        results += tool_results
         trials[d.folder.name] = _trial(d, sched, results, [x for x in latencies(plan, ev, rules)], ev,
                                        conversation(sched, ev, windows, texts.get(i, {})))
+        if tool_calls is not None:
+            trials[d.folder.name]["tools"] = tool_calls
         trials[d.folder.name]["speech_quality"] = {**summary(quality[i]), "turns": as_records(quality[i])}
     for sid in expected or planned_ids(target):
         if sid not in trials:
             trials[sid] = _error(sid, "not run (no scenario folder); run the test again")
-        tool_results, tool_calls = tool_checks.judge_trial(d.folder, d.meta, plan, asserted(sched.get("expect")), ev)
-        results += tool_results
     return [trials[k] for k in sorted(trials, key=lambda s: (split_trial_id(s)[0], split_trial_id(s)[1]))]
 
-        if tool_calls is not None:
-            trials[d.folder.name]["tools"] = tool_calls
 
 def conversation(sched: dict[str, Any], ev: Evidence, windows: dict[str, tuple[int, int]],
                  texts: dict[str, str]) -> dict[str, Any]:

@@ -439,7 +439,7 @@ def _line(path: Path, where: str, value: object, opt: dict[str, Any], voice: str
     return CallerLine(voice=v, text=text or f"(audio {Path(audio).name})", audio_file=file)
 
 
-def _expect(where: str, raw: object, allowed: frozenset[Check], what: str) -> Expect:
+def _expect(where: str, raw: object, allowed: frozenset[Check], what: str, steps: int | None = None) -> Expect:
     if raw is None:
         return Expect()
     if not isinstance(raw, dict):

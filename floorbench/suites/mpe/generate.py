@@ -373,7 +373,7 @@ def write_generated_suite(
     out = Path(out)
     (scen_dir,) = prepare_out(out, ("scenarios",), force, ScenarioError)
     suite = Suite(
-        name=f"mpe-seed{seed}",
+        name=f"mpe-seed{seed}", suite="mpe",
         description=f"Procedurally generated Duplex-MPE suite: {pairs} pairs, seed {seed}.",
         preamble=Preamble(text=DUTY_PREAMBLE, voice=PREAMBLE_VOICE),
         generator={"name": "procedural", "version": GENERATOR_VERSION, "seed": seed, "pairs": pairs},

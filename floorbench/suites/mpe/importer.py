@@ -166,7 +166,7 @@ def import_scenarios(
     # ids obey the schema's id rule; each target is checked again before anything is written
     targets = [inside(scen_dir, f"{s.scenario_id}.yaml", f"{out}: scenario {s.scenario_id}", ScenarioError) for s in good]
     prepare_out(out, ("scenarios",), force, ScenarioError)
-    suite = Suite(name=name or out.name, description=f"Imported from {src.name}.",
+    suite = Suite(name=name or out.name, suite="mpe", description=f"Imported from {src.name}.",
                   preamble=Preamble(text=preamble or DUTY_PREAMBLE, voice=PREAMBLE_VOICE))
     write_suite(out, suite)
     for s, target in zip(good, targets, strict=True):

@@ -219,7 +219,7 @@ def generate_with_llm(cfg: LLMConfig, out: Path, pairs: int, seed: int, force: b
             rejected_lines.append(json.dumps({"pair_id": pair_id, "reason": reason, "reply": text}, ensure_ascii=False))
         if progress:
             progress(i + 1)
-    suite = Suite(name=out.name, description=f"LLM-written Duplex-MPE suite ({cfg.model}, prompt {cfg.prompt}).",
+    suite = Suite(name=out.name, suite="mpe", description=f"LLM-written Duplex-MPE suite ({cfg.model}, prompt {cfg.prompt}).",
                   preamble=Preamble(text=DUTY_PREAMBLE, voice=PREAMBLE_VOICE),
                   generator={"name": "llm", "prompt": cfg.prompt, "model": cfg.model, "seed": seed, "pairs": pairs})
     write_suite(out, suite)

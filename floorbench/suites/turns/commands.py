@@ -7,8 +7,8 @@ from pathlib import Path
 import typer
 
 from floorbench.errors import FloorbenchError, check_range, exit_with, exit_with_os, first_line, one_line
-from floorbench.scoring.outcome import ScoreOutcome, ScoreRequest
 from floorbench.plugins import GenerateRequest
+from floorbench.scoring.outcome import ScoreOutcome, ScoreRequest
 
 
 def generate(req: GenerateRequest) -> str:
