@@ -23,6 +23,7 @@ from typing import Annotated, Any
 
 import typer
 
+from floorbench.phone.commands import VIA_HELP
 from floorbench.scoring.outcome import ScoreOutcome, ScoreRequest
 
 RESULTS_VERSION = 1
@@ -73,6 +74,7 @@ def run_tests(
     config: Annotated[Path | None, typer.Option(help="model config YAML, or a packaged one by name")] = None,
     identity: Annotated[str | None, typer.Option(help="external agent: the participant identity to wait for")] = None,
     dispatch: Annotated[str | None, typer.Option(help="external agent: LiveKit agent name to dispatch (implies --model external)")] = None,
+    via: Annotated[str | None, typer.Option(help=VIA_HELP)] = None,
     livekit_url: Annotated[str | None, typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one")] = None,
     trials: Annotated[int, typer.Option(help="trials per test (1..100): each is its own room")] = 1,
     keyword: Annotated[list[str] | None, typer.Option("-k", "--keyword", help="only tests whose name contains this (repeatable: any)")] = None,
@@ -115,7 +117,7 @@ def run_tests(
     if (out / "run").exists() and not resume:
         fail(f"{out} holds an earlier test run; pass another --out, or --resume to continue that one")
     run_dir = play_tests(chosen, out, trials, model, config, identity, dispatch, livekit_url, concurrency,
-                         join_timeout, print_join, quiet, condition, binding)
+                         join_timeout, print_join, quiet, condition, binding, via=via)
     code = _judge(chosen, out, run_dir, trials, asr, pass_threshold, junit, before, latency_margin_ms)
     raise typer.Exit(code)
 
@@ -145,7 +147,7 @@ def use_voices(path: Path | None) -> None:
 
 def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, config: Path | None, identity: str | None,
          dispatch: str | None, livekit_url: str | None, concurrency: str, join_timeout: float, print_join: bool,
-         quiet: bool, condition: Any = None, binding: Any = None) -> Path:
+         quiet: bool, condition: Any = None, binding: Any = None, via: str | None = None) -> Path:
     """Write and render the suite, then play it: the run folder."""
     from floorbench.errors import FloorbenchError
     from floorbench.pipelines.commands import check_run_numbers, fail, parse_concurrency, system_under_test
@@ -170,7 +172,7 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
             fail(f"{stats.failed[0]} (+{len(stats.failed) - 1} more)" if len(stats.failed) > 1 else stats.failed[0])
     except (FloorbenchError, ScenarioError) as e:
         fail(str(e))
-    name, cfg = system_under_test(model, cfg_path, identity, dispatch)
+    name, cfg = system_under_test(model, cfg_path, identity, dispatch, via)
     run_dir = out / "run"
     try:
         opts = RunOptions(

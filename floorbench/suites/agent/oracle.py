@@ -88,5 +88,10 @@ def oracle_path(s: AgentScenario) -> list[tuple[int, int, str | None]]:
 
 def oracle(scenario: Any, suite: Any, settings: OracleSettings) -> OraclePlan:
     s: AgentScenario = scenario
-    clips = [OracleClip(LABEL[s.steps[k].kind], s.clip(clip).audio, text) for k, clip, text in oracle_path(s)]
+    path = oracle_path(s)
+    clips = [OracleClip(LABEL[s.steps[k].kind], s.clip(clip).audio, text) for k, clip, text in path]
+    if s.tools is not None:  # it makes the calls the test expects between a turn and its reply
+        from floorbench.suites.agent.tool_oracle import expected_calls, factory
+
+        return OraclePlan(clips, processor=factory(expected_calls(s, path)))
     return OraclePlan(clips)
