@@ -42,6 +42,7 @@ COMMAND_MODULES = (
     "floorbench.pipelines.latency.commands",  # latency
     "floorbench.pipelines.demo.commands",  # devices, demo
     "floorbench.pipelines.dispatch.commands",  # worker (run --play-on workers)
+    "floorbench.phone.commands",  # phone-agent (the agent end of --via sip:)
 )
 
 for _mod in COMMAND_MODULES:

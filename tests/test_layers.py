@@ -14,6 +14,7 @@ pipelines.
                 scorer reads a backchannel)
     transports  base
     processors  base, scenarios, transports
+    phone       base, scenarios, transports, processors (the phone leg is a model; its agent end runs reference ones)
     pipelines   anything except scoring and report (but scoring.asr: a live caller hears with the scorer's ASR)
     scoring     base, scenarios.schema
     report      base, scoring
@@ -37,7 +38,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "floorbench"
 
 BASE = frozenset({"errors", "records", "clock", "redact", "paths", "safe_http", "escape", "readers", "child_env", "plugins",
                   "suites", "audio", "speech"})
-ALL = BASE | {"scenarios", "transports", "processors", "pipelines", "scoring", "report", "top"}
+ALL = BASE | {"scenarios", "transports", "processors", "phone", "pipelines", "scoring", "report", "top"}
 
 LEXICON = frozenset({"scoring.judges", "scoring.judges.offline", "scoring.judges.turn_acts", "scoring.judges.normalize"})
 """the offline judge's lexicon and turn reader, pure Python (its sentence model loads only when judging answers)"""
@@ -48,6 +49,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "scenarios": BASE | {"scenarios"} | LEXICON,
     "transports": BASE | {"transports"},
     "processors": BASE | {"scenarios", "transports", "processors"},
+    "phone": BASE | {"scenarios", "transports", "processors", "phone"},
     "pipelines": (ALL - {"scoring", "report", "top"}) | {"scoring.asr"},
     "scoring": BASE | {"scenarios.schema", "scoring"},
     "report": BASE | {"scoring", "report"},

@@ -115,8 +115,8 @@ class CallState:
     answered: threading.Event = field(default_factory=threading.Event)
     ended: threading.Event = field(default_factory=threading.Event)
     outbox: Outbox = field(default_factory=Outbox)
-    on_audio: Callable[[bytes, float], None] | None = None
-    on_digit: Callable[[str, float], None] | None = None
+    on_audio: Callable[[bytes, float], object] | None = None
+    on_digit: Callable[[str, float], object] | None = None
     stats: dict[str, Any] = field(default_factory=dict)
     handle: Any = None
     """the pjsua2 Call (stack thread only)"""

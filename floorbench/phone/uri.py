@@ -52,6 +52,14 @@ class SipTarget:
             return False
 
 
+def shown(text: str) -> str:
+    """A URI as an error line may show it: a password in its user part (``sip:user:secret@host``) removed."""
+    head, at, tail = text.partition("@")
+    if at and ":" in head.split(":", 1)[-1]:
+        return head.split(":", 2)[0] + ":" + head.split(":", 2)[1] + ":<redacted>@" + tail
+    return text
+
+
 def parse_target(text: str, *, allow_remote: bool = False) -> SipTarget:
     """``sip:[user@]host[:port][;params]`` → a `SipTarget`; one-line `PhoneError` naming the fix.
 
@@ -60,7 +68,7 @@ def parse_target(text: str, *, allow_remote: bool = False) -> SipTarget:
     """
     m = _URI.fullmatch(text.strip())
     if m is None:
-        raise PhoneError(f"--via {text!r}: not a SIP URI; write sip:[user@]host[:port], "
+        raise PhoneError(f"--via {shown(text)!r}: not a SIP URI; write sip:[user@]host[:port], "
                          "e.g. sip:agent@127.0.0.1:5070")
     if text.startswith("sips:"):
         raise PhoneError(f"--via {text!r}: sips: (SIP over TLS) is not supported yet; use sip:")

@@ -14,6 +14,8 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from floorbench.phone.commands import VIA_HELP
+
 
 def fail(msg: str) -> NoReturn:
     """One line, ``error: …``, exit code 2: how every floorbench command ends on an expected failure."""
@@ -171,6 +173,7 @@ def run(
     processes: Annotated[int, typer.Option(help=PROCESSES_HELP)] = 1,
     identity: Annotated[str | None, typer.Option(help="external model: the participant identity to wait for")] = None,
     dispatch: Annotated[str | None, typer.Option(help="external model: LiveKit agent name to dispatch")] = None,
+    via: Annotated[str | None, typer.Option(help=VIA_HELP)] = None,
     join_timeout: Annotated[float, typer.Option(help="seconds to wait for the model to join (1..3600)")] = 60.0,
     print_join: Annotated[bool, typer.Option(help="print the room URL and a join token per scenario")] = False,
     record_rate: Annotated[int, typer.Option(help="recording sample rate (16000/24000/48000)")] = 16000,
@@ -196,7 +199,7 @@ def run(
     profile = impair_profile(impair, impair_legs, impair_seed)
     condition = acoustics_profile(acoustics, acoustics_seed)
     suite, config = resolved_inputs(suite, config)
-    name, cfg = system_under_test(model, config, identity, dispatch)
+    name, cfg = system_under_test(model, config, identity, dispatch, via)
     try:
         conn = LiveKitConnection.from_env(livekit_url)
         opts = RunOptions(
@@ -249,12 +252,19 @@ def resolved_inputs(suite: Path, config: Path | None) -> tuple[Path, Path | None
 
 
 def system_under_test(
-    model: str | None, config: Path | None, identity: str | None, dispatch: str | None
+    model: str | None, config: Path | None, identity: str | None, dispatch: str | None, via: str | None = None
 ) -> tuple[str, dict[str, Any]]:
-    """The model's name (``--model``, else the config's ``adapter``/``model``) and its config."""
+    """The model's name (``--model``, else the config's ``adapter``/``model``) and its config;
+    ``--via sip:URI`` makes it the phone leg calling that URI (`floorbench.phone.commands.via_system`)."""
+    from floorbench.phone.commands import via_system
+    from floorbench.phone.uri import PhoneError
     from floorbench.pipelines.dispatch.protocol import model_and_config
 
     name, cfg = model_and_config(model, read_model_config(config))  # as `floorbench worker --config` reads it
+    try:
+        name, cfg = via_system(via, model, cfg, name)
+    except PhoneError as e:
+        fail(str(e))
     if not name and (identity or dispatch):
         name = "external"  # an agent that joins by itself
     if not name:

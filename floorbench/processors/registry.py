@@ -132,6 +132,7 @@ BUILTIN_MODELS: dict[str, str] = {
     "cascade": "floorbench.processors.cascade:CascadeModel",
     "cascade-vision": "floorbench.processors.vision_cue:VisionCascadeModel",
     "webrtc": "floorbench.processors.webrtc:WebRTCModel",
+    "sip": "floorbench.phone.leg:SipModel",
 }
 
 _registered: dict[str, type[Model]] = {}

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from floorbench.phone.commands import VIA_HELP
 from floorbench.suites.agent.commands import PERSONA_KEY_ENV_HELP, PERSONA_URL_HELP, VOICES_HELP
 
 
@@ -25,6 +26,7 @@ def run_load(
     config: Annotated[Path | None, typer.Option(help="model config YAML, or a packaged one by name")] = None,
     identity: Annotated[str | None, typer.Option(help="external agent: the participant identity to wait for")] = None,
     dispatch: Annotated[str | None, typer.Option(help="external agent: LiveKit agent name to dispatch to every room (implies --model external)")] = None,
+    via: Annotated[str | None, typer.Option(help=VIA_HELP)] = None,
     livekit_url: Annotated[str | None, typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one")] = None,
     keyword: Annotated[list[str] | None, typer.Option("-k", "--keyword", help="only tests whose name contains this (repeatable: any)")] = None,
     tag: Annotated[list[str] | None, typer.Option(help="only tests with this tag (repeatable: any)")] = None,
@@ -70,14 +72,14 @@ def run_load(
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         fail(f"{out}: not an empty folder; pass a new --out (a load test is not resumed)")
     out.mkdir(parents=True, exist_ok=True)
-    header = {"system": dispatch or model or (str(config) if config else ""), "tests": [t.name for t in chosen],
+    header = {"system": dispatch or model or via or (str(config) if config else ""), "tests": [t.name for t in chosen],
               "sessions": steps_n, "max_failure_rate": max_failure_rate, "max_p95_ms": max_p95_ms}
     steps: list[dict[str, object]] = []
     stopped: str | None = None
     for n in steps_n:
         typer.echo(f"floorbench load: {n} caller(s) at once", err=True)
         run_dir = play_tests(chosen, out / f"callers-{n}", n, model, config, identity, dispatch, livekit_url, str(n),
-                       join_timeout, False, quiet, binding=binding)
+                       join_timeout, False, quiet, binding=binding, via=via)
         judged = judge_trials(chosen, run_dir, n, asr, out / "scoring-cache")
         step = step_summary(n, judged)
         steps.append(step)

@@ -1,0 +1,66 @@
+"""CLI: `floorbench phone-agent` (the agent end on loopback) and `--via sip:URI` for run/test/load.
+
+``--via`` is read here so that the three commands share one reading: the
+system under test becomes the `sip` model calling that URI (a ``--config``
+for ``adapter: sip`` may add codecs and timeouts); ``--model`` names what
+runs behind the phone line only in `phone-agent`, never with ``--via``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+VIA_HELP = ("reach the agent over a phone line: sip:[user@]host[:port] (a SIP call from the room, G.711/G.722 "
+            "over RTP; credentials from FLOORBENCH_SIP_USER/FLOORBENCH_SIP_PASSWORD); docs/phone.md")
+
+
+def via_system(via: str | None, model: str | None, cfg: dict[str, Any], name: str | None) -> tuple[str | None,
+                                                                                                      dict[str, Any]]:
+    """The system under test with ``--via`` applied: (model name, config); `PhoneError` on a bad URI or mix."""
+    from floorbench.phone.uri import PhoneError, parse_target, shown
+
+    if via is None:
+        return name, cfg
+    if not via.startswith("sip:"):
+        raise PhoneError(f"--via {shown(via)!r}: only sip: URIs are supported (sip:[user@]host[:port])")
+    if model not in (None, "sip") or (name not in (None, "", "sip")):
+        raise PhoneError(f"--via {shown(via)} calls the agent over SIP: leave out --model {model or name} "
+                         "(run that agent behind a SIP endpoint, e.g. `floorbench phone-agent --model NAME`)")
+    out = dict(cfg)
+    out["uri"] = via
+    parse_target(via, allow_remote=bool(out.get("allow_remote", False)))
+    return "sip", out
+
+
+def phone_agent(
+    port: Annotated[int, typer.Option(help="UDP port on 127.0.0.1 for SIP (0: any free one; printed)")] = 5070,
+    model: Annotated[str, typer.Option(help="the reference agent behind the phone line: oracle, silent, echo, eager")] = "oracle",
+    config: Annotated[Path | None, typer.Option(help="that agent's config YAML")] = None,
+    answer: Annotated[str, typer.Option(help="answer | busy | decline | ring (never answers) | drop:SECONDS")] = "answer",
+    codecs: Annotated[str, typer.Option(help="codecs it accepts, in order (PCMU, PCMA, G722)")] = "PCMU,PCMA,G722",
+) -> None:
+    """A plain SIP endpoint in auto-answer running a reference agent per call (the agent end of `--via sip:`)."""
+    from floorbench.errors import check_range
+    from floorbench.phone.agent import main, parse_answer
+    from floorbench.phone.stack import load_pjsua2
+    from floorbench.phone.uri import codec_names
+    from floorbench.pipelines.commands import read_model_config
+
+    check_range("--port", port, 0, 65535)
+    parse_answer(answer)
+    names = codec_names(codecs.split(","))
+    if model not in ("oracle", "silent", "echo", "eager"):
+        from floorbench.phone.uri import PhoneError
+
+        raise PhoneError(f"--model {model}: phone-agent runs oracle, silent, echo or eager; a real agent answers "
+                         "on its own SIP endpoint")
+    cfg = read_model_config(config) if config is not None else {}
+    load_pjsua2()
+    main(port, model, cfg, answer, names)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("phone-agent")(phone_agent)
