@@ -19,7 +19,8 @@ import soundfile as sf
 from floorbench.audio.alignment import best_match
 from floorbench.audio.track_alignment import warp
 from floorbench.pipelines.room.sender_log import SentClock
-from floorbench.pipelines.run.sender_timing import SentTrack, model_leg
+from floorbench.pipelines.run.sender_timing import model_leg
+from floorbench.pipelines.run.sent_tracks import SentTrack
 from floorbench.scoring.content import clip_for
 from floorbench.scoring.inputs import clock_counts, discover
 from floorbench.scoring.items import Metric

@@ -21,8 +21,9 @@ import soundfile as sf
 from floorbench.audio.time_map import time_map_of
 from floorbench.audio.track_alignment import audible_runs
 from floorbench.pipelines.room.sender_log import read_sent_clock
+from floorbench.pipelines.run.hearing import hearing_of
 from floorbench.pipelines.run.runner import RunOptions, run_suite
-from floorbench.pipelines.run.sender_timing import hearing_of, load_heard, load_sent, resample
+from floorbench.pipelines.run.sent_tracks import load_heard, load_sent, resample
 from floorbench.records import DialogueTurns, Outcome, RunMeta
 from floorbench.transports.server import LiveKitConnection
 

@@ -12,21 +12,17 @@ from floorbench.audio.track_alignment import audible_runs, warp
 from floorbench.clock import TrackFit
 from floorbench.pipelines.room.neteq import NetEqSample, summarize
 from floorbench.pipelines.room.sender_log import SentClock
+from floorbench.pipelines.run.hearing import HeardAt, Hearing, hearing_of
 from floorbench.pipelines.run.sender_timing import (
     RECORDER,
     SENDER,
-    HeardAt,
-    HeardTrack,
-    Hearing,
-    SentTrack,
     TurnSend,
     find_turns,
-    hearing_of,
     model_leg,
-    resample,
     sender_slips,
     sender_timing,
 )
+from floorbench.pipelines.run.sent_tracks import HeardTrack, SentTrack, resample
 from floorbench.pipelines.run.timing_verdict import sender_figures, sender_verdict
 from floorbench.records import EventKind, TimelineEvent, TrackInfo
 from tests.support.warp import jitter_buffer_edits, received, sent_track, speech_like

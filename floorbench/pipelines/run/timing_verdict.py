@@ -6,7 +6,7 @@ Two verdicts, one deciding (docs/architecture.md, "Timing verdict"):
   once every track floorbench sends is timed at its sender
   (`sender_timing`): a sender that slipped (the playback's or the model's
   source ran dry), a reply whose time stays unsure after the model's own
-  hearing is taken out of it (`sender_timing.Hearing`: the model began it
+  hearing is taken out of it (`hearing.Hearing`: the model began it
   while its jitter buffer moved what it heard), evidence that is missing, and
   — for a track only a
   receiver timed (an external agent's) — how far that receiver's jitter
