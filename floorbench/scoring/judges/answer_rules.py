@@ -37,9 +37,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, Verdict
+from floorbench.scoring.judges.claims import bound_elsewhere, bound_to_gold, focus_words
 from floorbench.scoring.judges.commitment import (
     STOP,
     Span,
@@ -68,6 +69,7 @@ from floorbench.scoring.judges.quantities import (
     mentions,
     same_quantity,
 )
+from floorbench.scoring.judges.values import gold_code, join_split_words, spelled_tokens, spelled_word
 
 NO_COMMITMENT = ("not sure", "dont know", "do not know", "no idea", "hard to say", "cant say", "cannot say")
 AUXILIARY = frozenset(("did", "does", "do", "is", "was", "can", "will", "has", "have", "are"))
@@ -75,7 +77,6 @@ Outcome = tuple[str, str, str]
 """('correct' | 'wrong' | 'absent' | 'partial' | 'incomplete' | 'refused', rule id, why); only
 'correct' and 'wrong' decide, the others leave the next alias (and, for 'absent' and 'partial'
 names and places, the meaning check)"""
-_CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+", re.I)
 NOT_NAMES = STOP | frozenset(
     "hmm hm mm oh ah um uh no yes yeah yep nope okay sure well right so probably maybe definitely actually "
     "sorry wait honestly just only not that it she he they we i good great the".split()
@@ -182,7 +183,9 @@ def _yes_no(want: str, transcript: str) -> Outcome:
     if any(p in flat for p in NO_COMMITMENT):
         return "wrong", "answer.yes-no-uncommitted", f"does not commit to {want}"
     said = normalize_tokens(transcript)
-    got = polarity(said)
+    tokens = lex(transcript)
+    start = correction_start(tokens, lambda rest: polarity(normalize_tokens(" ".join(rest))) is not None)
+    got = polarity(normalize_tokens(" ".join(tokens[start:]))) if start else polarity(said)
     first = normalize_tokens(re.split(r"[,.;!?]", transcript)[0])
     if got is None and len(first) <= 3 and set(first) & AUXILIARY:
         got = "yes"
@@ -221,9 +224,12 @@ def _commit_reason(tokens: list[str], span: Span, start: int, conc: list[Span],
 
 
 def _code(code: str, reply: Reply) -> Outcome:
-    tokens = reply.tokens
+    tokens = spelled_tokens(reply.tokens)
     spans = _code_spans(code, tokens, _digit_text(tokens))
     if not spans:
+        said = [m for m in mentions(tokens) if m.digits] or spelled_word(tokens)
+        if said:
+            return "wrong", "answer.code-other", f"code {code} not spelled; the reply spells or says another"
         return "absent", "answer.code-absent", f"code {code} not spelled"
     start = correction_start(tokens, lambda rest: bool(content(rest)))
     conc = concessions(tokens, lambda a, b: any(a <= s[0] < b for s in spans) or bool(mentions(tokens[a:b])))
@@ -364,16 +370,23 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
 
     start = correction_start(tokens, lambda rest: bool(content(rest)))
     conc = concessions(tokens, has_answer)
+    focus = focus_words(reply.question, reply.options, _names(reply.inp.context))
+    aside = part_of_list or bound_to_gold(tokens, focus, spans, others)
+    """the gold answers the question in its own clause: others named in other clauses are no list"""
     why = [_commit_reason(tokens, s, start, conc, others)
-           or (("answer.listed", "listed with another answer") if listed(tokens, s) and not part_of_list else None)
+           or (("answer.listed", "listed with another answer") if listed(tokens, s) and not aside else None)
            for s in spans]
     committed = [s for s, w in zip(spans, why, strict=True) if w is None]
     if not committed:
         rule, reason = next(w for w in why if w is not None)
         return "wrong", rule, f"'{ref}' said but {reason}"
+    other_claim = bound_elsewhere(tokens, focus, committed, others)
+    if other_claim is not None:
+        return "wrong", "answer.claim-other", f"'{ref}' said, but {other_claim}"
     if any(contradicted(tokens, s, reply.question if reply.inp.context else (), words) for s in committed):
         return "wrong", "answer.contradicted", f"'{ref}' said, then a contrast says another fits better"
-    for option in reply.options:
+    claimed = bound_to_gold(tokens, focus, committed, others)
+    for option in ([] if claimed else reply.options):
         if content(option) == gold_words:
             continue
         for s in entity_spans(option, tokens):
@@ -476,6 +489,60 @@ def _starts_with_quantity(ref: str) -> bool:
     return bool(words and found and found[0].start <= words[0] < found[0].end)
 
 
+def _polarity_led(gold: str, transcript: str) -> Outcome | None:
+    """A gold that opens with yes or no and adds detail ("no, cash only", "yes, until 8"): the
+    reply's polarity answers it (the detail need not be repeated); None when the gold opens
+    otherwise or the reply says no yes or no."""
+    toks = normalize_tokens(gold)
+    if len(toks) < 2 or toks[0] not in YES | NO or polarity(normalize_tokens(transcript)) is None:
+        return None
+    want = "yes" if toks[0] in YES else "no"
+    kind, rule, why = _yes_no(want, transcript)
+    return kind, rule, f"'{gold}' opens with {want}: {why}"
+
+
+def _spelled(ref: str, reply: Reply) -> Outcome | None:
+    """A one-word gold the reply spells letter by letter: the letters must be exactly the gold's."""
+    word = re.sub(r"[^a-z]", "", ref.lower())
+    said = spelled_word(reply.tokens)
+    if not word or " " in ref.strip() or said is None:
+        return None
+    if said == word:
+        return "correct", "answer.spelled", f"spells '{ref}' letter by letter"
+    return "wrong", "answer.spelled-other", f"spells '{said}', not '{ref}'"
+
+
+def _numbered_entity(ref: str, reply: Reply) -> Outcome | None:
+    """A name with a number or code in it ("platform 4", "room 210", "seat 12B"): the number (with the
+    letters beside it) must be said exactly, in any form; a near one ("fourteen" for 4, "two oh one"
+    for 210) is another answer, never a meaning match. None when the gold has no number."""
+    toks = [t for t in lex(ref) if t not in (",", ".")]
+    digits = [i for i, t in enumerate(toks) if t.isdigit()]
+    if not digits:
+        return None
+    lo, hi = digits[0], digits[-1] + 1
+    while lo > 0 and len(toks[lo - 1]) == 1 and toks[lo - 1].isalpha():
+        lo -= 1
+    while hi < len(toks) and len(toks[hi]) == 1 and toks[hi].isalpha():
+        hi += 1
+    code = "".join(toks[lo:hi])
+    tokens = spelled_tokens(reply.tokens)
+    spans = _code_spans(code, tokens, _digit_text(tokens))
+    if not spans:
+        if mentions(tokens):
+            said = " ".join(tokens[mentions(tokens)[0].start : mentions(tokens)[0].end])
+            return "wrong", "answer.value-other", f"'{ref}': says '{said}', not {code}"
+        return "wrong", "answer.value-missing", f"'{ref}': its number {code} is not said"
+    start = correction_start(tokens, lambda rest: bool(mentions(list(rest))))
+    conc = concessions(tokens, lambda a, b: any(a <= sp[0] < b for sp in spans) or bool(mentions(tokens[a:b])))
+    others = [(m.start, m.end) for m in mentions(tokens) if not any(m.start <= sp[0] < m.end for sp in spans)]
+    why = [_commit_reason(tokens, sp, start, conc, others) for sp in spans]
+    if any(w is None for w in why):
+        return "correct", "answer.numbered", f"'{ref}': says {code}"
+    rule, reason = next(w for w in why if w is not None)
+    return "wrong", rule, f"'{ref}': {code} said but {reason}"
+
+
 RANK = ("incomplete", "refused", "partial", "absent")
 """which undecided outcome's reason explains a wrong verdict best"""
 
@@ -485,8 +552,12 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     threshold name, the undecided outcomes of the other refs). A gold that leaves out one of its parts,
     or whose paraphrase fits another option too, goes to no meaning check: the sentence model cannot
     tell "Friday" from "Friday at 4", nor one noodle place from another."""
-    reply = Reply.of(inp)
     refs = [r for r in (inp.gold or "", *inp.aliases) if r.strip()]
+    inp = replace(inp, transcript=join_split_words(inp.transcript, [w for r in refs for w in content(lex(r))]))
+    reply = Reply.of(inp)
+    led = _polarity_led(refs[0], inp.transcript) if refs else None
+    if led is not None:
+        return led, [], []
     pending: list[tuple[str, str]] = []
     undecided: list[tuple[str, str, str]] = []
     blocked = False
@@ -497,9 +568,10 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
             kind, rule, why = _yes_no("yes" if set(words) & YES else "no", inp.transcript)
             return (kind, rule, why), [], []
         entity = False
-        parts = [] if _CODE.fullmatch(ref.strip()) or (q is not None and n == 0) else _parts(ref)
-        if _CODE.fullmatch(ref.strip()):
-            outcome = _code(ref.strip(), reply)
+        code = gold_code(ref)
+        parts = [] if code or (q is not None and n == 0) else _parts(ref)
+        if code:
+            outcome = _code(code, reply)
         elif parts:
             outcome = _compound(ref, parts, reply)
         elif q is not None and (n == 0 or gold_quantity(ref) is not None):
@@ -508,6 +580,10 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
             outcome = _quantity(q, reply)
         elif (rq := gold_quantity(ref)) is not None and _starts_with_quantity(ref):
             outcome = _quantity(rq, reply)
+        elif (spelled := _spelled(ref, reply)) is not None:
+            outcome = spelled
+        elif (numbered := _numbered_entity(ref, reply)) is not None:
+            outcome = numbered
         else:
             outcome, entity = _entity(ref, reply), True
         kind, rule, why = outcome

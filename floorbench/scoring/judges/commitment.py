@@ -45,7 +45,10 @@ STOP = frozenset(
     "very really quite some any all let lets s d ll re ve m thats theres okay ok um uh oh sure yes yeah think "
     "guess probably maybe go going went picked pick wanted want chose choice said , .".split()
 )
-CORRECTION = frozenset(("sorry", "actually", "wait", "mean"))
+CORRECTION = frozenset(("sorry", "actually", "wait", "mean", "scratch", "correction", "rather", "mistake", "oops"))
+CORRECTION_PHRASES = (("hang", "on"), ("hold", "on"), ("my", "bad"), ("on", "second", "thought"),
+                      ("let", "me", "correct"), ("i", "stand", "corrected"), ("make", "that"))
+"""multi-word self-corrections ("Wednesday, no hang on, Thursday", "make that Friday")"""
 CONTRAST = frozenset(("but", "however"))
 """'X, but Y': the clause after the marker is the one committed to (when it holds an answer)"""
 CONCESSIVE = frozenset(("though", "although", "whereas"))
@@ -239,6 +242,9 @@ def correction_start(tokens: Sequence[str], has_answer: Callable[[Sequence[str]]
     start = 0
     for i, t in enumerate(tokens):
         marker = t in CORRECTION or (t == "no" and i > 0 and i + 1 < len(tokens) and tokens[i + 1] in (",", ".", "wait"))
+        phrase = next((p for p in CORRECTION_PHRASES if tuple(tokens[i : i + len(p)]) == p), None)
+        if phrase is not None and i > 0:
+            marker, i = True, i + len(phrase) - 1
         if marker and has_answer(tokens[i + 1 :]):
             start = i + 1
     return start

@@ -43,6 +43,8 @@ SEMANTIC_WITH_WORDS = 0.60
 SEMANTIC_WITH_NUMBERS = 0.45
 THRESHOLDS = {"none": SEMANTIC_ALONE, "partial": SEMANTIC_WITH_WORDS, "numbers": SEMANTIC_WITH_NUMBERS}
 FUZZY = 0.85
+MEANING_MARGIN = 0.05
+"""a MiniLM cosine this close to its threshold does not decide: the verdict is unsure"""
 MAX_BACKCHANNEL_PHRASES = 3
 MAX_BACKCHANNEL_WORDS = 8
 
@@ -256,7 +258,11 @@ class OfflineJudge:
                 if n not in best or cos - need > best[n][0] - best[n][2]:
                     best[n] = (cos, ref, need)
             for n, (cos, ref, need) in best.items():
-                if cos >= need:
+                if abs(cos - need) < MEANING_MARGIN:
+                    out[n] = _verdict(Verdict.unsure, "answer.meaning-close",
+                                      f"'{ref}' only partly said and MiniLM cosine {cos:.2f} is within "
+                                      f"{MEANING_MARGIN:.2f} of its threshold {need:.2f}: the rules do not decide")
+                elif cos >= need:
                     out[n] = _verdict(Verdict.correct, "answer.meaning-match",
                                       f"meaning matches '{ref}' (MiniLM cosine {cos:.2f} >= {need:.2f})")
                 else:

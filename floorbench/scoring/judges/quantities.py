@@ -20,6 +20,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from floorbench.scoring.judges.values import PHYSICAL, convertible, date_at, factor
+
 UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
@@ -40,9 +42,9 @@ UNIT_OF = {
     **dict.fromkeys(("cent", "cents", "pence"), "cent"),
     **dict.fromkeys(("mile", "miles", "mi"), "mile"),
     **dict.fromkeys(("kilometre", "kilometres", "kilometer", "kilometers", "km", "kms", "kilo", "kilos"), "km"),
-    **dict.fromkeys(("metre", "metres", "meter", "meters"), "m"),
+    **dict.fromkeys(("metre", "metres", "meter", "meters", "m"), "m"),
 }
-METRES = {"km": 1000.0, "m": 1.0, "mile": 1609.344}
+UNIT_OF |= {w: u for w, u in PHYSICAL.items() if w not in UNIT_OF}
 HOUR_WORDS = frozenset(("hour", "hours", "hr", "hrs"))
 MINUTE_WORDS = frozenset(("minute", "minutes", "min", "mins"))
 SKIP_BEFORE_UNIT = frozenset(("more", "extra", "further", "whole", "other"))
@@ -127,6 +129,11 @@ class Mention:
     """the numbers said one after another, as written together ("four oh seven one" -> "4071")"""
     approx: bool = False
     """said with "about", "around", "roughly" …: a converted unit may be rounded more"""
+    money: set[float] = field(default_factory=set)
+    """amounts it can be when read as money: "forty-four ninety-nine" = 44.99, "three twenty" = 3.20,
+    "four pounds sixty" = 4.60"""
+    date: tuple[int, int] | None = None
+    """(month, day) when a date is said"""
 
 
 def _clock_text(s: str, m: Mention) -> None:
@@ -174,6 +181,8 @@ def _number_mention(tokens: list[str], i: int) -> Mention | None:
     m.digits = joined.replace(":", "").replace(".", "")
     if len(texts) > 1 and all(re.fullmatch(r"\d+", t) for t in texts):
         m.numbers.add(float(joined))
+    if len(values) == 2 and values[1] == int(values[1]) and (10 <= values[1] < 100 or texts[1] == "0"):
+        m.money.add(round(values[0] + values[1] / 100, 2))
     if len(texts) == 1:
         _clock_text(texts[0], m)
         if len(values) == 1 and values[0] == int(values[0]) and 1 <= values[0] <= 12:
@@ -209,6 +218,8 @@ def _units(tokens: list[str], m: Mention) -> None:
     word = tokens[k] if k < len(tokens) else ""
     if word in UNIT_OF:
         m.unit, j = UNIT_OF[word], k + 1
+        if m.unit in CURRENCIES and value is not None:
+            j = _cents(tokens, j, m, value)
     elif word in HOUR_WORDS and value is not None:
         m.duration, j = value * 60, k + 1
         j = _more_minutes(tokens, j, m)
@@ -218,6 +229,23 @@ def _units(tokens: list[str], m: Mention) -> None:
         m.clock.clear()
     j = _half_day(tokens, j, m)
     m.end = j
+
+
+CURRENCIES = frozenset(("usd", "eur", "gbp"))
+
+
+def _cents(tokens: list[str], j: int, m: Mention, value: float) -> int:
+    """"four pounds sixty", "twelve euros and forty cents": the amount with its cents."""
+    k = j + 1 if tokens[j : j + 1] == ["and"] else j
+    got = _cardinal(tokens, k) if k < len(tokens) else None
+    if got is None or not 0 < got[0] < 100 or got[0] != int(got[0]):
+        return j
+    end = got[1] + (got[1] < len(tokens) and tokens[got[1]] in ("cents", "cent", "pence", "p"))
+    if end == got[1] and got[1] < len(tokens) and tokens[got[1]] in UNIT_OF:
+        return j  # "ten euros twenty dollars": two amounts
+    m.numbers = {round(value + got[0] / 100, 2)}
+    m.money = set(m.numbers)
+    return end
 
 
 def _more_minutes(tokens: list[str], j: int, m: Mention) -> int:
@@ -333,13 +361,21 @@ def _homophones(tokens: list[str]) -> list[str]:
     return out
 
 
+def _date(tokens: list[str], i: int) -> Mention | None:
+    got = date_at(tokens, i)
+    if got is None:
+        return None
+    month, day, end = got
+    return Mention(i, end, date=(month, day))
+
+
 def mentions(tokens: list[str]) -> list[Mention]:
     """Every quantity said, left to right, none overlapping."""
     tokens = _homophones(tokens)
     out: list[Mention] = []
     i = 0
     while i < len(tokens):
-        m = _spoken_clock(tokens, i) or _an_hour(tokens, i) or _number_mention(tokens, i)
+        m = _date(tokens, i) or _spoken_clock(tokens, i) or _an_hour(tokens, i) or _number_mention(tokens, i)
         if m is None:
             i += 1
             continue
@@ -354,7 +390,7 @@ class Quantity:
     """What a gold answer states: a number (with a unit or not), a time of day, or a duration."""
 
     kind: str
-    """'number', 'clock' or 'duration'"""
+    """'number', 'clock', 'duration' or 'date' (month * 100 + day)"""
     value: float
     unit: str | None = None
     half: str | None = None
@@ -368,6 +404,8 @@ def gold_quantity(ref: str) -> Quantity | None:
     if len(found) != 1:
         return None
     m = found[0]
+    if m.date is not None:
+        return Quantity("date", float(m.date[0] * 100 + m.date[1]))
     if m.duration is not None:
         return Quantity("duration", m.duration)
     if re.search(r"\d:\d{2}", ref) or re.search(r"\b(oclock|past|to)\b", " ".join(lex(ref))):
@@ -380,18 +418,23 @@ def gold_quantity(ref: str) -> Quantity | None:
 
 def same_quantity(gold: Quantity, m: Mention) -> bool:
     """Does the mention say the gold quantity (in any form, in a compatible unit)?"""
+    if gold.kind == "date":
+        return m.date is not None and m.date[0] * 100 + m.date[1] == int(gold.value)
+    if m.date is not None:
+        return False
     if gold.kind == "clock":
         return int(gold.value) in m.clock and (m.half is None or gold.half is None or m.half == gold.half)
     if gold.kind == "duration":
         return m.duration is not None and abs(m.duration - gold.value) < 0.5
     if m.duration is not None:
         return False
+    money = gold.unit in CURRENCIES or (gold.unit is None and gold.value != int(gold.value))
     if m.unit is None or gold.unit is None or m.unit == gold.unit:
-        return gold.value in m.numbers
-    if m.unit in METRES and gold.unit in METRES:
-        want = gold.value * METRES[gold.unit]
+        return gold.value in m.numbers or (money and any(abs(v - gold.value) < 1e-9 for v in m.money))
+    if convertible(m.unit) and convertible(gold.unit):
+        f = factor(m.unit, gold.unit)
         tolerance = APPROX_CONVERTED_TOLERANCE if m.approx else CONVERTED_TOLERANCE
-        return any(abs(v * METRES[m.unit] - want) <= tolerance * want for v in m.numbers)
+        return f is not None and any(abs(v * f - gold.value) <= tolerance * gold.value + 1e-9 for v in m.numbers)
     if m.unit == "cent" and gold.unit in ("usd", "eur", "gbp"):
         return any(abs(v / 100 - gold.value) < 1e-9 for v in m.numbers)
     return False

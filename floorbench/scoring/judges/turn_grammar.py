@@ -135,6 +135,8 @@ def interjection_like(token: str) -> bool:
     return len(token) <= MAX_INTERJECTION_LETTERS or drawn_out
 
 
+ADDRESSED = frozenset("you thing things him her them us me soul love dear".split())
+"""who a feeling is for ("poor you", "lucky thing")"""
 CONTRACTIONS = frozenset(
     "im ive id ill youre youve youd youll hes shes itll thats theyre theyve theyd theyll weve wed well were "
     "dont doesnt didnt cant couldnt wont wouldnt shouldnt isnt arent wasnt werent havent hasnt hadnt "
@@ -202,6 +204,8 @@ def type_part(text: str) -> Typed:
         return Typed(Part.content, said, f"'{said}' comments on what was said ('{head}')")
     if len(tokens) <= 2 and tokens[-1] in SIDE | {"words", "thinking", "move"} and not set(tokens[:-1]) & AFFECT:
         return Typed(Part.side, said, f"'{said}' judges a proposal or a claim: it takes a side")
+    if len(tokens) == 2 and tokens[0] in AFFECT and tokens[1] in ADDRESSED:
+        return Typed(Part.evaluation, said, f"'{said}' says how it feels for someone: a reaction")
     if len(tokens) <= 2 and tokens[-1] in AFFECT and all(t in INTENSIFIERS for t in tokens[:-1]):
         return Typed(Part.evaluation, said, f"'{said}' says how it feels: a reaction")
     if (len(tokens) <= 5 and set(tokens) <= LIGHT and set(tokens) & SURPRISE_VERBS
