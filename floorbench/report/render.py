@@ -72,7 +72,17 @@ def write_report(paths: list[Path], out: Path, title: str = "floorbench report",
     """report.md and report.html of `paths`, in the shape of the suite they all belong to."""
     from floorbench.suites.registry import suite_reporting
 
-    return suite_reporting(paths).part("report")(paths, out, title, max_timelines)
+    report = suite_reporting(paths).part("report")
+    try:
+        return report(paths, out, title, max_timelines)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError, ZeroDivisionError) as e:
+        # a scores file that passed its reader's version check but holds a value of the wrong type or shape
+        # (hand-edited, or from another tool): the user's file, named in one line, nothing written yet
+        from floorbench.escape import excerpt
+
+        names = ", ".join(excerpt(p, 120) for p in paths[:3])
+        raise InputError(f"{names}: a scores file holds a value of the wrong type or shape ({type(e).__name__}: "
+                         f"{excerpt(str(e), 80)}); re-run `floorbench score` on the recordings") from None
 
 
 def write_scored_report(paths: list[Path], out: Path, title: str = "floorbench report",

@@ -21,7 +21,6 @@ group first. An LLM judge is reported beside the offline one, which costs nothin
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,15 +135,14 @@ def _item(row: dict[str, Any], where: str, folder: str = "") -> LabelledItem:
 
 def load_labels(spec: str | Path) -> list[LabelledItem]:
     """Every labelled item of the files `spec` names, in file order; ids must be unique."""
+    from floorbench.readers import parse_json
+
     items: list[LabelledItem] = []
     for path in label_files(spec):
         for n, line in enumerate(read_utf8(path, InputError, "save the labels as UTF-8 JSON Lines").splitlines(), 1):
             if not line.strip():
                 continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"{path}:{n}: not JSON ({e.msg}); one object per line") from e
+            row = parse_json(line, f"{path}:{n}", InputError, "one object per line")
             if not isinstance(row, dict):
                 raise InputError(f"{path}:{n}: not a JSON object; one object per line")
             items.append(_item(row, f"{path}:{n}", path.parent.name))

@@ -14,7 +14,6 @@ differ by two points or more. Unparsable replies are counted, never scored.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +30,14 @@ SCALE = range(6)
 def is_rubric_labels(path: Path) -> bool:
     """A labels file (or folder of them) whose first row carries a rubric payload."""
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path] if path.is_file() else []
+    from floorbench.readers import ReadError, parse_json
+
     for f in files:
         for line in f.read_text(encoding="utf-8", errors="replace").splitlines():
             if line.strip():
                 try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
+                    row = parse_json(line, str(f))
+                except ReadError:
                     return False
                 return isinstance(row, dict) and "payload" in row
     return False
@@ -44,6 +45,8 @@ def is_rubric_labels(path: Path) -> bool:
 
 def load_rubric_labels(path: Path) -> list[dict[str, Any]]:
     """Every labelled clip; a one-line InputError naming file:line and the fix for a bad row."""
+    from floorbench.readers import parse_json
+
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     rows: list[dict[str, Any]] = []
     for f in files:
@@ -51,10 +54,7 @@ def load_rubric_labels(path: Path) -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             where = f"{f}:{n}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"{where}: not JSON ({e.msg}); one object per line") from e
+            row = parse_json(line, where, InputError, "one object per line")
             if not isinstance(row, dict) or not isinstance(row.get("payload"), dict):
                 raise InputError(
                     f"{where}: needs a 'payload' object (a clip's rubric_payload from av_scores.json)"

@@ -41,7 +41,6 @@ not match.
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -107,12 +106,9 @@ class Media:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: file not found; check the path") from None
-    except (OSError, ValueError) as e:
-        raise ScenarioError(f"{path}: not readable JSON ({type(e).__name__}: {e}); fix the file") from None
+    from floorbench.readers import load_json
+
+    data = load_json(path, ScenarioError, "fix the file")
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: expected a JSON object with the clip's fields (docs/suites/av.md)")
     extra = sorted(set(data) - KEYS)

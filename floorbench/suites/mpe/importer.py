@@ -18,7 +18,6 @@ line each (file, scenario, turn, fix).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,23 +47,11 @@ class ImportResult:
 
 def _records(path: Path) -> list[tuple[str, Any]]:
     """(label for messages, record) for every scenario record in one file."""
+    from floorbench.readers import json_lines, load_json
+
     if path.suffix == ".jsonl":
-        out = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                out.append((f"{path}:{n}", json.loads(line)))
-            except json.JSONDecodeError as e:
-                raise ScenarioError(f"{path}:{n}: JSON syntax error at column {e.colno}: {e.msg}; fix the line") from None
-        return out
-    if path.suffix == ".json":
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise ScenarioError(f"{path}: JSON syntax error at line {e.lineno}, column {e.colno}: {e.msg}; fix the JSON") from None
-    else:
-        data = read_yaml(path)
+        return [(f"{path}:{n}", row) for n, row in json_lines(path, ScenarioError, "fix the line")]
+    data = load_json(path, ScenarioError, "fix the JSON") if path.suffix == ".json" else read_yaml(path)
     if isinstance(data, list):
         return [(f"{path}[{i}]", d) for i, d in enumerate(data)]
     if isinstance(data, dict) and isinstance(data.get("scenarios"), list):

@@ -61,21 +61,28 @@ class Row:
 
 def read_labels(path: Path) -> list[Row]:
     """LABELS.csv as rows; one ScenarioError line naming the file and row on any problem."""
+    from floorbench.escape import excerpt
+    from floorbench.readers import read_text
+
+    fix = "save it as UTF-8 CSV with label,start_ms,end_ms,text"
+    text = read_text(path, 64 * 1024 * 1024, ScenarioError, fix)
     try:
-        reader = csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))
+        reader = csv.DictReader(io.StringIO(text))
         records = list(reader)
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
-        raise ScenarioError(f"{path}: cannot read ({e}); save it as UTF-8 CSV with label,start_ms,end_ms,text") from None
+    except csv.Error as e:
+        raise ScenarioError(f"{path}: cannot read ({excerpt(str(e), 80)}); {fix}") from None
     if not records or not {"label", "start_ms", "end_ms"} <= set(records[0]):
         raise ScenarioError(f"{path}: needs a header label,start_ms,end_ms,text and at least one row")
     rows: list[Row] = []
     for n, r in enumerate(records, 2):
         try:
             row = Row(E(r["label"].strip()), int(r["start_ms"]), int(r["end_ms"]), (r.get("text") or "").strip())
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, TypeError):  # TypeError: a short row (a field is None)
             raise ScenarioError(
                 f"{path}:{n}: label must be one of {', '.join(e.value for e in E)} and times integer ms; fix the row"
             ) from None
+        if None in r:  # more fields than the header names
+            raise ScenarioError(f"{path}:{n}: more fields than the header label,start_ms,end_ms,text; fix the row")
         if row.start_ms < 0:
             raise ScenarioError(f"{path}:{n}: start_ms {row.start_ms} is before the recording; times are ms from its start (0 or more)")
         if row.end_ms <= row.start_ms or (rows and row.start_ms < rows[-1].end_ms):
