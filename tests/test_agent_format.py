@@ -154,6 +154,39 @@ def test_the_oracle_answers_turns_yields_to_barge_ins_and_keeps_quiet_where_aske
     assert got[4][1] and len(plan.clips) == 6  # the silence is not in its plan
 
 
+def test_the_oracle_talks_through_what_a_test_times_against_its_reply(tmp_path: Path) -> None:
+    """A reply a backchannel is timed against lasts past `after_ms`, the backchannel's clip and
+    `keeps_talking` (and a margin for the room's view of its onset); one a barge-in is timed against
+    lasts past `after_ms`: the reference passes whatever a test's offsets (basic.yaml's reply was
+    2.7 s against a backchannel ending 2.1 s in and 500 ms wanted past it)."""
+    from floorbench.processors.reference import OracleSettings
+    from floorbench.suites.agent.oracle import (
+        BARGE_IN_MS,
+        HOLD_MARGIN_MS,
+        holds,
+        oracle_path,
+        talking_through,
+    )
+
+    f = write(tmp_path, one_test("- say: how does it work\n- backchannel: uh-huh\n  after_ms: 2000\n"
+                                 "  expect: {keeps_talking: 700}\n- say: and then\n- barge_in: stop\n  after_ms: 3000\n"
+                                 "- say: bye\n  reply: Goodbye."))
+    (s,) = write_test_suite(load_test_file(f), tmp_path / "suite", 1)
+    path = oracle_path(s)
+    needs = holds(s, path)
+    assert {i: [(h.clip, h.ms, h.through_clip) for h in hs] for i, hs in needs.items()} == {
+        0: [(1, 2700, True)], 2: [(3, 3000 + BARGE_IN_MS, False)]}  # "Goodbye." has nothing timed against it
+    rate = 16000
+    segs = [{"label": lb, "length": 8000, "speech": None if t is None else np.ones(rate, dtype=np.int16)}
+            for lb, t in ((c.label, c.text) for c in oracle(s, None, OracleSettings()).clips)]
+    more = np.full(rate // 2, 2, dtype=np.int16)  # half a second of "there is more"
+    talking_through(segs, OracleSettings(), rate, needs, more=lambda voice, r: more)
+    lengths = [None if x["speech"] is None else len(x["speech"]) * 1000 // rate for x in segs]
+    need0, need2 = 2700 + 500 + HOLD_MARGIN_MS, 3000 + BARGE_IN_MS + HOLD_MARGIN_MS
+    assert need0 <= lengths[0] < need0 + 500 and need2 <= lengths[2] < need2 + 500
+    assert lengths[4] == 1000 and int(segs[0]["speech"][-1]) == 2  # untouched; the reply ends with the more
+
+
 def test_the_oracle_says_the_asked_for_words_inside_a_sentence() -> None:
     from floorbench.suites.agent.oracle import said_words
 

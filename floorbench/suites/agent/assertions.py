@@ -3,11 +3,14 @@
 Inputs are what scoring reads from a run folder (docs/testing.md "How each
 assertion is measured"): the steps and their expectations (meta.json
 ``schedule``), where each caller clip was heard on the model's clock
-(turns.json), which timed steps the schedule did not play (timeline.jsonl),
-the agent's speech segments from model.wav ([start_ms, end_ms), VAD with the
-shared rules, and a finer cut with `yield_gap_ms` for barge-ins), and the ASR
-text of the agent's speech in each content window. Every result carries the
-measured value, passing or not.
+(turns.json) and where its speech starts and ends as sent (past the voice's
+pads), which timed steps the schedule did not play (timeline.jsonl), the
+agent's speech segments from model.wav ([start_ms, end_ms), VAD with the
+shared rules, and a finer cut with `yield_gap_ms` for barge-ins; each end at
+the last speech sample: `floorbench.suites.agent.timing`), and the ASR text
+of the agent's speech in each content window. Every result carries the
+measured value, passing or not. A yield and a backchannel are timed from the
+caller's first speech sample (and a backchannel's last) to the agent's stop.
 
 Windows, on the model's clock:
 
@@ -66,6 +69,19 @@ class Placed:
 
     start_ms: int
     end_ms: int
+    speech_start_ms: int | None = None
+    """its first speech sample as sent, past the voice's silent pad (`floorbench.suites.agent.timing`)"""
+    speech_end_ms: int | None = None
+    """one past its last speech sample as sent"""
+
+    @property
+    def speech_from(self) -> int:
+        """where the caller starts speaking (the clip's start where its speech was not found)"""
+        return self.start_ms if self.speech_start_ms is None else self.speech_start_ms
+
+    @property
+    def speech_to(self) -> int:
+        return self.end_ms if self.speech_end_ms is None else self.speech_end_ms
 
 
 @dataclass
@@ -271,14 +287,15 @@ def yields_within(plan: Sequence[StepPlan], ev: Evidence, n: int, limit: int, ru
     p = ev.placed.get(n)
     if p is None:
         return res(False, NOT_PLAYED)
-    stop = stop_after(ev, p.start_ms, rules.yield_gap_ms)
+    start = p.speech_from  # the caller's first speech sample, not the clip's padded start
+    stop = stop_after(ev, start, rules.yield_gap_ms)
     if stop is None:
-        before = [e for _, e in ev.segments if e <= p.start_ms]
-        ago = f" (its speech ended {p.start_ms - max(before)} ms before)" if before else ""
+        before = [e for _, e in ev.segments if e <= start]
+        ago = f" (its speech ended {start - max(before)} ms before)" if before else ""
         return res(False, "the agent was not speaking when the barge-in started" + ago)
     if stop >= ev.duration_ms - END_SLACK_MS:
         return res(False, "did not stop (still speaking when the recording ended)")
-    took = stop - p.start_ms
+    took = stop - start
     sound = loud_sound(ev, stop, max(p.end_ms, stop + SOUND_RULES.min_ms))
     if sound is not None:  # stopped speaking, not sounding: the caller still cannot be heard
         return res(False, f"speech stopped after {took} ms, then {sound[0]} ms of loud non-speech sound while "
@@ -294,14 +311,14 @@ def keeps_talking(plan: Sequence[StepPlan], ev: Evidence, n: int, keep_ms: int) 
     p = ev.placed.get(n)
     if p is None:
         return res(False, NOT_PLAYED)
-    seg = _covering(ev.segments, p.start_ms)
+    seg = _covering(ev.segments, p.speech_from)  # from its first speech sample to its last, as sent
     if seg is None:
         return res(False, "the agent was not speaking when the backchannel started")
     if seg[1] >= ev.duration_ms - END_SLACK_MS:
-        return res(True, "kept talking to the end of the recording", float(seg[1] - p.end_ms))
-    past = seg[1] - p.end_ms
+        return res(True, "kept talking to the end of the recording", float(seg[1] - p.speech_to))
+    past = seg[1] - p.speech_to
     if past < 0:
-        return res(False, f"stopped {seg[1] - p.start_ms} ms into it", float(past))
+        return res(False, f"stopped {seg[1] - p.speech_from} ms into it", float(past))
     return res(past >= keep_ms, f"kept talking {past} ms past it" if past >= keep_ms else f"stopped {past} ms after it",
                float(past))
 

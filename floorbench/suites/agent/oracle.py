@@ -4,7 +4,9 @@ to a barge-in, talks through a backchannel, keeps quiet where a step expects sil
 Suite agent's part `oracle` (floorbench.plugins). After each `say`
 that ends the caller's turn the oracle says the step's `reply`, or — a test
 written for a real agent has none — the words the step's `contains` asks for (in a sentence of
-their own), followed by a sentence long enough to be interrupted or backchannelled; after
+their own), followed by a sentence; a reply that a backchannel or a barge-in is timed against goes on
+(`MORE`, as often as needed) until the step's `after_ms`, its clip and `keeps_talking` have passed, with a
+second to spare (`talking_through`: its own reply's length is known only once spoken by its voice); after
 a barge-in (the stock oracle stops at its first speech: label ``interrupt``)
 it says the step's reply or a short one. It says nothing after a say the
 caller continues after a pause, nor after a step that expects `silent`.
@@ -21,15 +23,30 @@ comes (write replies in plain words).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from floorbench.processors.reference import OracleClip, OraclePlan, OracleSettings
+import numpy as np
+from pipecat.processors.frame_processor import FrameProcessor
+
+from floorbench.audio.vad import VAD_RATE
+from floorbench.processors.reference import OracleClip, OraclePlan, OracleProcessor, OracleSettings
 from floorbench.suites.agent.branch import choose
-from floorbench.suites.agent.rules import SAYS, TURN_ENDS, StepKind
+from floorbench.suites.agent.rules import SAYS, TIMED_TO_AGENT, TURN_ENDS, AgentRules, StepKind
 from floorbench.suites.agent.schema import AgentScenario, AgentStep, continues
 
 LONG_REPLY = "I can help with that. Let me tell you more about it."
 SHORT_REPLY = "Sure, go ahead."
+MORE = "There is a little more I can tell you about that, so please bear with me."
+"""said after a reply, as often as needed, while a test's backchannel or barge-in needs the oracle still talking"""
+HOLD_MARGIN_MS = 1000
+"""a reply outlasts what the steps timed against it need by this much: the caller times them from the
+reply's onset as the room hears it (transport and the live VAD), later than the oracle's first sample"""
+BARGE_IN_MS = 500
+"""a barge-in needs the oracle speaking this long past its `after_ms` (its pad, first consonant, and the
+oracle's VAD window that hears it)"""
 
 
 def oracle_reply(steps: list[AgentStep], i: int, reply: str | None = None) -> str | None:
@@ -86,12 +103,77 @@ def oracle_path(s: AgentScenario) -> list[tuple[int, int, str | None]]:
     return out
 
 
+@dataclass(frozen=True)
+class Hold:
+    """A step timed against a reply of the oracle (a backchannel or a barge-in), and how long it needs the
+    reply to go on: `ms` from the reply's onset, plus the timed clip's own length when `through_clip`."""
+
+    clip: int
+    """the timed step's index in the oracle's clips"""
+    ms: int
+    through_clip: bool
+
+
+def holds(s: AgentScenario, path: list[tuple[int, int, str | None]],
+          rules: AgentRules = AgentRules()) -> dict[int, list[Hold]]:
+    """Per reply (its clip's index in `path`): the steps timed against it. A backchannel needs the reply
+    going through it and `keeps_talking` past it; a barge-in needs it still going when it starts."""
+    out: dict[int, list[Hold]] = {}
+    for i, (k, _, text) in enumerate(path):
+        if text is None or s.steps[k].kind not in TURN_ENDS:
+            continue
+        for j in range(i + 1, len(path)):
+            st = s.steps[path[j][0]]
+            if st.kind in TIMED_TO_AGENT:
+                after = rules.after_ms if st.after_ms is None else st.after_ms
+                if st.kind is StepKind.backchannel:
+                    keep = st.expect.keeps_talking or rules.keep_talking_ms
+                    out.setdefault(i, []).append(Hold(j, after + keep, True))
+                else:
+                    out.setdefault(i, []).append(Hold(j, after + BARGE_IN_MS, False))
+            if st.kind in TURN_ENDS:
+                break
+    return out
+
+
+def _more_speech(voice: str, rate: int) -> np.ndarray:
+    from floorbench.speech.tts import synthesize
+
+    return synthesize(MORE, voice, rate)
+
+
+def talking_through(segments: list[dict[str, Any]], settings: OracleSettings, rate: int,
+                    needs: dict[int, list[Hold]],
+                    more: Callable[[str, int], np.ndarray] = _more_speech) -> FrameProcessor:
+    """The stock `OracleProcessor`, each reply with a step timed against it made long enough for that step:
+    `MORE` said after it as often as needed (`segments[i]["length"]`: a clip's length at 16 kHz)."""
+    for i, hs in needs.items():
+        speech = segments[i].get("speech")
+        if speech is None:
+            continue
+        need = HOLD_MARGIN_MS + max(h.ms + (segments[h.clip]["length"] * 1000 // VAD_RATE if h.through_clip else 0)
+                                    for h in hs)
+        short = need - len(speech) * 1000 // rate
+        if short > 0:
+            extra = more(settings.voice, rate)
+            times = math.ceil(short * rate / 1000 / max(1, len(extra)))
+            segments[i]["speech"] = np.concatenate([speech, *([extra] * times)])
+    return OracleProcessor(segments, settings.response_delay_ms, settings.n4_wait_ms,
+                           backend=settings.shared_backend, out_rate=rate)
+
+
 def oracle(scenario: Any, suite: Any, settings: OracleSettings) -> OraclePlan:
+    """Suite agent's oracle: its clips in playing order; a reply that a backchannel or barge-in is timed
+    against lasts long enough for it (`talking_through`), so the reference passes the tests a good agent
+    passes whatever their `after_ms` and clips."""
     s: AgentScenario = scenario
     path = oracle_path(s)
     clips = [OracleClip(LABEL[s.steps[k].kind], s.clip(clip).audio, text) for k, clip, text in path]
+    needs = holds(s, path)
     if s.tools is not None:  # it makes the calls the test expects between a turn and its reply
         from floorbench.suites.agent.tool_oracle import expected_calls, factory
 
-        return OraclePlan(clips, processor=factory(expected_calls(s, path)))
-    return OraclePlan(clips)
+        return OraclePlan(clips, processor=factory(expected_calls(s, path), needs))
+    if not needs:
+        return OraclePlan(clips)
+    return OraclePlan(clips, processor=lambda segs, st, rate: talking_through(segs, st, rate, needs))

@@ -48,6 +48,7 @@ from floorbench.suites.agent.assertions import (
     speech_in,
 )
 from floorbench.suites.agent.rules import AgentRules, StepKind
+from floorbench.suites.agent.timing import refined_stops, speech_fields, speech_offsets
 
 AGENT_SCORES_VERSION = 1
 
@@ -102,10 +103,13 @@ def _evidence(d: DialogueSource, plan: list[StepPlan], rules: AgentRules, vad: A
                 for e, x, n in stepped if e.kind is EventKind.branch}
     by_clip = {st.clip: st.n for st in plan if st.clip is not None}
     by_clip |= {int(b["clip"]): n for n, b in branches.items() if isinstance(b.get("clip"), int)}
-    placed = {by_clip[t.turn_id]: Placed(t.start_ms, t.end_ms) for t in d.turns.turns if t.turn_id in by_clip}
+    offsets = speech_offsets(d.folder, [e for e, _ in events])  # each clip's speech as sent, past its pad
+    clips = {t.turn_id: Placed(t.start_ms, t.end_ms, **speech_fields(offsets, t.turn_id, t.start_ms, t.end_ms))
+             for t in d.turns.turns}
+    placed = {by_clip[tid]: p for tid, p in clips.items() if tid in by_clip}
     missing = [st.n for st in plan if (st.clip is not None or st.kind is StepKind.branch)
                and st.n not in placed and st.n not in not_run and st.n not in skipped]
-    personas, lines = _personas(stepped, {t.turn_id: Placed(t.start_ms, t.end_ms) for t in d.turns.turns})
+    personas, lines = _personas(stepped, clips)
     for n, heard in lines.items():
         if heard:
             placed[n] = Placed(heard[0].start_ms, heard[-1].end_ms)
@@ -122,7 +126,9 @@ def _evidence(d: DialogueSource, plan: list[StepPlan], rules: AgentRules, vad: A
     segments = list(vad.segments(VadRules()))
     sounds = ([] if vad.probabilities is None or vad.window_rms is None
               else non_speech_sounds(vad.probabilities, vad.window_rms, segments))
-    return Evidence(placed=placed, segments=segments, fine=list(vad.segments(fine)),
+    audio = read_model_track(d.model_wav)[0]  # the agent's stops, from VAD's windows to the energy edge
+    return Evidence(placed=placed, segments=refined_stops(segments, audio, dur),
+                    fine=refined_stops(list(vad.segments(fine)), audio, dur),
                     duration_ms=dur, not_run=not_run, sounds=sounds, branches=branches, skipped=skipped,
                     lines=lines, personas=personas)
 
