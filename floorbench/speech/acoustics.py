@@ -39,6 +39,7 @@ import numpy as np
 
 from floorbench.errors import FloorbenchError
 from floorbench.speech import noises, rooms
+from floorbench.speech.echo import EchoError, EchoPath, EchoSpec, parse_echo
 
 PROFILES: dict[str, str] = {
     "none": "",
@@ -66,7 +67,7 @@ QUIET_GUARD_MS = 200
 METHOD = "rendered per scenario before playback; the noise bed looped under the whole humans' track"
 PARTS_HELP = (
     f"a name ({', '.join(PROFILES)}) or parts joined by '+': {', '.join(ROOM_PARTS)}, "
-    f"{', '.join(noises.NOISE_KINDS)}, phone, snrDB, rt60MS, distCM"
+    f"{', '.join(noises.NOISE_KINDS)}, phone, snrDB, rt60MS, distCM, echo[:ERL,DELAY]"
 )
 
 
@@ -87,10 +88,12 @@ class AcousticProfile:
     snr_db: float | None = None
     phone: bool = False
     seed: int = 0
+    echo: EchoSpec | None = None
+    """the agent's audio fed back into the caller's track (floorbench.speech.echo); None: no echo"""
 
     @property
     def active(self) -> bool:
-        return self.room is not None or bool(self.noises) or self.phone
+        return self.room is not None or bool(self.noises) or self.phone or self.echo is not None
 
     def room_spec(self) -> rooms.Room | None:
         if self.room is None:
@@ -109,6 +112,7 @@ class AcousticProfile:
             "snr_db": self.snr_db,
             "phone": self.phone,
             "seed": self.seed,
+            **({"echo": {"erl_db": self.echo.erl_db, "delay_ms": self.echo.delay_ms}} if self.echo else {}),
         }
 
 
@@ -118,10 +122,17 @@ def parse_acoustics(text: str, seed: int = 0) -> AcousticProfile:
     values: dict[str, float] = {}
     kinds: list[str] = []
     phone = False
+    echo: EchoSpec | None = None
     for raw in filter(None, (p.strip() for p in text.split("+"))):
         for part in filter(None, PROFILES.get(raw, raw).split("+")):
             m = _NUMBER.match(part)
-            if part in ROOM_PARTS:
+            try:
+                heard = parse_echo(part, f"--acoustics {text!r}")
+            except EchoError as e:
+                raise AcousticsError(str(e)) from None
+            if heard is not None:
+                echo = heard
+            elif part in ROOM_PARTS:
                 room = part.removeprefix("room_")
             elif part in noises.NOISE_KINDS:
                 kinds += [part] if part not in kinds else []
@@ -135,7 +146,7 @@ def parse_acoustics(text: str, seed: int = 0) -> AcousticProfile:
     snr = values.get("snr", DEFAULT_SNR_DB) if kinds else None
     rt60 = int(values["rt60"]) if "rt60" in values else None
     dist = int(values["dist"]) if "dist" in values else None
-    return AcousticProfile(text, room, rt60, dist, tuple(kinds), snr, phone, seed)
+    return AcousticProfile(text, room, rt60, dist, tuple(kinds), snr, phone, seed, echo)
 
 
 def _check(text: str, values: dict[str, float], room: str | None, kinds: list[str]) -> None:
@@ -234,6 +245,11 @@ class Rendered:
     speech_mic: dict[str, np.ndarray] = field(default_factory=dict)
     """the clips at the microphone, before the telephone channel (int16; what `record`'s snr_db is measured on)"""
     bed_mic: np.ndarray | None = None
+    echo: EchoSpec | None = None
+    """the echo path's settings (None: no echo)"""
+    echo_rir: np.ndarray | None = None
+    """the room's impulse response the echo goes through (None: a direct path)"""
+    rate: int = 16000
 
 
 def render(profile: AcousticProfile, rate: int, clean: dict[str, np.ndarray], stream: str) -> Rendered:
@@ -242,6 +258,7 @@ def render(profile: AcousticProfile, rate: int, clean: dict[str, np.ndarray], st
     fl = {k: clean[k].astype(np.float64) / 32768 for k in keys}
     record: dict[str, Any] = {**profile.spec(), "method": METHOD, "stream": stream}
     room = profile.room_spec()
+    h: np.ndarray | None = None
     if room is not None:
         h = rooms.room_rir(room, rate, generator(profile, stream, "room"))
         record["rt60_measured_ms"] = rooms.measure_rt60_ms(h, rate)
@@ -277,7 +294,7 @@ def render(profile: AcousticProfile, rate: int, clean: dict[str, np.ndarray], st
         if bed_f is not None:
             bed = to_int16(noises.phone_channel(bed_f, rate))
             record["snr_phone_db"] = _rounded(snr_db([sent[k] for k in keys], [clean[k] for k in keys], bed, rate))
-    return Rendered(sent, bed, record, speech_mic, bed_mic)
+    return Rendered(sent, bed, record, speech_mic, bed_mic, profile.echo, h if profile.echo else None, rate)
 
 
 def _rounded(x: float | None) -> float | None:
@@ -286,17 +303,20 @@ def _rounded(x: float | None) -> float | None:
 
 @dataclass
 class LiveAcoustics:
-    """What the playback's writer needs: the clean clip of each degraded one it is handed, and the bed."""
+    """What the playback's writer needs: the clean clip of each degraded one it is handed, the bed, the echo."""
 
     bed: np.ndarray | None
     clean_of: dict[int, np.ndarray]
     """id() of a degraded clip (kept alive by the schedule's audio dict) → its clean clip"""
     unmatched: int = 0
     """clips handed to the writer that are not one of the degraded clips (their clean copy is themselves)"""
+    echo: EchoPath | None = None
+    """the agent's audio fed back into the track (the playback feeds it what it hears)"""
 
     @classmethod
     def of(cls, rendered: Rendered, clean: dict[str, np.ndarray]) -> LiveAcoustics:
-        return cls(rendered.bed, {id(rendered.clips[k]): clean[k] for k in rendered.clips})
+        echo = EchoPath(rendered.echo, rendered.rate, rendered.echo_rir) if rendered.echo is not None else None
+        return cls(rendered.bed, {id(rendered.clips[k]): clean[k] for k in rendered.clips}, echo=echo)
 
     def clean(self, audio: np.ndarray) -> np.ndarray:
         found = self.clean_of.get(id(audio))
@@ -306,8 +326,11 @@ class LiveAcoustics:
         return found
 
     def add_bed(self, buf: np.ndarray, start: int) -> np.ndarray:
-        """`buf` (int16, track samples from `start`) with the bed under it, saturated to int16."""
-        if self.bed is None or not len(self.bed):
-            return buf
-        idx = (np.arange(start, start + len(buf)) % len(self.bed)).astype(np.int64)
-        return np.clip(buf.astype(np.int32) + self.bed[idx], -32768, 32767).astype(np.int16)
+        """`buf` (int16, track samples from `start`) with the bed under it and the echo of the agent in it,
+        saturated to int16."""
+        out = buf.astype(np.int32)
+        if self.bed is not None and len(self.bed):
+            out += self.bed[(np.arange(start, start + len(buf)) % len(self.bed)).astype(np.int64)]
+        if self.echo is not None:
+            out += np.round(self.echo.take(start, start + len(buf)) * 32768).astype(np.int32)
+        return np.clip(out, -32768, 32767).astype(np.int16)

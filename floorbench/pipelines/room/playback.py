@@ -35,7 +35,7 @@ from floorbench.clock import SessionClock, TrackFit, fit_track
 from floorbench.pipelines.room.participant import RoomParticipant, ScenarioRoom, cancel_and_wait, settle
 from floorbench.pipelines.room.speech_monitor import ModelSpeechMonitor
 from floorbench.pipelines.video.source import CameraSettings, UserCamera
-from floorbench.records import EventKind, TimelineEvent
+from floorbench.records import EventKind, TimelineEvent, write_json_atomic
 from floorbench.speech.acoustics import LiveAcoustics
 from floorbench.transports.rooms import PLAYBACK_IDENTITY, playback_token
 
@@ -121,6 +121,12 @@ class TrackWriter:
         clip = Clip(np.asarray(audio, dtype=np.int16), start, label, clean)
         self.pending.append(clip)
         return clip
+
+    def sample_at(self, t_ns: int) -> int | None:
+        """The sample that leaves the source at session time `t_ns` (None before the first write)."""
+        if self.first_write_ns is None:
+            return None
+        return (t_ns - self.first_write_ns) * self.sample_rate // 1_000_000_000
 
     def playout_ns(self, sample: int) -> int:
         """Online estimate of when `sample` leaves the source (session clock)."""
@@ -253,6 +259,10 @@ class PlaybackParticipant(RoomParticipant):
             acoustics=acoustics,
         )
         self.monitor = ModelSpeechMonitor(self.clock, self.timeline)
+        echo = acoustics.echo if acoustics is not None else None
+        if echo is not None:  # the agent's audio, as heard here, back into the caller's track (docs/acoustics.md)
+            echo.bind(self.writer.sample_at, lambda: self.writer.cursor)
+            self.monitor.taps.append(echo.heard)
         self.video: UserCamera | None = None
         """the user's camera (suite av): frames on this track's clock (floorbench.pipelines.video.source)"""
         if camera is not None:
@@ -306,6 +316,9 @@ class PlaybackParticipant(RoomParticipant):
             await settle(self.video.stop(), None, "playback: stopping the video track")
         await self.writer.stop()
         await self.monitor.stop()
+        echo = self.writer.acoustics.echo if self.writer.acoustics is not None else None
+        if echo is not None:  # what the echo path realised, beside the tracks it shaped
+            write_json_atomic(self.out_dir / f"{self.track_name}.echo.json", echo.record())
         await self.leave()
         await settle(self.source.aclose(), None, "playback: closing the audio source")
 

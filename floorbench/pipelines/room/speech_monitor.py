@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
+from collections.abc import Callable
 
 import numpy as np
 from livekit import rtc
@@ -59,6 +60,9 @@ class ModelSpeechMonitor:
         """(index of its first sample, the samples) of the last `KEEP_S` of received audio"""
         self._task: asyncio.Task[None] | None = None
         self._stream: rtc.AudioStream | None = None
+        self.taps: list[Callable[[np.ndarray, int | None], None]] = []
+        """called with each received frame and when its stream's sample 0 arrived (`recv_start_ns`): the echo
+        path of `--acoustics …+echo` (floorbench.speech.echo)"""
 
     @property
     def samples(self) -> int:
@@ -107,6 +111,8 @@ class ModelSpeechMonitor:
         if self.recv_start_ns is None or off < self.recv_start_ns:
             self.recv_start_ns = off
         self._heard.append((self.samples, np.array(pcm, dtype=np.int16)))
+        for tap in self.taps:
+            tap(pcm, self.recv_start_ns)
         while self._heard and self._heard[0][0] + len(self._heard[0][1]) < self.samples - self.KEEP_S * VAD_RATE:
             self._heard.popleft()
         for w in self.vad.feed(pcm):
