@@ -14,7 +14,8 @@ if [ -z "$PY" ]; then
   done
 fi
 
-APT_PACKAGES=(gcc flite festival festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k libopus0 libsndfile1 chromium sox libportaudio2 redis-server)
+# baresip-core: an independent SIP endpoint the phone leg is tested against (tests/test_sip_leg.py)
+APT_PACKAGES=(gcc flite festival festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k libopus0 libsndfile1 chromium sox libportaudio2 redis-server baresip-core)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

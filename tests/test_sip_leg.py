@@ -1,0 +1,137 @@
+"""The phone leg (`sip` model) against real SIP endpoints on loopback, one processor at a time, no room.
+
+Real PJSIP on both ends: the leg in this process, `floorbench phone-agent` in a
+child process (auto-answer, echoing, or misbehaving on purpose: busy, declined,
+never answering, hanging up), and baresip, an independent SIP implementation,
+for the codecs (tests/support/phone_agents.py). Each call is real SIP over UDP
+and real G.711/G.722 RTP.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import numpy as np
+import pytest
+import soundfile as sf
+from pipecat.frames.frames import ErrorFrame
+from pipecat.tests.utils import SleepFrame, run_test
+
+from floorbench.phone.leg import PhoneLeg
+from floorbench.processors.registry import ModelContext, create_model
+
+try:
+    from tests.support.audio import input_frames, output_audio, silence, tone, voiced_ms
+    from tests.support.phone_agents import Baresip, PhoneAgent
+except ModuleNotFoundError:
+    from support.audio import input_frames, output_audio, silence, tone, voiced_ms
+    from support.phone_agents import Baresip, PhoneAgent
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def _leg(**config) -> PhoneLeg:
+    (proc,) = create_model(ModelContext(name="sip", config=config)).processors()
+    assert isinstance(proc, PhoneLeg)
+    return proc
+
+
+def _talk(pcm: np.ndarray, settle_s: float = 1.0, tail_s: float = 1.0) -> list:
+    frames: list = [SleepFrame(sleep=settle_s)]
+    for f in input_frames(pcm):
+        frames += [f, SleepFrame(sleep=0.02)]
+    return [*frames, SleepFrame(sleep=tail_s)]
+
+
+def _errors(up: list) -> list[str]:
+    return [str(f.error) for f in up if isinstance(f, ErrorFrame)]
+
+
+def _peak_hz(pcm: np.ndarray, rate: int) -> float:
+    x = pcm.astype(np.float64)
+    return float(np.argmax(np.abs(np.fft.rfft(x))) * rate / len(x))
+
+
+def _free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_echo_agent_over_g711_carries_audio_both_ways():
+    with PhoneAgent("--model", "echo") as agent:
+        leg = _leg(uri=agent.uri, codecs=["PCMU"])
+        down, up = await run_test(leg, frames_to_send=_talk(np.concatenate([tone(800, freq=500), silence(400)])))
+    assert _errors(up) == []
+    audio, rate = output_audio(list(down))
+    assert rate == 24000
+    assert voiced_ms(audio, rate) >= 600  # the echo of 800 ms, through G.711 both ways
+    m = leg.measures()
+    assert (m["codec"], m["codec_sample_rate"]) == ("PCMU", 8000)
+    assert isinstance(m["setup_ms"], int) and 0 <= m["setup_ms"] < 2000
+    assert m["rtp"]["rx_packets"] > 50 and m["rtp"]["lost"] == 0
+    assert m["room_to_model"]["n"] > 0 and m["model_to_room"]["n"] > 0
+    assert "receiver" in m["agent_clock"]
+
+
+@pytest.mark.parametrize(("answer", "kind", "status", "wait_s"), [
+    ("busy", "phone busy", 486, 1.0), ("decline", "phone declined", 603, 1.0), ("ring", "phone no answer", None, 2.5),
+])
+async def test_an_unanswered_call_is_one_error_naming_the_kind(answer, kind, status, wait_s):
+    with PhoneAgent("--model", "silent", "--answer", answer) as agent:
+        leg = _leg(uri=agent.uri, setup_timeout_s=2.0)
+        t0 = time.monotonic()
+        _, up = await run_test(leg, frames_to_send=[SleepFrame(sleep=wait_s)])
+    errors = _errors(up)
+    assert len(errors) == 1 and kind in errors[0], errors
+    assert time.monotonic() - t0 < 8
+    if status is not None:
+        assert leg.measures()["sip_status"] == status
+    assert leg.measures()["failure"] == kind.removeprefix("phone ").replace(" ", "_")
+
+
+async def test_a_call_dropped_mid_scenario_fails():
+    with PhoneAgent("--model", "silent", "--answer", "drop:1") as agent:
+        leg = _leg(uri=agent.uri)
+        _, up = await run_test(leg, frames_to_send=[SleepFrame(sleep=3.0)])
+    errors = _errors(up)
+    assert len(errors) == 1 and "dropped the call mid-scenario" in errors[0], errors
+    assert leg.measures()["failure"] == "dropped"
+
+
+async def test_a_codec_the_agent_refuses_names_the_setting():
+    with PhoneAgent("--model", "silent", "--codecs", "G722") as agent:
+        leg = _leg(uri=agent.uri, codecs=["PCMU"], setup_timeout_s=3.0)
+        _, up = await run_test(leg, frames_to_send=[SleepFrame(sleep=1.0)])
+    errors = _errors(up)
+    assert len(errors) == 1 and "codec refused" in errors[0] and "`codecs:`" in errors[0], errors
+
+
+async def test_an_unreachable_peer_is_one_line_within_the_setup_timeout():
+    leg = _leg(uri=f"sip:agent@127.0.0.1:{_free_udp_port()}", setup_timeout_s=2.0)
+    t0 = time.monotonic()
+    _, up = await run_test(leg, frames_to_send=[SleepFrame(sleep=2.5)])
+    errors = _errors(up)
+    assert len(errors) == 1 and "did not answer" in errors[0] and "start the agent's SIP endpoint" in errors[0]
+    assert time.monotonic() - t0 < 6
+
+
+@pytest.mark.parametrize(("codec", "rate"), [("PCMU", 8000), ("PCMA", 8000), ("G722", 16000)])
+async def test_baresip_answers_with_the_codec_offered_and_audio_flows_both_ways(codec, rate):
+    with Baresip(port=_free_udp_port(), freq=440) as peer:
+        leg = _leg(uri=peer.uri, codecs=[codec])
+        down, up = await run_test(leg, frames_to_send=_talk(tone(1500, freq=1000), settle_s=1.0, tail_s=0.5))
+    assert _errors(up) == []
+    m = leg.measures()
+    assert (m["codec"], m["codec_sample_rate"]) == (codec, rate)
+    audio, out_rate = output_audio(list(down))
+    heard = audio[-out_rate:]  # baresip's sine, decoded by PJSIP
+    assert abs(_peak_hz(heard, out_rate) - 440) < 15
+    dumped = peer.decoded()
+    assert dumped is not None
+    x, sr = sf.read(str(dumped), dtype="int16")
+    x = x if x.ndim == 1 else x.mean(axis=1)
+    loud = x[np.abs(x) > 1000]
+    assert len(loud) > sr // 2  # our 1 kHz tone, decoded by baresip
+    assert abs(_peak_hz(x[np.abs(x).argmax() - sr // 4: np.abs(x).argmax() + sr // 4], sr) - 1000) < 15
