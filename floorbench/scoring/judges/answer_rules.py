@@ -371,7 +371,7 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
     start = correction_start(tokens, lambda rest: bool(content(rest)))
     conc = concessions(tokens, has_answer)
     focus = focus_words(reply.question, reply.options, _names(reply.inp.context))
-    aside = part_of_list or bound_to_gold(tokens, focus, spans, others)
+    aside = part_of_list or bound_to_gold(tokens, focus, spans, others, start)
     """the gold answers the question in its own clause: others named in other clauses are no list"""
     why = [_commit_reason(tokens, s, start, conc, others)
            or (("answer.listed", "listed with another answer") if listed(tokens, s) and not aside else None)
@@ -380,12 +380,12 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
     if not committed:
         rule, reason = next(w for w in why if w is not None)
         return "wrong", rule, f"'{ref}' said but {reason}"
-    other_claim = bound_elsewhere(tokens, focus, committed, others)
+    other_claim = bound_elsewhere(tokens, focus, committed, others, start)
     if other_claim is not None:
         return "wrong", "answer.claim-other", f"'{ref}' said, but {other_claim}"
     if any(contradicted(tokens, s, reply.question if reply.inp.context else (), words) for s in committed):
         return "wrong", "answer.contradicted", f"'{ref}' said, then a contrast says another fits better"
-    claimed = bound_to_gold(tokens, focus, committed, others)
+    claimed = bound_to_gold(tokens, focus, committed, others, start)
     for option in ([] if claimed else reply.options):
         if content(option) == gold_words:
             continue

@@ -69,12 +69,15 @@ def _clauses(tokens: Sequence[str]) -> list[Span]:
 
 
 def claim_subjects(tokens: Sequence[str], focus: Sequence[str], gold: Sequence[Span],
-                   others: Sequence[Span]) -> list[tuple[str, Span]]:
-    """('gold' | 'other', span) of the subject of every clause that says a focus word."""
+                   others: Sequence[Span], start: int = 0) -> list[tuple[str, Span]]:
+    """('gold' | 'other' | 'not-gold' | 'not-other', span) of the subject of every clause that says a
+    focus word, from `start` (after the last self-correction) on."""
     subjects: list[tuple[str, Span]] = []
     if not focus:
         return subjects
     for a, b in _clauses(tokens):
+        if b <= start:
+            continue
         hit = next((k for k in range(a, b) if any(_matches(f, tokens[k]) for f in focus)), None)
         if hit is None:
             continue
@@ -86,20 +89,21 @@ def claim_subjects(tokens: Sequence[str], focus: Sequence[str], gold: Sequence[S
     return subjects
 
 
-def bound_to_gold(tokens: Sequence[str], focus: Sequence[str], gold: Sequence[Span], others: Sequence[Span]) -> bool:
+def bound_to_gold(tokens: Sequence[str], focus: Sequence[str], gold: Sequence[Span], others: Sequence[Span],
+                  start: int = 0) -> bool:
     """Is the gold the subject of the clause that answers the question, and no other candidate of
     one? (Then other candidates said in other clauses are asides, not a list.)"""
-    kinds = {k for k, _ in claim_subjects(tokens, focus, gold, others)}
+    kinds = {k for k, _ in claim_subjects(tokens, focus, gold, others, start)}
     return bool(focus) and kinds == {"gold"}
 
 
 def bound_elsewhere(tokens: Sequence[str], focus: Sequence[str], gold: Sequence[Span],
-                    others: Sequence[Span]) -> str | None:
+                    others: Sequence[Span], start: int = 0) -> str | None:
     """Why the claim the question asks for is about another candidate, or None. `gold`/`others`:
     spans of the gold and of the other candidates in `tokens`."""
     if not focus:
         return None
-    subjects = claim_subjects(tokens, focus, gold, others)
+    subjects = claim_subjects(tokens, focus, gold, others, start)
     if any(kind == "gold" for kind, _ in subjects):
         return None
     denied = [s for kind, s in subjects if kind == "not-gold"]

@@ -315,7 +315,18 @@ def listed(tokens: Sequence[str], span: tuple[int, int]) -> bool:
         return True
     nxt = _after(tokens, span[1], frozenset((",",)))
     prev = _before(tokens, span[0], frozenset(("the", ",")))
+    if nxt == "and":
+        k = next((i for i in range(span[1], len(tokens)) if tokens[i] == "and"), len(tokens))
+        if _after(tokens, k + 1, frozenset((",",))) in CLAUSE_STARTS:
+            return False  # "at the clock tower, and bring an umbrella": a new clause, not a second answer
     return nxt == "and" or prev in ("and", "then")
+
+
+CLAUSE_STARTS = frozenset(
+    "i you we they he she it its there that this please bring dont do make take remember check call wear come "
+    "get go keep try let lets so then also can could will would should must".split()
+)
+"""what opens a clause after "X, and …" (a pronoun, a modal, an imperative): no second answer"""
 
 
 def asked_dimensions(question: Sequence[str]) -> set[str]:

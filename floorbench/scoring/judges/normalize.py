@@ -12,6 +12,7 @@ fractions ("half past"), no dates, no spelled-out decimals, English only.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 UNITS = {
     "zero": 0, "oh": None, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -49,6 +50,7 @@ NO = frozenset(
 
 def _clean(text: str) -> str:
     t = text.lower().replace("’", "'").replace("‘", "'")
+    t = "".join(c for c in unicodedata.normalize("NFKD", t) if not unicodedata.combining(c))  # "mío" = "mio"
     t = t.replace("&", " and ").replace("%", " percent ")
     t = re.sub(r"(\d),(\d{3})", r"\1\2", t)
     t = re.sub(r"(\d+)\.00\b", r"\1", t)

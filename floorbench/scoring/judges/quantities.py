@@ -134,6 +134,8 @@ class Mention:
     "four pounds sixty" = 4.60"""
     date: tuple[int, int] | None = None
     """(month, day) when a date is said"""
+    unit_word: str = ""
+    """the unit as said ("kilo" is a kilometre or a kilogram, by what the gold measures)"""
 
 
 def _clock_text(s: str, m: Mention) -> None:
@@ -181,8 +183,9 @@ def _number_mention(tokens: list[str], i: int) -> Mention | None:
     m.digits = joined.replace(":", "").replace(".", "")
     if len(texts) > 1 and all(re.fullmatch(r"\d+", t) for t in texts):
         m.numbers.add(float(joined))
-    if len(values) == 2 and values[1] == int(values[1]) and (10 <= values[1] < 100 or texts[1] == "0"):
-        m.money.add(round(values[0] + values[1] / 100, 2))
+    if len(values) >= 2 and values[-1] == int(values[-1]) and 10 <= values[-1] < 100 \
+            and all(re.fullmatch(r"\d+", t) for t in texts):
+        m.money.add(round(float("".join(texts[:-1])) + values[-1] / 100, 2))  # "one twenty-nine ninety-five"
     if len(texts) == 1:
         _clock_text(texts[0], m)
         if len(values) == 1 and values[0] == int(values[0]) and 1 <= values[0] <= 12:
@@ -217,7 +220,7 @@ def _units(tokens: list[str], m: Mention) -> None:
     k = j + 1 if j < len(tokens) and tokens[j] in SKIP_BEFORE_UNIT else j
     word = tokens[k] if k < len(tokens) else ""
     if word in UNIT_OF:
-        m.unit, j = UNIT_OF[word], k + 1
+        m.unit, m.unit_word, j = UNIT_OF[word], word, k + 1
         if m.unit in CURRENCIES and value is not None:
             j = _cents(tokens, j, m, value)
     elif word in HOUR_WORDS and value is not None:
@@ -330,10 +333,11 @@ def _an_hour(tokens: list[str], i: int) -> Mention | None:
         at, half = NAMED_TIMES[tokens[i]]
         return Mention(i, i + 1, clock={at}, half=half)
     if tokens[i : i + 2] == ["half", "a"] and i + 2 < len(tokens) and tokens[i + 2] in UNIT_OF:
-        return Mention(i, i + 3, numbers={0.5}, unit=UNIT_OF[tokens[i + 2]])
+        return Mention(i, i + 3, numbers={0.5}, unit=UNIT_OF[tokens[i + 2]], unit_word=tokens[i + 2])
     if tokens[i] in ("a", "an") and i + 1 < len(tokens) and tokens[i + 1] in UNIT_OF:
         half = tokens[i + 2 : i + 5] == ["and", "a", "half"]
-        return Mention(i, i + (5 if half else 2), numbers={1.5 if half else 1.0}, unit=UNIT_OF[tokens[i + 1]])
+        return Mention(i, i + (5 if half else 2), numbers={1.5 if half else 1.0}, unit=UNIT_OF[tokens[i + 1]],
+                       unit_word=tokens[i + 1])
     if tokens[i : i + 2] in (["an", "hour"], ["a", "hour"]):
         m = Mention(i, i + 2, duration=60)
         m.end = _more_minutes(tokens, i + 2, m)
@@ -431,8 +435,9 @@ def same_quantity(gold: Quantity, m: Mention) -> bool:
     money = gold.unit in CURRENCIES or (gold.unit is None and gold.value != int(gold.value))
     if m.unit is None or gold.unit is None or m.unit == gold.unit:
         return gold.value in m.numbers or (money and any(abs(v - gold.value) < 1e-9 for v in m.money))
-    if convertible(m.unit) and convertible(gold.unit):
-        f = factor(m.unit, gold.unit)
+    unit = "kilogram" if m.unit_word in ("kilo", "kilos") and factor("kilogram", str(gold.unit)) else m.unit
+    if convertible(unit) and convertible(gold.unit):
+        f = factor(str(unit), str(gold.unit))
         tolerance = APPROX_CONVERTED_TOLERANCE if m.approx else CONVERTED_TOLERANCE
         return f is not None and any(abs(v * f - gold.value) <= tolerance * gold.value + 1e-9 for v in m.numbers)
     if m.unit == "cent" and gold.unit in ("usd", "eur", "gbp"):

@@ -9,9 +9,12 @@ it does:
 
 - **interjection**: tokens shaped like one (`interjection_like`): a hum or
   laughter, a word the packaged sentence model does not know as a whole word
-  and short (at most 7 letters: "yikes", "oof", "pfft"), a two-letter word
-  that is no English function word ("ay", "ja", "jo"), the same short word
-  said twice ("jo, jo"), or a laughter word ("laughs", "chuckles");
+  and short (at most 6 letters: "yikes", "oof", "sheesh"; longer when it has
+  no vowel or a letter drawn out: "pfffft", "ughhh"), a short word written
+  with a letter English does not use ("olé"), a two-letter word that is no
+  English function word ("ay", "ja", "jo"), the same short word said twice
+  ("jo, jo"), a laughter word ("laughs", "chuckles"), or an expletive
+  exclamation ("damn", "holy cow", "good grief");
 - **evaluation** (a reaction): an exclamative ("what a pain", "how lovely",
   "what fun") or a copula / intensifier frame ("that's so sweet", "so cute",
   "really awful") whose head is a word of feeling (`AFFECT`: the class of
@@ -61,7 +64,8 @@ AFFECT = frozenset(
     "cheeky typical classic disaster mess tragedy catastrophe hassle bother luck joy treat darling precious "
     "wicked sick epic rad dope magic magical glorious horrid hideous vile yucky icky eww yuck grand lucky "
     "unlucky poor painful brutal cruel unfair sucks sad depressing upsetting worrying scary terrifying "
-    "frightening embarrassing awkward cringe hilarious silly daft lovely gutted gutting fun".split()
+    "frightening embarrassing awkward cringe hilarious silly daft lovely gutted gutting fun rude cheek cheeky "
+    "shameless unreal mean kind generous thoughtful horrendous atrocious appalling ghastly lousy pathetic".split()
 )
 """words that say how something feels (the head of a reaction: "what a pain", "how lovely", "so
 cute"), not what it is ("early", "pricey", "far" comment on the content)"""
@@ -83,7 +87,8 @@ COPULA_OPENERS = (
 LIGHT = frozenset(
     "you youre your i im me it its that thats this there here out of off up on away now come get go say said "
     "kid kidding joke joking serious seriously believe shut stop way really are is do dont did didnt be not "
-    "my god gosh goodness heavens lord word me oh ah wow no yes what the a an can cant cannot".split()
+    "my god gosh goodness heavens lord word me oh ah wow no yes what the a an can cant cannot got gotta to have "
+    "youve must".split()
 )
 """the words a surprise exclamation is made of ("get out of here!", "you're kidding!", "are you
 serious?"): pronouns, particles and light verbs, no word that says what happened"""
@@ -91,13 +96,20 @@ SURPRISE_VERBS = frozenset("get come kid kidding joke joking believe shut say se
 """a surprise exclamation has one of these (a bare "you are" is not one)"""
 PARTICLES = frozenset("so well then now oh ah man boy dear god gosh my goodness lord jeez".split())
 """words that may stand beside interjections in one part ("ach so", "oh man")"""
+EXPLETIVES = frozenset(
+    "damn dammit darn dang crap hell bloody heck blast bugger christ jesus heavens heaven grief golly gosh "
+    "goodness god lord shoot shucks crumbs cripes crikey blimey jeez geez".split()
+)
+"""swearing and its mild stand-ins: said alone they react, whatever their dictionary meaning"""
+EXCLAIM_FRAME = PARTICLES | EXPLETIVES | frozenset("holy good for sake my oh cow moly smokes what the".split())
+"""the words an expletive exclamation is built from ("holy cow", "good grief", "for goodness' sake")"""
 TWO_LETTER_WORDS = frozenset("am an as at be by do go he hi if in is it me my no of on or so to up us we ok oh ah "
                              "uh um hm mm ha".split())
 LAUGH_WORDS = frozenset("laughs laughter laughing laugh chuckles chuckle chuckling giggles giggle giggling "
                         "lol lmao rofl".split())
 _LAUGH = re.compile(r"(?:ha|he|hi|ho|ah|eh){2,}h?|heh|hah|teehee|tee|hee|bwah+a*")
 _HUM = re.compile(r"(?:[mh]+|u+h+|u+m+|a+h+|o+h+|e+r+m*|e+h+|p+f+t*|p+s+h*|t+s+k+|s+h+)")
-MAX_INTERJECTION_LETTERS = 5
+MAX_INTERJECTION_LETTERS = 6
 """an unknown word longer than this is more likely a name or a misheard word than an interjection,
 unless it has no vowel ("pfffft") or a letter said three times over ("ewww", "ughhh")"""
 MAX_FRAME_WORDS = 6
@@ -183,9 +195,13 @@ def type_part(text: str) -> Typed:
         return Typed(Part.interjection, said, "nothing said")
     if any(is_number(t) for t in tokens):
         return Typed(Part.content, said, "says a number")
-    shaped = [interjection_like(t) for t in tokens]
+    foreign = {normalize_tokens(w)[0] for w in re.findall(r"\w+", raw) if not w.isascii() and normalize_tokens(w)}
+    shaped = [interjection_like(t) or (t in foreign and len(t) <= MAX_INTERJECTION_LETTERS) for t in tokens]
     if all(s or t in PARTICLES for s, t in zip(shaped, tokens, strict=True)) and any(shaped):
         return Typed(Part.interjection, said, "interjection-shaped words only")
+    if len(tokens) <= 4 and set(tokens) <= EXCLAIM_FRAME | {t for t, s in zip(tokens, shaped, strict=True) if s} \
+            and set(tokens) & (EXPLETIVES | {"cow", "moly", "smokes"}):
+        return Typed(Part.interjection, said, "an expletive exclamation")
     if len(tokens) >= 2 and len(set(tokens)) == 1 and len(tokens[0]) <= 4:
         return Typed(Part.interjection, said, "a short word said again")
     while tokens and (interjection_like(tokens[0]) or tokens[0] in PARTICLES) and len(tokens) > 1:
@@ -208,7 +224,7 @@ def type_part(text: str) -> Typed:
         return Typed(Part.evaluation, said, f"'{said}' says how it feels for someone: a reaction")
     if len(tokens) <= 2 and tokens[-1] in AFFECT and all(t in INTENSIFIERS for t in tokens[:-1]):
         return Typed(Part.evaluation, said, f"'{said}' says how it feels: a reaction")
-    if (len(tokens) <= 5 and set(tokens) <= LIGHT and set(tokens) & SURPRISE_VERBS
+    if (len(tokens) <= 6 and set(tokens) <= LIGHT and set(tokens) & SURPRISE_VERBS
             and (raw.endswith(("!", "?")) or len(tokens) >= 2)):
         return Typed(Part.surprise, said, f"'{said}' exclaims surprise in light words only")
     if any(shaped) and len(tokens) <= 3:
