@@ -119,7 +119,7 @@ class FailureKind(StrEnum):
     timeout = "timeout"
     playback_stalled = "playback_stalled"
     """the scenario ran out of time while the room's own playback had stalled (its audio ran dry for
-    `scenario_run.STALL_S` or more in all): an overloaded machine, not the model"""
+    `run_watch.STALL_S` or more in all): an overloaded machine, not the model"""
     bad_input = "bad_input"
     internal = "internal"
     interrupted = "interrupted"
