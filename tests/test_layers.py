@@ -7,8 +7,8 @@ The scoring core, for instance, must stay importable without LiveKit, pipecat
 or a room, which holds only while it never reaches into transports or
 pipelines.
 
-    base        errors, records, clock, redact, paths, safe_http, escape, readers, child_env, plugins, suites, audio,
-                speech
+    base        errors, records, clock, redact, paths, safe_http, escape, readers, options, child_env, plugins, suites,
+                audio, speech
                 (audio never imports speech)
     scenarios   base (but the offline judge's lexicon and turn reader: a branch reads the agent's intent as the
                 scorer reads a backchannel)
@@ -36,8 +36,8 @@ from tests.support.source import parse_source
 
 PACKAGE = Path(__file__).resolve().parents[1] / "floorbench"
 
-BASE = frozenset({"errors", "records", "clock", "redact", "paths", "safe_http", "escape", "readers", "child_env", "plugins",
-                  "suites", "audio", "speech"})
+BASE = frozenset({"errors", "records", "clock", "redact", "paths", "safe_http", "escape", "readers", "options", "child_env",
+                  "plugins", "suites", "audio", "speech"})
 ALL = BASE | {"scenarios", "transports", "processors", "phone", "pipelines", "scoring", "report", "top"}
 
 LEXICON = frozenset({"scoring.judges", "scoring.judges.offline", "scoring.judges.turn_acts", "scoring.judges.normalize"})

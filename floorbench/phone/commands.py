@@ -17,6 +17,21 @@ VIA_HELP = ("reach the agent over a phone line: sip:[user@]host[:port] (a SIP ca
             "over RTP; credentials from FLOORBENCH_SIP_USER/FLOORBENCH_SIP_PASSWORD); docs/phone.md")
 
 
+def via_syntax(value: str | None) -> str | None:
+    """``--via`` checked as the command line is read (before a suite is written or rendered): one line."""
+    from floorbench.phone.uri import PhoneError, parse_target, shown
+
+    if value is None:
+        return None
+    if not value.startswith("sip:"):
+        raise typer.BadParameter(f"{shown(value)!r}: only sip: URIs are supported (sip:[user@]host[:port])")
+    try:
+        parse_target(value, allow_remote=True)  # whether the host may be called is the config's (allow_remote)
+    except PhoneError as e:
+        raise typer.BadParameter(str(e).removeprefix("--via ")) from None
+    return value
+
+
 def via_system(via: str | None, model: str | None, cfg: dict[str, Any], name: str | None) -> tuple[str | None,
                                                                                                       dict[str, Any]]:
     """The system under test with ``--via`` applied: (model name, config); `PhoneError` on a bad URI or mix."""

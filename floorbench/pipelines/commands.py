@@ -14,7 +14,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from floorbench.phone.commands import VIA_HELP
+from floorbench.phone.commands import VIA_HELP, via_syntax
 
 
 def fail(msg: str) -> NoReturn:
@@ -173,7 +173,7 @@ def run(
     processes: Annotated[int, typer.Option(help=PROCESSES_HELP)] = 1,
     identity: Annotated[str | None, typer.Option(help="external model: the participant identity to wait for")] = None,
     dispatch: Annotated[str | None, typer.Option(help="external model: LiveKit agent name to dispatch")] = None,
-    via: Annotated[str | None, typer.Option(help=VIA_HELP)] = None,
+    via: Annotated[str | None, typer.Option(help=VIA_HELP, callback=via_syntax)] = None,
     join_timeout: Annotated[float, typer.Option(help="seconds to wait for the model to join (1..3600)")] = 60.0,
     print_join: Annotated[bool, typer.Option(help="print the room URL and a join token per scenario")] = False,
     record_rate: Annotated[int, typer.Option(help="recording sample rate (16000/24000/48000)")] = 16000,

@@ -59,10 +59,11 @@ def worker(
         except BindingError as e:
             raise OptionError(str(e)) from None
         pins = Pins.from_command_line(out_root, model, config, config_hash, bound, max_room_s)
+        suites = [resolve_suite(s) for s in suite]  # a missing --suite is said first, not the server
         conn = LiveKitConnection.from_env(livekit_url)
         if conn is None:
             fail("worker needs a LiveKit server: pass --livekit-url (or LIVEKIT_URL) with LIVEKIT_API_KEY/SECRET")
-        settings = WorkerSettings([resolve_suite(s) for s in suite], conn, agent, max_jobs, pins=pins)
+        settings = WorkerSettings(suites, conn, agent, max_jobs, pins=pins)
         # one bounded API call first, as `run` makes: an unreachable server or a wrong key is one line
         # now, not a worker retrying its connection for ever
         asyncio.run(check_reachable(conn))

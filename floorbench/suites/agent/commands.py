@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 import typer
 
-from floorbench.phone.commands import VIA_HELP
+from floorbench.phone.commands import VIA_HELP, via_syntax
 from floorbench.scoring.outcome import ScoreOutcome, ScoreRequest
 
 RESULTS_VERSION = 1
@@ -74,7 +74,7 @@ def run_tests(
     config: Annotated[Path | None, typer.Option(help="model config YAML, or a packaged one by name")] = None,
     identity: Annotated[str | None, typer.Option(help="external agent: the participant identity to wait for")] = None,
     dispatch: Annotated[str | None, typer.Option(help="external agent: LiveKit agent name to dispatch (implies --model external)")] = None,
-    via: Annotated[str | None, typer.Option(help=VIA_HELP)] = None,
+    via: Annotated[str | None, typer.Option(help=VIA_HELP, callback=via_syntax)] = None,
     livekit_url: Annotated[str | None, typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one")] = None,
     trials: Annotated[int, typer.Option(help="trials per test (1..100): each is its own room")] = 1,
     keyword: Annotated[list[str] | None, typer.Option("-k", "--keyword", help="only tests whose name contains this (repeatable: any)")] = None,

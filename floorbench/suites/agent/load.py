@@ -38,9 +38,11 @@ MAX_SESSIONS = 64
 def parse_sessions(text: str) -> list[int]:
     """``1,2,4,8`` → [1, 2, 4, 8]: increasing, each 1..64; `OptionError` otherwise."""
     from floorbench.errors import OptionError
+    from floorbench.options import check_number_list
 
+    check_number_list("--sessions", text)
     try:
-        ns = [int(x) for x in text.split(",") if x.strip()]
+        ns = [int(x) for x in text.split(",")]
     except ValueError:
         raise OptionError(f"--sessions {text!r}: give whole numbers separated by commas, e.g. 1,2,4,8") from None
     if not ns or any(not 1 <= n <= MAX_SESSIONS for n in ns) or any(b <= a for a, b in itertools.pairwise(ns)):

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from floorbench.phone.commands import VIA_HELP
+from floorbench.phone.commands import VIA_HELP, via_syntax
 from floorbench.suites.agent.commands import PERSONA_KEY_ENV_HELP, PERSONA_URL_HELP, VOICES_HELP
 
 
@@ -26,7 +26,7 @@ def run_load(
     config: Annotated[Path | None, typer.Option(help="model config YAML, or a packaged one by name")] = None,
     identity: Annotated[str | None, typer.Option(help="external agent: the participant identity to wait for")] = None,
     dispatch: Annotated[str | None, typer.Option(help="external agent: LiveKit agent name to dispatch to every room (implies --model external)")] = None,
-    via: Annotated[str | None, typer.Option(help=VIA_HELP)] = None,
+    via: Annotated[str | None, typer.Option(help=VIA_HELP, callback=via_syntax)] = None,
     livekit_url: Annotated[str | None, typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one")] = None,
     keyword: Annotated[list[str] | None, typer.Option("-k", "--keyword", help="only tests whose name contains this (repeatable: any)")] = None,
     tag: Annotated[list[str] | None, typer.Option(help="only tests with this tag (repeatable: any)")] = None,

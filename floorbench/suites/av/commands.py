@@ -6,7 +6,15 @@ from pathlib import Path
 
 import typer
 
-from floorbench.errors import FloorbenchError, check_range, exit_with, exit_with_os, first_line, one_line
+from floorbench.errors import (
+    FloorbenchError,
+    OptionError,
+    check_range,
+    exit_with,
+    exit_with_os,
+    first_line,
+    one_line,
+)
 from floorbench.plugins import GenerateRequest
 from floorbench.scoring.outcome import ScoreOutcome, ScoreRequest
 
@@ -16,6 +24,9 @@ def generate(req: GenerateRequest) -> str:
     from floorbench.scenarios.validate import load_suite
     from floorbench.suites.av.generate import MAX_PER_DYNAMIC, AvGenConfig, parse_dynamics, write_av_suite
 
+    if req.pairs != 100:  # --pairs is not av's count (a typo'd size must not write a suite of another size)
+        raise OptionError(f"--pairs {req.pairs}: suite av counts clips per dynamic; use --per-dynamic N "
+                          f"(1..{MAX_PER_DYNAMIC}) instead")
     per_dynamic = req.options.get("per_dynamic", 2)
     check_range("--per-dynamic", per_dynamic, 1, MAX_PER_DYNAMIC)
     cfg = AvGenConfig(per_dynamic=per_dynamic, seed=req.seed, dynamics=parse_dynamics(req.options.get("dynamics")))

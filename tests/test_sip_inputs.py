@@ -1,0 +1,108 @@
+"""Bad input to the phone leg: each is one ``error:`` line naming the fix, exit 2, no traceback, no secret.
+
+A malformed or remote URI, ``--via`` mixed with ``--model``, a codec the leg
+does not offer, half a set of credentials, a missing SIP stack, a bad
+``phone-agent --answer``; and how an unanswered call's SIP status becomes the
+phone's failure kind. No network, no SIP stack started.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from floorbench.cli import run_cli
+from floorbench.phone.leg import failure
+from floorbench.phone.uri import PhoneError, codec_names, credentials, parse_target, shown
+
+
+def _one_line(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
+    from floorbench.cli import app
+
+    with pytest.raises(SystemExit) as e:
+        run_cli(app, args)
+    err = capsys.readouterr().err
+    assert e.value.code == 2, err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+@pytest.mark.parametrize("uri", ["sip:", "sip:agent@", "sip:agent@127.0.0.1:99999", "sip:a b@127.0.0.1",
+                                 "http://127.0.0.1:5070", "sips:agent@127.0.0.1"])
+def test_a_malformed_uri_is_one_line_on_every_command(capsys, tmp_path, uri):
+    for cmd in (["run", "--suite", "example"], ["test", "examples/tests/basic.yaml"], ["load", "examples/tests"]):
+        line = _one_line(capsys, [*cmd, "--out", str(tmp_path / "out"), "--via", uri])
+        assert "--via" in line and "sip:" in line, line
+    assert not (tmp_path / "out").exists()  # refused before anything is written
+
+
+def test_the_uri_reader():
+    t = parse_target("sip:agent@127.0.0.1:5070")
+    assert (t.user, t.host, t.port, t.loopback) == ("agent", "127.0.0.1", 5070, True)
+    assert parse_target("sip:localhost").port == 5060
+    assert parse_target("sip:[::1]:5070").loopback
+    with pytest.raises(PhoneError, match="not on this machine.*allow_remote"):
+        parse_target("sip:agent@192.0.2.7")
+    assert not parse_target("sip:agent@192.0.2.7", allow_remote=True).loopback
+
+
+def test_a_password_in_the_uri_is_never_shown(capsys, tmp_path):
+    line = _one_line(capsys, ["run", "--suite", "example", "--out", str(tmp_path), "--via",
+                              "sip:agent:hunter2secret@127.0.0.1"])
+    assert "hunter2secret" not in line and "<redacted>" in line
+    assert "hunter2secret" not in shown("sip:agent:hunter2secret@127.0.0.1:5070")
+
+
+def test_via_with_a_model_names_the_mix(capsys, tmp_path):
+    line = _one_line(capsys, ["run", "--suite", "example", "--out", str(tmp_path), "--model", "oracle",
+                              "--via", "sip:agent@127.0.0.1:5070"])
+    assert "leave out --model oracle" in line and "phone-agent" in line
+
+
+def test_a_remote_address_needs_the_config(capsys, tmp_path):
+    line = _one_line(capsys, ["run", "--suite", "example", "--out", str(tmp_path), "--via", "sip:agent@192.0.2.7"])
+    assert "not on this machine" in line and "allow_remote" in line
+
+
+def test_a_codec_the_leg_does_not_offer_names_the_choices(capsys, tmp_path):
+    cfg = tmp_path / "phone.yaml"
+    cfg.write_text("adapter: sip\nuri: sip:agent@127.0.0.1:5070\ncodecs: [opus]\n")
+    line = _one_line(capsys, ["run", "--suite", "example", "--out", str(tmp_path / "o"), "--config", str(cfg)])
+    assert str(cfg) in line and "'opus'" in line and "PCMU, PCMA, G722" in line
+    assert codec_names(["ulaw", "G722", "pcmu", "alaw"]) == ["PCMU", "G722", "PCMA"]
+
+
+def test_credentials_come_in_pairs_from_the_environment(monkeypatch):
+    monkeypatch.delenv("FLOORBENCH_SIP_USER", raising=False)
+    monkeypatch.delenv("FLOORBENCH_SIP_PASSWORD", raising=False)
+    assert credentials() is None
+    monkeypatch.setenv("FLOORBENCH_SIP_USER", "caller")
+    with pytest.raises(PhoneError, match="FLOORBENCH_SIP_PASSWORD is not set"):
+        credentials()
+    monkeypatch.setenv("FLOORBENCH_SIP_PASSWORD", "pw-canary-77")
+    assert credentials() == ("caller", "pw-canary-77")
+
+
+def test_a_missing_sip_stack_is_one_line_naming_the_install(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pjsua2", None)  # import pjsua2 now fails as when it is not installed
+    line = _one_line(capsys, ["phone-agent", "--port", "0"])
+    assert "SIP stack is missing" in line and "pip install pjsua2-python" in line and "setup.sh" in line
+
+
+def test_phone_agent_options(capsys):
+    assert "drop:SECONDS" in _one_line(capsys, ["phone-agent", "--answer", "hangup"])
+    assert "drop:SECONDS" in _one_line(capsys, ["phone-agent", "--answer", "drop:x"])
+    assert "phone-agent runs oracle" in _one_line(capsys, ["phone-agent", "--model", "cascade"])
+    assert "G.711" in _one_line(capsys, ["phone-agent", "--codecs", "opus"])
+
+
+@pytest.mark.parametrize(("status", "kind"), [
+    (486, "busy"), (600, "busy"), (603, "declined"), (403, "declined"), (488, "codec_refused"), (408, "no_answer"),
+    (480, "no_answer"), (None, "no_answer"), (180, "no_answer"), (500, "refused"), (407, "declined"),
+])
+def test_an_unanswered_calls_status_is_its_kind(status, kind):
+    got, line = failure(status, "Reason", "sip:agent@127.0.0.1", ["PCMU"])
+    assert got == kind
+    assert "sip:agent@127.0.0.1" in line and ";" in line  # what happened; the fix
