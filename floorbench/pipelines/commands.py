@@ -184,7 +184,7 @@ def run(
     play_on: Annotated[str, typer.Option("--play-on", help=PLAY_ON_HELP)] = "local",
     workers: Annotated[str | None, typer.Option(hidden=True, help="the old name of --play-on workers")] = None,
     acoustics: Annotated[str | None, typer.Option(help=ACOUSTICS_HELP)] = None,
-    acoustics_seed: Annotated[int, typer.Option(help="seed of the acoustic condition's draws (0..2**31)")] = 0,
+    acoustics_seed: Annotated[int | None, typer.Option(help="seed of the acoustic condition's draws (0..2**31; default 0)")] = None,
 ) -> None:
     """Run a suite live against a model: one LiveKit room per scenario, one folder per scenario."""
     from floorbench.errors import FloorbenchError
@@ -198,6 +198,9 @@ def run(
     check_run_numbers(limit, join_timeout, record_rate, rooms)
     profile = impair_profile(impair, impair_legs, impair_seed)
     condition = acoustics_profile(acoustics, acoustics_seed)
+    if condition is not None and parse_play_on(play_on, workers) is not None:
+        fail("--acoustics with --play-on workers: a worker plays its rooms as its own command line says; "
+             "give --acoustics to the workers' runs, or play locally")
     suite, config = resolved_inputs(suite, config)
     name, cfg = system_under_test(model, config, identity, dispatch, via)
     try:
@@ -298,13 +301,18 @@ def impair_profile(name: str | None, legs: str, seed: int) -> Any:
         fail(str(e))
 
 
-def acoustics_profile(name: str | None, seed: int) -> Any:
-    """The parsed `--acoustics` profile (an AcousticProfile) or None; one-line error on a bad one."""
+def acoustics_profile(name: str | None, seed: int | None) -> Any:
+    """The parsed `--acoustics` profile (an AcousticProfile) or None; one-line error on a bad one (a seed
+    without a condition included: it would be ignored)."""
     from floorbench.errors import OptionError, check_range
     from floorbench.speech.acoustics import AcousticsError, parse_acoustics
 
     if name is None:
+        if seed is not None:
+            fail(f"--acoustics-seed {seed} without --acoustics: the seed draws an acoustic condition; "
+                 "give --acoustics NAME too, or drop the seed")
         return None
+    seed = 0 if seed is None else seed
     try:
         check_range("--acoustics-seed", seed, 0, 2**31)
         profile = parse_acoustics(name, seed)

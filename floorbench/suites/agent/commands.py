@@ -90,13 +90,14 @@ def run_tests(
     asr: Annotated[str, typer.Option(help="ASR model of the content assertions (name or local folder)")] = "tiny.en",
     quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
     acoustics: Annotated[str | None, typer.Option(help="acoustic condition of the caller's audio (as `floorbench run`): office, car, cafe, phone, cafe+phone, cafe+snr5, ...")] = None,
-    acoustics_seed: Annotated[int, typer.Option(help="seed of the acoustic condition's draws (0..2**31)")] = 0,
+    acoustics_seed: Annotated[int | None, typer.Option(help="seed of the acoustic condition's draws (0..2**31; default 0)")] = None,
     persona_url: Annotated[str | None, typer.Option(help=PERSONA_URL_HELP)] = None,
     persona_key_env: Annotated[str | None, typer.Option(help=PERSONA_KEY_ENV_HELP)] = None,
     voices: Annotated[Path | None, typer.Option(help=VOICES_HELP)] = None,
 ) -> None:
     """Run conversation tests against a voice agent: assertions on timing and words, pass rates over trials."""
     from floorbench.errors import FloorbenchError, OptionError, check_range
+    from floorbench.options import check_asr, check_output_file
     from floorbench.pipelines.commands import acoustics_profile, fail
     from floorbench.suites.agent.baseline import read_baseline
 
@@ -104,6 +105,8 @@ def run_tests(
 
     try:
         check_range("--latency-margin-ms", latency_margin_ms, 0, 600_000)
+        check_output_file("--junit", junit, out)  # a folder or OUT/results.json fails now, not after the run
+        check_asr("--asr", asr)
         binding = persona_binding(persona_url, persona_key_env)
         use_voices(voices)
         if pass_threshold is not None and not 0 < pass_threshold <= 1:
