@@ -21,7 +21,7 @@ a link, never followed.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from floorbench.errors import FloorbenchError
@@ -105,6 +105,24 @@ def check_out(
         if marker and ((out / marker).exists() or (out / marker).is_symlink()):
             raise error(f"{out}: already holds a suite ({marker}); pass --force to replace it or choose another --out")
     return dirs
+
+
+def remove_stale(root: Path, sub: str | Path, stale: Callable[[str], bool],
+                 error: type[FloorbenchError] = PathEscapeError) -> int:
+    """Delete the files of ``root/sub`` whose names `stale` picks; how many. The one cleaner of a folder's
+    leftovers (render's unused clips, a test suite's old scenarios, a scenario's stale logs): ``root/sub``
+    is confined to `root` first (`inside`: a link leading out of it is refused before anything is
+    deleted), then only files and links go, a link as a link (what it points at is never touched);
+    sub-folders stay."""
+    folder = inside(root, sub, f"{root}: {sub}/", error)
+    if not folder.is_dir():
+        return 0
+    gone = 0
+    for p in folder.iterdir():
+        if stale(p.name) and (p.is_symlink() or p.is_file()):
+            p.unlink()
+            gone += 1
+    return gone
 
 
 def empty_folder(folder: Path) -> None:

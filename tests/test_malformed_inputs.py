@@ -620,7 +620,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[str], str]] = [
     ("test-persona-no-endpoint", _write("t.yaml", "tests:\n  - name: hello\n    steps:\n      - persona: {goal: x}\n"),
      TEST, "no endpoint"),
     ("test-persona-key-in-file", _write("t.yaml", "tests:\n  - name: hello\n    steps:\n      - persona: {goal: x, "
-                                                  "endpoint: {base_url: 'http://h/v1', api_key: sk-1}}\n"), TEST, "api_key_env"),
+                                                  "endpoint: {base_url: 'http://h/v1', api_key: sk-1}}\n"), TEST, "may not name a key"),
     ("test-persona-url-not-http", _write("t.yaml", GOOD_TEST), [*TEST, "--persona-url", "ftp://h"], "--persona-url"),
     # --- model configs
     ("run-config-class-not-module-class", _write("cls.yaml", "adapter: mine\nclass: floorbench.processors.reference\n"),

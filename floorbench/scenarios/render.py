@@ -32,11 +32,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from floorbench.paths import inside
+from floorbench.paths import inside, remove_stale
+from floorbench.plugins import suite_of
 from floorbench.scenarios.files import write_scenario, write_suite, write_text_atomic
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError, load_suite
 from floorbench.speech import tts
-from floorbench.plugins import suite_of
 
 RENDER_VERSION = 1
 """Bump when post-processing changes so that cached clips are re-rendered."""
@@ -256,7 +256,7 @@ def render_suite(
         return stats
     _write_back(suite, clips, where, frames, rate, voice_map)
     if prune:
-        _prune(audio_dir, clips)
+        _prune(root, clips)
     stats.audio_ms_total = sum(frames[c.key] * 1000 // rate for c in clips)
     return stats
 
@@ -281,12 +281,10 @@ def _render_all(todo: list[Clip], root: Path, jobs: int, take: Callable[[RenderR
             take(f.result())
 
 
-def _prune(audio_dir: Path, clips: list[Clip]) -> None:
-    """Delete clip files the suite no longer uses (only files named like clips)."""
+def _prune(root: Path, clips: list[Clip]) -> None:
+    """Delete clip files the suite no longer uses (only files named like clips; `floorbench.paths.remove_stale`)."""
     keep = {f"{c.key}.flac" for c in clips}
-    for p in audio_dir.iterdir():
-        if _KEY_RE.match(p.name) and p.name not in keep:
-            p.unlink()  # a link is removed as a link; what it points at is never touched
+    remove_stale(root, AUDIO_DIR, lambda name: _KEY_RE.match(name) is not None and name not in keep, ScenarioError)
 
 
 def _write_back(

@@ -116,7 +116,8 @@ def parse_voice(voice: str) -> VoiceSpec:
                        "variable); name a service voice of the operator's voices file, service:NAME "
                        "(floorbench test --voices FILE), or use a local voice")
     if backend not in BACKENDS or not name:
-        raise TTSError(f"voice {_shown(backend[:20] + ':…')}: unknown backend; use piper:, flite:, festival: or "
+        shown = redact_text(backend[:20])
+        raise TTSError(f"voice {shown + ':…'!r}: unknown backend {shown!r}; use piper:, flite:, festival: or "
                        "service:NAME")
     if backend == "service":
         from floorbench.speech.tts_voices import VoicesError, check_name

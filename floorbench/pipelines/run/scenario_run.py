@@ -26,6 +26,7 @@ import numpy as np
 from floorbench import __version__
 from floorbench.audio.vad import VAD_RATE
 from floorbench.clock import SessionClock
+from floorbench.paths import remove_stale
 from floorbench.pipelines.room.participant import ScenarioRoom, settle
 from floorbench.pipelines.room.playback import PlaybackParticipant
 from floorbench.pipelines.room.recorder import Recorder
@@ -194,8 +195,8 @@ class ScenarioRun(ModelJoin, RunRecords):
         self.dir.mkdir(parents=True, exist_ok=True)
         for stale in ("meta.json", "timeline.jsonl", "turns.json", *SENDER_RECORDS):
             (self.dir / stale).unlink(missing_ok=True)
-        for stale_log in self.dir.glob("tracks/*.frames.tsv"):  # appended to: an earlier try's lines would stay
-            stale_log.unlink()
+        # appended to: an earlier try's lines would stay (a tracks/ link out of the folder is refused)
+        remove_stale(self.dir, "tracks", lambda name: name.endswith(".frames.tsv"), ScenarioError)
         self._write_meta()
         timeline = TimelineWriter(self.dir / "timeline.jsonl")
         timeline.write(

@@ -153,6 +153,7 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
          quiet: bool, condition: Any = None, binding: Any = None, via: str | None = None) -> Path:
     """Write and render the suite, then play it: the run folder."""
     from floorbench.errors import FloorbenchError
+    from floorbench.paths import inside
     from floorbench.pipelines.commands import check_run_numbers, fail, parse_concurrency, system_under_test
     from floorbench.pipelines.run.runner import RunOptions, run_suite
     from floorbench.pipelines.run.scenario_run import ScenarioSettings
@@ -167,6 +168,9 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
     check_run_numbers(None, join_timeout, 16000, rooms)
     try:
         cfg_path = resolve_model_config(config) if config is not None else None
+        # a link OUT/suite or OUT/run leading elsewhere is refused before anything is written or deleted
+        for sub in ("suite", "run"):
+            inside(out, sub, f"{out}: {sub}/", ScenarioError)
         suite_dir = out / "suite"
         scenarios = write_test_suite(chosen, suite_dir, trials)
         typer.echo(f"floorbench test: {len(chosen)} test(s) × {trials} trial(s) → {out}", err=True)

@@ -28,6 +28,8 @@ from typing import Any, cast
 
 import numpy as np
 
+from floorbench.paths import inside, remove_stale
+from floorbench.redact import redact_strings
 from floorbench.scenarios.files import dump_yaml, write_text_atomic
 from floorbench.scenarios.schema import Preamble, Speaker, Suite, check_id
 from floorbench.scenarios.validate import LoadedSuite
@@ -58,7 +60,10 @@ def write_test_suite(tests: list[ConversationTest], out: Path, trials: int, rate
         raise AgentTestError(f"--trials must be 1..{MAX_TRIALS}, got {trials}")
     check_unique(tests)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "scenarios").mkdir(exist_ok=True)
+    scenarios_dir = inside(out, "scenarios", f"{out}: scenarios/", AgentTestError)  # a link out of it: refused
+    for sub in ("audio", RECORDED_DIR):
+        inside(out, sub, f"{out}: {sub}", AgentTestError)
+    scenarios_dir.mkdir(exist_ok=True)
     suite = Suite(
         name="tests", suite="agent", sample_rate=rate, preamble=Preamble(text="", voice="flite:slt"),
         description="conversation tests: " + ", ".join(sorted({str(t.source) for t in tests})),
@@ -66,12 +71,11 @@ def write_test_suite(tests: list[ConversationTest], out: Path, trials: int, rate
     write_text_atomic(out / "suite.yaml", dump_yaml(suite.model_dump(mode="json", exclude_none=True)))
     scenarios = [scenario for t in tests for scenario in _scenarios(t, out, trials, rate)]
     keep = {f"{s.scenario_id}.yaml" for s in scenarios}
-    for stale in (out / "scenarios").glob("*.yaml"):
-        if stale.name not in keep:
-            stale.unlink()
+    remove_stale(out, "scenarios", lambda name: name.endswith(".yaml") and name not in keep, AgentTestError)
     for s in scenarios:
-        path = out / "scenarios" / f"{s.scenario_id}.yaml"
-        write_text_atomic(path, dump_yaml(s.model_dump(mode="json", exclude_none=True)))
+        path = scenarios_dir / f"{s.scenario_id}.yaml"
+        # data written under OUT/: a URL's user-info, a key a text holds, never lands there (floorbench.redact)
+        write_text_atomic(path, dump_yaml(redact_strings(s.model_dump(mode="json", exclude_none=True))))
     return scenarios
 
 
