@@ -327,3 +327,20 @@ def search(pattern: str, text: str) -> bool | None:
         return None
     except (regex.error, OverflowError, RecursionError, ValueError):
         return False
+
+
+# -- recordings ---------------------------------------------------------------------------------------
+
+
+def check_finite_audio(path: Path | str, where: str, error: type[FloorbenchError] = ReadError) -> None:
+    """A float WAV/FLAC holds only finite samples (a NaN or an infinity would play as silence or a click, or
+    break a resampler, long after the file was accepted); read in blocks, so a long file costs little memory."""
+    import numpy as np
+    import soundfile as sf
+
+    try:
+        for block in sf.blocks(str(path), blocksize=65536, dtype="float32", always_2d=True):
+            if not np.isfinite(block).all():
+                raise error(f"{where}: holds NaN or infinite samples; export it again as 16-bit PCM")
+    except (RuntimeError, sf.LibsndfileError) as e:
+        raise error(f"{where}: unreadable audio ({excerpt(str(e), 80)}); export it again") from None

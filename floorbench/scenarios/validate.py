@@ -207,6 +207,10 @@ def check_audio(root: Path, rel: str | None, where: str, required: bool) -> None
         )
     if info.frames == 0:
         raise ScenarioError(f"{where}: audio file {rel} is empty; re-render it")
+    if info.subtype in ("FLOAT", "DOUBLE"):  # only float samples can be NaN or infinite
+        from floorbench.readers import check_finite_audio
+
+        check_finite_audio(p, f"{where}: audio file {rel}", ScenarioError)
 
 
 def check_clips_audio(root: Path | None, path: Path, clips: Iterable[tuple[str, str | None]]) -> None:

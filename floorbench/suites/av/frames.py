@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,13 +41,16 @@ class VideoTrack:
 
 def _frame_times(path: Path, t0_ms: int) -> list[int]:
     """Each logged frame's arrival on model.wav's clock, in arrival order (``n``, or ``index``)."""
+    from floorbench.readers import MAX_JSON_BYTES, ReadError, parse_json, read_bytes
+
     out: list[tuple[int, int]] = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            row = json.loads(line)
+    text = read_bytes(path, MAX_JSON_BYTES, InputError).decode("utf-8", errors="replace")
+    for line in text.splitlines():
+        try:  # a torn, non-finite (inf, 1e400) or mistyped row is skipped, never a traceback
+            row = parse_json(line, str(path))
             order = row["n"] if "n" in row else row["index"]
             out.append((int(order), int(row["arrival_ns"]) // 1_000_000 - t0_ms))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+        except (ReadError, KeyError, TypeError, ValueError, OverflowError):
             continue
     out.sort()
     return [t for _, t in out]
@@ -119,8 +121,11 @@ def _image_frames(folder: Path, want: list[int]) -> dict[int, bytes]:
     out: dict[int, bytes] = {}
     for i in want:
         if i < len(files):
-            with Image.open(files[i]) as im:
-                out[i] = _jpeg(im)
+            try:  # a frame that is no image (or a bomb past PIL's pixel limit) is left out, not a traceback
+                with Image.open(files[i]) as im:
+                    out[i] = _jpeg(im)
+            except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):
+                continue
     return out
 
 
