@@ -132,6 +132,9 @@ class SuitePlugin:
     generate: str | None = None
     generate_options: tuple[GenerateOption, ...] = ()
     oracle: str | None = None
+    check_suite: str | None = None
+    """``(scenarios, files, suite) -> [problem lines]``: rules across a suite's scenarios, run by
+    `floorbench.scenarios.validate.load_suite` (mpe: every pair has its explicit and implicit twin)"""
     report: str | None = None
     reports: str | None = None
     commands: str | None = None
@@ -144,7 +147,8 @@ class SuitePlugin:
     labels: tuple[str, ...] = ()
     """the turn labels its scenarios and recordings carry (`turns.json` is checked against them)"""
     paired: bool = False
-    """True: every scenario has its explicit/implicit twin (same pair_id), and a suite missing one is invalid"""
+    """True: every scenario has its explicit/implicit twin (said in `floorbench suite info`; the suite's
+    own `check_suite` enforces it)"""
     rendered_by_generator: bool = False
     """True: the generator writes the audio itself and `floorbench render` refuses the suite"""
     extra: dict[str, str] = field(default_factory=dict)
@@ -162,7 +166,7 @@ class SuitePlugin:
 
 
 PART_NAMES = frozenset({
-    "load_scenario", "suite_info", "live_schedule", "score", "recognises", "generate", "oracle",
+    "load_scenario", "suite_info", "live_schedule", "score", "recognises", "generate", "oracle", "check_suite",
     "report", "reports", "commands", "cli_commands", "own_labels", "label_agreement",
 })
 

@@ -8,17 +8,16 @@ raising, so one run of `floorbench suite info` lists them all.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from floorbench.errors import FloorbenchError
 from floorbench.plugins import SuiteNotFound, suite_of
-from floorbench.scenarios.schema import Label, Scenario, Suite, inside
+from floorbench.scenarios.schema import Scenario, Suite, inside
 
 SUPPORTED_RATES = (16000, 24000, 48000)
 
@@ -83,7 +82,7 @@ def pydantic_line(path: Path, scenario: str | None, data: object, err: Validatio
     field_name = ".".join(str(x) for x in loc) or "(record)"
     msg = e["msg"]
     if e["type"] == "enum" and field_name == "label":
-        msg = f"unknown label {e.get('input')!r}; use one of T, N1, N2, N3, N4Q, N4R"
+        msg = f"unknown label {e.get('input')!r}; use one of {_expected(e)}"
     elif e["type"] == "missing":
         msg = f"missing field '{field_name}'; add it"
     elif e["type"] == "extra_forbidden":
@@ -95,6 +94,11 @@ def pydantic_line(path: Path, scenario: str | None, data: object, err: Validatio
     return f"{where(path, scenario, turn_id)}: {msg}"
 
 
+def _expected(e: Any) -> str:
+    """An enum error's allowed values as pydantic lists them (``'T', 'N1' or 'N2'``), unquoted."""
+    return str((e.get("ctx") or {}).get("expected", "")).replace("'", "").replace(" or ", ", ")
+
+
 def parse_record(model: type[M], path: Path, data: object) -> M:
     """A suite's scenario record from one parsed file; the first pydantic error as a one-line ScenarioError."""
     try:
@@ -104,86 +108,8 @@ def parse_record(model: type[M], path: Path, data: object) -> M:
         raise ScenarioError(pydantic_line(path, str(sid) if sid else None, data, err)) from None
 
 
-def parse_scenario(path: Path, data: object | None = None) -> Scenario:
-    """Parse (not yet check constraints of) one scenario file."""
-    if data is None:
-        data = read_yaml(path)
-    if not isinstance(data, dict):
-        raise ScenarioError(f"{path}: expected a mapping with scenario fields; got {type(data).__name__}")
-    sid = data.get("scenario_id")
-    sid = str(sid) if sid is not None else None
-    try:
-        return Scenario.model_validate(data)
-    except ValidationError as err:
-        raise ScenarioError(pydantic_line(path, sid, data, err)) from None
 
 
-def check_scenario(scenario: Scenario, path: Path) -> None:
-    """Enforce the mpe scenario rules (docs/suites/mpe.md) on one scenario; raise on the first broken rule."""
-    sid = scenario.scenario_id
-    turns = scenario.turns
-    if not turns:
-        raise ScenarioError(f"{where(path, sid)}: no turns; a scenario needs at least 3")
-    n_speakers = len(scenario.speakers)
-    if not 3 <= n_speakers <= 4:
-        raise ScenarioError(
-            f"{where(path, sid)}: {n_speakers} speakers; the mpe suite needs 3 or 4 humans"
-        )
-    for sp_id in scenario.speakers:
-        if sp_id not in ("A", "B", "C", "D"):
-            raise ScenarioError(f"{where(path, sid)}: speaker id {sp_id!r}; use A, B, C or D")
-    seen_ids: set[int] = set()
-    for i, t in enumerate(turns):
-        if t.id != i + 1:
-            raise ScenarioError(
-                f"{where(path, sid, t.id)}: turn ids must run 1, 2, 3 … in order; expected {i + 1}"
-            )
-        seen_ids.add(t.id)
-        if t.speaker not in scenario.speakers:
-            raise ScenarioError(
-                f"{where(path, sid, t.id)}: unknown speaker {t.speaker!r}; "
-                f"declare it under speakers (have {', '.join(sorted(scenario.speakers))})"
-            )
-        if not t.text.strip():
-            raise ScenarioError(f"{where(path, sid, t.id)}: empty text; write what is said")
-    requests = [t for t in turns if t.label is Label.T]
-    if len(requests) != 1:
-        ids = ", ".join(str(t.id) for t in requests) or "none"
-        raise ScenarioError(
-            f"{where(path, sid)}: {len(requests)} T turns (ids {ids}); exactly one T per scenario"
-        )
-    t_req = requests[0]
-    if t_req.id == turns[0].id:
-        raise ScenarioError(
-            f"{where(path, sid, t_req.id)}: T is the first turn; the evidence must come first"
-        )
-    if t_req.id == turns[-1].id:
-        raise ScenarioError(
-            f"{where(path, sid, t_req.id)}: T is the last turn; at least one turn must follow it"
-        )
-    if not (t_req.gold and t_req.gold.strip()):
-        raise ScenarioError(f"{where(path, sid, t_req.id)}: T has no gold answer; add 'gold:'")
-    for i, t in enumerate(turns):
-        nxt = turns[i + 1] if i + 1 < len(turns) else None
-        if t.label is Label.N4Q and (nxt is None or nxt.label is not Label.N4R):
-            raise ScenarioError(
-                f"{where(path, sid, t.id)}: N4Q is not immediately followed by an N4R; "
-                "add the resolution turn right after it"
-            )
-        if t.label is Label.N4R:
-            prev = turns[i - 1] if i > 0 else None
-            if prev is None or prev.label is not Label.N4Q:
-                raise ScenarioError(
-                    f"{where(path, sid, t.id)}: N4R without an N4Q right before it; "
-                    "put the question turn before it or relabel"
-                )
-        if t.gold and t.label is not Label.T:
-            raise ScenarioError(
-                f"{where(path, sid, t.id)}: gold answer on a {t.label} turn; only T carries gold"
-            )
-    for d in scenario.differs:
-        if d not in seen_ids:
-            raise ScenarioError(f"{where(path, sid)}: differs lists turn {d}, which does not exist")
 
 
 def check_audio(root: Path, rel: str | None, where: str, required: bool) -> None:
@@ -222,44 +148,6 @@ def check_clips_audio(root: Path | None, path: Path, clips: Iterable[tuple[str, 
     base = root or path.parent
     for at, rel in clips:
         check_audio(base, rel, at, required=True)
-
-
-def check_pair(a: Scenario, b: Scenario, path: Path, assistant: str = "Aria") -> None:
-    """The two conditions of a pair share task, gold, turn count and labels; only the explicit request names the assistant."""
-    where = f"{path}: pair {a.pair_id}"
-    if {a.condition, b.condition} != {"explicit", "implicit"}:
-        raise ScenarioError(f"{where}: conditions {a.condition}/{b.condition}; need one explicit and one implicit")
-    name = re.compile(rf"\b{re.escape(assistant)}\b", re.IGNORECASE)
-    for s in (a, b):
-        req = next((t for t in s.turns if t.label is Label.T), None)
-        if req is None:
-            continue
-        if s.condition == "explicit" and not name.search(req.text):
-            raise ScenarioError(
-                f"{path}: scenario {s.scenario_id}: turn {req.id}: the explicit request does not name {assistant}; name her"
-            )
-        if s.condition == "implicit" and name.search(req.text):
-            raise ScenarioError(
-                f"{path}: scenario {s.scenario_id}: turn {req.id}: the implicit request names {assistant}; drop the name"
-            )
-    if len(a.turns) != len(b.turns):
-        raise ScenarioError(f"{where}: {len(a.turns)} vs {len(b.turns)} turns; paired scenarios have equal turn counts")
-    if [t.label for t in a.turns] != [t.label for t in b.turns]:
-        raise ScenarioError(f"{where}: label sequences differ; paired scenarios share one label sequence")
-    if a.request.gold != b.request.gold:
-        raise ScenarioError(f"{where}: gold answers differ; paired scenarios share one gold answer")
-    diff = sorted(ta.id for ta, tb in zip(a.turns, b.turns, strict=True) if ta.text != tb.text)
-    allowed = {a.request.id, a.request.id - 1}
-    extra = [d for d in diff if d not in allowed]
-    if extra:
-        raise ScenarioError(
-            f"{where}: turns {extra} differ; only the request and the turn before it may differ"
-        )
-    for s in (a, b):
-        if sorted(s.differs) != diff:
-            raise ScenarioError(
-                f"{path}: scenario {s.scenario_id}: differs={sorted(s.differs)} but the texts differ at {diff}; fix 'differs'"
-            )
 
 
 def load_scenario_file(
@@ -327,20 +215,9 @@ def load_suite(
             continue
         files[s.scenario_id] = p
         scenarios.append(s)
-    if pairs and suite_of(suite, str(suite_file)).paired:  # a suite whose scenarios come in explicit/implicit pairs
-        by_pair: dict[str, list[Scenario]] = {}
-        for s in scenarios:
-            by_pair.setdefault(s.pair_id, []).append(s)
-        for pid, group in by_pair.items():
-            if len(group) != 2:
-                problems.append(
-                    f"{files[group[0].scenario_id]}: pair {pid}: {len(group)} scenario(s); each pair needs an explicit and an implicit one"
-                )
-                continue
-            try:
-                check_pair(group[0], group[1], files[group[0].scenario_id], assistant=suite.assistant_name)
-            except ScenarioError as e:
-                problems.append(str(e))
+    plugin = suite_of(suite, str(suite_file))
+    if pairs and plugin.has("check_suite"):  # rules across a suite's scenarios (mpe: explicit/implicit twins)
+        problems += plugin.part("check_suite")(scenarios, files, suite)
     if problems:
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         err = ScenarioError(problems[0] + more)

@@ -17,6 +17,7 @@ PLUGIN = SuitePlugin(
     paired=True,
     labels=("T", "N1", "N2", "N3", "N4Q", "N4R"),
     load_scenario="floorbench.suites.mpe.validate:load_scenario",
+    check_suite="floorbench.suites.mpe.validate:check_suite",
     suite_info="floorbench.suites.mpe.validate:suite_info",
     live_schedule="floorbench.suites.mpe.schedule:live_schedule",
     oracle="floorbench.suites.mpe.oracle:oracle",

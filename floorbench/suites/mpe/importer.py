@@ -25,14 +25,8 @@ from typing import Any
 from floorbench.paths import prepare_out
 from floorbench.scenarios.files import write_scenario, write_suite
 from floorbench.scenarios.schema import Preamble, Scenario, Suite, inside
-from floorbench.scenarios.validate import (
-    ScenarioError,
-    check_pair,
-    check_scenario,
-    parse_scenario,
-    read_yaml,
-)
-from floorbench.suites.mpe.validate import check_vocabulary
+from floorbench.scenarios.validate import ScenarioError, read_yaml
+from floorbench.suites.mpe.validate import check_pair, check_scenario, check_vocabulary, parse_scenario
 from floorbench.suites.mpe.vocab import PREAMBLE_VOICE, SPEAKER_VOICES
 
 SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
