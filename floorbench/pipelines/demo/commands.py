@@ -43,7 +43,7 @@ def demo(
 ) -> None:
     """Talk to a model from this machine's microphone and speakers; the session is recorded like a run."""
     from floorbench.errors import FloorbenchError, OptionError, check_range
-    from floorbench.pipelines.demo.devices import DeviceError, list_devices, resolve
+    from floorbench.pipelines.demo.devices import DeviceError, list_devices, probe_sound_system, resolve
     from floorbench.pipelines.demo.scenario import ScriptError, script
     from floorbench.processors.registry import ModelError, model_class
     from floorbench.scenarios.files import resolve_model_config
@@ -68,6 +68,7 @@ def demo(
         found, default_in, default_out = list_devices()
         mic = resolve(input, "input", found, default_in)
         speaker = resolve(output, "output", found, default_out)
+        probe_sound_system(mic, speaker)  # a device that would abort the process is refused in a child first
     except (OptionError, DeviceError, ModelError, ScenarioError, ScriptError) as e:
         fail(str(e))
     from floorbench.pipelines.demo.session import DemoError, DemoOptions, run_demo

@@ -42,6 +42,9 @@ def sounddevice() -> Any:
         raise DeviceError(f"no sound devices: the PortAudio library is missing ({e}); {PORTAUDIO_FIX}") from None
     except ImportError:
         raise DeviceError("no sound devices: the sounddevice package is missing; pip install sounddevice") from None
+    except Exception as e:  # sounddevice.PortAudioError: PortAudio could not start (it starts on import)
+        raise DeviceError(f"the sound system cannot start ({type(e).__name__}: {str(e)[:160]}); "
+                          "check the ALSA configuration (~/.asoundrc, /etc/asound.conf, ALSA_CONFIG_PATH)") from None
     return sd
 
 
@@ -62,14 +65,51 @@ class Device:
         )
 
 
+ALSA_FIX = "check the ALSA configuration (~/.asoundrc, /etc/asound.conf, ALSA_CONFIG_PATH)"
+
+_PROBE = """
+import sys
+import sounddevice as sd
+sd.query_hostapis(); sd.query_devices()
+for kind, arg in zip(("input", "output"), sys.argv[1:]):
+    if arg != "-":
+        getattr(sd, "check_" + kind + "_settings")(device=int(arg), samplerate=48000, channels=1, dtype="int16")
+"""
+
+
+def probe_sound_system(mic: int | None = None, speaker: int | None = None) -> None:
+    """List the devices (and check the chosen ones) in a child process first: a broken ALSA configuration
+    can abort the process inside PortAudio (signal 6), which no exception handler catches; in a child it is
+    one `DeviceError` line naming the fix."""
+    import subprocess
+    import sys
+
+    args = ["-" if mic is None else str(mic), "-" if speaker is None else str(speaker)]
+    try:
+        res = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise DeviceError(f"the sound system did not answer within 60 s while listing devices; {ALSA_FIX}") from None
+    if res.returncode < 0:
+        raise DeviceError(f"the sound system aborted (signal {-res.returncode}) while listing devices; {ALSA_FIX}")
+    if res.returncode != 0:
+        sounddevice()  # PortAudio or the package missing, or PortAudio not starting: its own line
+        last = (res.stderr.strip().splitlines() or ["no message"])[-1]
+        raise DeviceError(f"the sound system refused the devices ({last[:160]}); {ALSA_FIX}")
+
+
 def list_devices() -> tuple[list[Device], int | None, int | None]:
     """Every device PortAudio sees, and the default input and output indexes (None: none)."""
+    probe_sound_system()  # before PortAudio starts in this process (importing sounddevice starts it)
     sd = sounddevice()
-    hosts = [h["name"] for h in sd.query_hostapis()]
+    try:
+        hosts = [h["name"] for h in sd.query_hostapis()]
+        found = list(sd.query_devices())
+    except sd.PortAudioError as e:
+        raise DeviceError(f"the sound system cannot list devices ({e}); {ALSA_FIX}") from None
     devices = [
         Device(i, str(d["name"]), int(d["max_input_channels"]), int(d["max_output_channels"]),
                int(d["default_samplerate"]), hosts[int(d["hostapi"])] if int(d["hostapi"]) < len(hosts) else "?")
-        for i, d in enumerate(sd.query_devices())
+        for i, d in enumerate(found)
     ]
     default_in, default_out = (int(x) if x is not None and int(x) >= 0 else None for x in sd.default.device)
     return devices, default_in, default_out
