@@ -168,6 +168,7 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
     check_run_numbers(None, join_timeout, 16000, rooms)
     try:
         cfg_path = resolve_model_config(config) if config is not None else None
+        connection = LiveKitConnection.from_env(livekit_url)  # a URL without its key: said before anything is written
         # a link OUT/suite or OUT/run leading elsewhere is refused before anything is written or deleted
         for sub in ("suite", "run"):
             inside(out, sub, f"{out}: {sub}/", ScenarioError)
@@ -183,7 +184,7 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
     run_dir = out / "run"
     try:
         opts = RunOptions(
-            suite=suite_dir, model=name, out=run_dir, config=cfg, connection=LiveKitConnection.from_env(livekit_url),
+            suite=suite_dir, model=name, out=run_dir, config=cfg, connection=connection,
             settings=ScenarioSettings(model_join_timeout_s=join_timeout, print_join=print_join, acoustics=condition,
                                       schedule=binding.options() if binding is not None else {}),
             progress=not quiet and sys.stderr.isatty(), progress_lines=quiet or not sys.stderr.isatty(),
