@@ -89,7 +89,7 @@ def test_after_a_wh_question_a_token_answers_nothing(offline: OfflineJudge) -> N
         ("The dishwasher has finished, by the way.", "Nope, not yet.", "window.answer-word"),
         ("Yusuf, the plumber cancelled again.", "Yes, he rang me.", "window.content"),  # content beyond the token
         ("Yusuf, the plumber cancelled again.", "Yeah, yeah, yeah, yeah.", "window.floor-holding"),
-        ("Yusuf, the plumber cancelled again.", "That's right.", "window.content"),  # a clause takes a side
+        ("Yusuf, the plumber cancelled again.", "That's right.", "window.takes-side"),  # a clause takes a side
         ("Yusuf, the plumber cancelled again.", "Okay?", "window.counter-question"),
     ],
 )

@@ -71,7 +71,8 @@ def test_offline_answer_rules(offline: OfflineJudge, transcript: str, gold: str,
 
 def test_offline_answer_meaning_uses_minilm(offline: OfflineJudge) -> None:
     v = offline.judge([JudgeInput(Task.answer, "You should take the subway.", gold="take the metro")])[0]
-    assert v.verdict is Verdict.correct and "MiniLM" in v.reason
+    # cosine 0.64 against 0.60: within the margin where the meaning check does not decide
+    assert v.verdict is Verdict.unsure and "MiniLM" in v.reason and v.rule == "answer.meaning-close"
     v = offline.judge([JudgeInput(Task.answer, "You should walk there.", gold="take the metro")])[0]
     assert v.verdict is Verdict.wrong and "MiniLM" in v.reason
 

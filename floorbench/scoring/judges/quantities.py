@@ -88,10 +88,11 @@ def _cardinal(tokens: list[str], i: int) -> tuple[float, int] | None:
         current, j, last = 1, i + 1, "unit"
     while j < len(tokens):
         w = tokens[j]
-        if w == "and" and last == "scale" and j + 1 < len(tokens) and (tokens[j + 1] in UNITS or tokens[j + 1] in TENS):
-            j += 1
+        if w in ("and", ",") and last == "scale" and j + 1 < len(tokens) and (
+                tokens[j + 1] in UNITS or tokens[j + 1] in TENS):
+            j += 1  # "a hundred and thirty", "one thousand, one hundred"
             continue
-        if w in UNITS and last in (None, "tens", "scale"):
+        if w in UNITS and (last in (None, "scale") or (last == "tens" and UNITS[w] < 10)):
             current += UNITS[w]
             last = "teen" if UNITS[w] >= 10 else "unit"
         elif w in TENS and last in (None, "scale"):
