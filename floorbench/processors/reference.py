@@ -4,12 +4,10 @@
 - `eager` — answers every human turn end after a short pause, whoever was
   addressed (the chatty failure mode);
 - `oracle` — reads the scenario from its config (never from the room), finds
-  each turn in the room audio, speaks the gold answer after `T` and an attempt
-  after `N4Q` with real TTS, and stops as soon as the `N4R` starts; in suite
-  turns it says each `eot`/`interrupt` clip's reply after it, never in a
-  pause, ignores backchannels and stops as soon as a barge-in starts; in suite
-  av it says the request clip's reply and stops at a must_yield cue
-  (`floorbench.suites.av.oracle`);
+  each clip in the room audio and says what the scenario's suite plans for it
+  (its part `oracle`: an `OraclePlan` of `OracleClip`s) with real TTS: a reply
+  after a clip, a stop when a clip that barges in starts, a stop when the next
+  clip is due (each suite's `oracle.py` says what its clips ask for);
 - `echo` — plays back what it hears after a fixed delay (latency checks).
 
 The oracle's `shared_backend` makes it a deliberately slow agent under load:
@@ -200,9 +198,11 @@ class OracleProcessor(ListeningAgent):
     (`probe`, up to 0.6 s) with the received audio; where the normalised peak
     passes `match_threshold`, the clip started there, so its end is exact in
     received samples — pauses inside a turn or a slow VAD cannot make it lose
-    its place. The `N4R` is due exactly `n4_wait_ms` after the question ends
-    (the schedule's fixed wait), so the oracle stops then; hearing speech while
-    it waits for the resolution stops it too.
+    its place. A clip may say that the next one is due a fixed time after it
+    ends (``yield_after``, samples: the schedule's fixed wait), so the oracle
+    stops then, and that the next one barges in (``barges_in``): hearing speech
+    while it waits for such a clip stops it too. `n4_wait_ms` is not read (the
+    clips carry their waits); it stays in the signature for callers that pass it.
     """
 
     HISTORY_S = 20
@@ -223,7 +223,6 @@ class OracleProcessor(ListeningAgent):
         """a reply waiting for the shared backend (`backend`), and what to say when it is served"""
         self.segments = segments
         """per expected clip: label, lead (samples to first speech), length, probe, speech (PCM or None)"""
-        self.n4_wait = n4_wait_ms * VAD_RATE // 1000
         self.delay = response_delay_ms * VAD_RATE // 1000
         self.threshold = match_threshold
         self.k = 0
@@ -242,11 +241,12 @@ class OracleProcessor(ListeningAgent):
         self.history[-n:] = pcm.astype(np.float32) / 32768.0
 
     async def on_window(self, p: float, start: int) -> None:
-        waiting_for = self.segments[self.k]["label"] if self.k < len(self.segments) else None
-        # an N4R, or a barge-in of suite turns, is due while the oracle speaks: its first speech stops it
-        if waiting_for in ("N4R", "interrupt") and self.segment_end is None and p >= 0.5 and self.speaking:
+        waiting_for = self.segments[self.k] if self.k < len(self.segments) else None
+        # a clip that barges in is due while the oracle speaks: its first speech stops it
+        if (waiting_for is not None and waiting_for.get("barges_in") and self.segment_end is None and p >= 0.5
+                and self.speaking):
             self.speak_at = self.yield_at = None
-            await self.stop_speaking(f"{waiting_for} heard")
+            await self.stop_speaking(f"{waiting_for['label']} heard")
 
     def _search(self, received: int) -> None:
         """Look for the next clip's probe in the received audio not searched yet."""
@@ -261,7 +261,7 @@ class OracleProcessor(ListeningAgent):
             start = hist_start + at - seg["lead"]
             self.segment_end = start + seg["length"]
             self.found.append((seg["label"], start, score))
-            if seg["label"] == "N4R":
+            if seg.get("barges_in"):  # heard: no need to stop at its due time
                 self.yield_at = None
         else:
             # every placement starting before this point has been tried with the whole probe
@@ -280,15 +280,15 @@ class OracleProcessor(ListeningAgent):
             self.search_from = end
             if seg.get("speech") is not None:
                 self.speak_at = (end + self.delay, seg["speech"], f"after {seg['label']}")
-            if seg["label"] == "N4Q":
-                self.yield_at = end + self.n4_wait
+            if seg.get("yield_after") is not None:
+                self.yield_at = end + seg["yield_after"]
         if self.yield_at is not None and received >= self.yield_at:
             # the resolution is due now: the input stream is sample-continuous, so
             # this is exact, and the oracle need not wait to hear it
             self.yield_at = None
             self.speak_at = self.serving = None
             if self.speaking:
-                await self.stop_speaking("N4R due")
+                await self.stop_speaking(f"the clip after {self.segments[self.k - 1]['label']} due")
         if self.speak_at is not None and received >= self.speak_at[0]:
             _, pcm, what = self.speak_at
             self.speak_at = None
@@ -358,6 +358,11 @@ class OracleClip:
     """what the oracle says after it (None: nothing)"""
     ends_ms: int | None = None
     """the turn is handed over this far into the clip (None: at its end)"""
+    barges_in: bool = False
+    """the clip may start while the oracle speaks, and its first speech stops it"""
+    yield_after_ms: int | None = None
+    """the next clip is due this long after this one ends: the oracle stops speaking then, without
+    waiting to hear it (None: no such wait)"""
 
 
 @dataclass
@@ -365,7 +370,7 @@ class OraclePlan:
     """A suite's part `oracle`: the clips in playing order, and the processor that plays them.
 
     `processor(segments, settings, out_rate)` builds the chain's processor; None: the
-    `OracleProcessor` (answers after each handed-over turn, `N4R` after `n4_wait_ms`).
+    `OracleProcessor` (answers after each handed-over turn, stops where a clip says).
     """
 
     clips: list[OracleClip]
@@ -398,13 +403,13 @@ class OracleSettings(AdapterSettings):
     answer_template: str = "The answer is {gold}."
     response_delay_ms: Ms = 400
     n4_wait_ms: Ms = 3000
-    """the schedule's fixed wait between N4Q and N4R"""
+    """suite mpe's fixed wait between a question and its resolution (its oracle plan reads it)"""
     shared_backend: SharedBackend | None = None
     """a deliberately slow agent under load: every reply waits its turn for one backend (`SharedBackend`)"""
 
 
 class OracleAgent(Model[OracleSettings]):
-    """Speaks the gold answer after T and an attempt after N4Q; yields at N4R."""
+    """Says what the scenario's suite plans (`OraclePlan`), where its clips are heard in the room."""
 
     name = "oracle"
     Settings = OracleSettings
@@ -422,10 +427,10 @@ class OracleAgent(Model[OracleSettings]):
         assert ctx.scenario is not None
         root = ctx.suite_root or Path(".")
         plan = self.plan()
-        clips = [(c.label, c.audio, c.text, c.ends_ms) for c in plan.clips]
         out = []
         rate = ctx.out_sample_rate
-        for label, audio, text, ends_ms in clips:
+        for clip in plan.clips:
+            label, audio, text, ends_ms = clip.label, clip.audio, clip.text, clip.ends_ms
             if audio is None:
                 raise ModelError(f"oracle: {label} turn has no audio; render the suite first")
             x, sr = sf.read(str(root / audio), dtype="float32", always_2d=True)
@@ -443,6 +448,8 @@ class OracleAgent(Model[OracleSettings]):
                     "length": len(x16) if ends_ms is None else min(len(x16), ends_ms * VAD_RATE // 1000),
                     "probe": probe,
                     "speech": _tts(text, self.settings.voice, rate) if text else None,
+                    "barges_in": clip.barges_in,
+                    "yield_after": None if clip.yield_after_ms is None else clip.yield_after_ms * VAD_RATE // 1000,
                 }
             )
         return out

@@ -76,7 +76,7 @@ def said_words(words: list[str]) -> str:
 
 LABEL = {StepKind.say: "say", StepKind.branch: "say", StepKind.barge_in: "interrupt",
          StepKind.backchannel: "backchannel"}
-"""the oracle's clip labels: ``interrupt`` makes the stock oracle stop at the clip's first speech"""
+"""the oracle's clip labels (a barge-in's clip is also marked `barges_in`: the oracle stops at its first speech)"""
 
 
 def oracle_path(s: AgentScenario) -> list[tuple[int, int, str | None]]:
@@ -168,7 +168,8 @@ def oracle(scenario: Any, suite: Any, settings: OracleSettings) -> OraclePlan:
     passes whatever their `after_ms` and clips."""
     s: AgentScenario = scenario
     path = oracle_path(s)
-    clips = [OracleClip(LABEL[s.steps[k].kind], s.clip(clip).audio, text) for k, clip, text in path]
+    clips = [OracleClip(LABEL[s.steps[k].kind], s.clip(clip).audio, text, barges_in=s.steps[k].kind is StepKind.barge_in)
+             for k, clip, text in path]
     needs = holds(s, path)
     if s.tools is not None:  # it makes the calls the test expects between a turn and its reply
         from floorbench.suites.agent.tool_oracle import expected_calls, factory

@@ -2,7 +2,8 @@
 
 Suite turns' part `oracle` (floorbench.plugins): the suite plays no preamble; after
 each clip whose turn ends (`eot`, `interrupt`) the oracle says the clip's `reply`, and it
-stays silent through pauses, backchannels and noise.
+stays silent through pauses, backchannels and noise; a barge-in (`interrupt`) heard while it
+speaks stops it.
 """
 
 from __future__ import annotations
@@ -13,4 +14,5 @@ from floorbench.processors.reference import OracleClip, OraclePlan, OracleSettin
 
 
 def oracle(scenario: Any, suite: Any, settings: OracleSettings) -> OraclePlan:
-    return OraclePlan([OracleClip(str(t.label), t.audio, getattr(t, "reply", None)) for t in scenario.turns])
+    return OraclePlan([OracleClip(str(t.label), t.audio, getattr(t, "reply", None), barges_in=t.label == "interrupt")
+                       for t in scenario.turns])
