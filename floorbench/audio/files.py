@@ -12,7 +12,7 @@ rate: so when a part file is opened its rate is written beside it, in
 A part file belongs to one attempt: `PcmAppender` starts it empty (never
 appends to what an earlier, killed attempt left), and the runner moves an
 earlier attempt's files into ``attempt-N/`` before the next attempt starts
-(pipelines/resume.py `archive_attempt`), where `recover_folder` turns them into
+(pipelines/run/resume.py `archive_attempt`), where `recover_folder` turns them into
 WAVs and fixes the header of a WAV that was never finalised.
 """
 

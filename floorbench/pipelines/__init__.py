@@ -1,19 +1,16 @@
 """The live run: participants in a LiveKit room, the schedule, the run loop, the records.
 
-    participant        the base of every floorbench participant: room, connect, typed events, teardown
-    recorder           hidden, subscribe-only; every track to disk with a sample-accurate time fit
-    playback           the simulated humans' track (one writer task) and what the model says back
-    speech_monitor     live Silero on the model audio as received: the schedule's "speaking"
-    schedules          each suite's live policy (`mpe`), typed against small protocols
-    model_messages     the typed messages between the runner and the model child process
-    model_participant  the child process: LiveKitTransport → model processors → LiveKitTransport
-    scenario_run       one scenario, one room: joins, schedule, teardown, meta.json and turns.json
-    turn_mapping       pure arithmetic of the records: turn times, transport latency, onset error, drift
-    timing_verdict     each scenario's own timing check: `ok` or `degraded`, with figures and bounds
-    resume             what a run folder already holds, what is left to run, what is retried
-    run_book           run.json: the run's identity, every planned scenario's outcome, the counts
-    runner             a suite, scenario after scenario, into one run folder
-    commands           `floorbench server`, `run`, `models`
+    room/      the room's participants: the base participant, recorder, playback, speech monitor,
+               the live schedule's protocol, the model's child process and its messages, sender logs
+    run/       the run loop and its records: `runner` (a suite into one run folder), `scenario_run`
+               (one scenario, one room; with `run_state`, `run_model`, `run_watch`, `run_records`),
+               `sender_timing`, `hearing` and `sent_tracks` (the timing clock), `turn_mapping`,
+               `timing_verdict`, `resume`, `run_book`, `model_process`, `model_fork`, `progress`
+    dispatch/  scale-out on LiveKit agent dispatch: the protocol, the runner's side, `floorbench worker`
+    demo/      `floorbench demo` and `floorbench devices`: this machine's microphone and speakers
+    video/     video in the room: the user's camera, the recorder's video, markers, timing
+    latency/   `floorbench latency`: chirp probes through the SFU and the sound devices' share
+    commands   `floorbench server`, `run`, `models`
 
 Layer: may import everything below it (base, scenarios, transports, processors), never
 scoring or report; see docs/architecture.md.

@@ -10,7 +10,7 @@ after each scenario finishes). A failed scenario is
 recorded as failed with its reason and the run goes on; if a managed server
 died, it is restarted for the next scenario.
 
-An existing ``OUT`` is resumed (pipelines/resume.py): intact completed
+An existing ``OUT`` is resumed (pipelines/run/resume.py): intact completed
 scenarios are kept, the rest run; a folder of another suite or model is
 refused. A scenario that failed for an infrastructure reason is tried again up
 to ``retries`` times. Ctrl-C or SIGTERM stops cleanly: the running scenario is
