@@ -58,7 +58,8 @@ def fill(template: Any, args: dict[str, Any]) -> Any:
 
 
 def _path(path: str, args: dict[str, Any]) -> list[str]:
-    return [p for p in str(fill(path, args)).split(".") if p]
+    """A dotted path's parts, each filled from the arguments after the split (an email's dots stay in its part)."""
+    return [str(fill(p, args)) for p in path.split(".") if p]
 
 
 def read(state: dict[str, Any], path: list[str]) -> Any:

@@ -161,12 +161,16 @@ def contains(part: Any, whole: Any) -> bool:
 
 
 def oracle_arguments(expected: dict[str, Any]) -> dict[str, Any]:
-    """The arguments a known-good agent sends for an expectation: literals as written, an approx its number;
-    a regex cannot be inverted, so that argument is left out."""
+    """The arguments a known-good agent sends for an expectation: literals as written, an approx its number,
+    a regex its own text without anchors and escapes when that matches it (else the argument is left out)."""
     out: dict[str, Any] = {}
     for k, v in expected.items():
         if isinstance(v, dict) and "approx" in v:
             out[k] = v["approx"]
-        elif not (isinstance(v, dict) and set(v) == {"regex"}):
+        elif isinstance(v, dict) and set(v) == {"regex"}:
+            text = re.sub(r"\\(.)", r"\1", str(v["regex"]).removeprefix("^").removesuffix("$"))
+            if re.search(str(v["regex"]), text, re.IGNORECASE):
+                out[k] = text
+        else:
             out[k] = v
     return out

@@ -56,6 +56,8 @@ class ToolMock:
         self._server: Any = None
         self._task: asyncio.Task[None] | None = None
         self._url = ""
+        self.in_flight = 0
+        """calls being answered now"""
 
     @property
     def url(self) -> str:
@@ -88,8 +90,12 @@ class ToolMock:
         self.calls.append(placeholder)  # the call's number is its arrival's
         ans = self.backend.answer(name, args)
         wait_ns = t0 + ans.latency_ms * MS - time.monotonic_ns()
-        if wait_ns > 0:
-            await asyncio.sleep(wait_ns / 1e9)
+        self.in_flight += 1
+        try:
+            if wait_ns > 0:
+                await asyncio.sleep(wait_ns / 1e9)
+        finally:
+            self.in_flight -= 1
         t1 = time.monotonic_ns()
         rec = placeholder.model_copy(update={
             "response": ans.response, "error": ans.error, "rule": ans.rule, "latency_ms": ans.latency_ms,

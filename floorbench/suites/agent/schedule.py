@@ -130,6 +130,10 @@ class AgentSchedule:
         self.tools.attach(pb)
         try:
             await self._steps(pb)
+            # a call still running when the agent fell silent: the call goes on until it has answered
+            if self.scenario.steps[-1].kind is not StepKind.hang_up and await self.tools.until_idle(
+                    self.rules.response_cap_ms):
+                await self._turn_over(pb, None, Reply(pb.clock.now_ns()), self.rules.tail_ms, self.rules.wait_ms)
         finally:  # the calls go to the folder with the room's other records
             out_dir = getattr(pb, "out_dir", None)
             await self.tools.close(out_dir if isinstance(out_dir, Path) else None)

@@ -23,7 +23,7 @@ Timing, per call (start, end):
 - ``answers_within_ms``: the agent's first speech onset at or after the call's
   end is at most N ms after it (still speaking at the end: 0);
 - ``waits_for_turn_end``: no call started inside the step's caller turn (from
-  its clip's start to its end).
+  its clip's start to `END_PAD_MS` before its end).
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ from floorbench.tools.expect import ANY_TOOL, arguments_match, contains
 from floorbench.tools.records import ToolCall
 
 NO_CALL = "no call"
+END_PAD_MS = 100
+"""waits_for_turn_end: a call this close to a clip's end is after the turn (the clip ends with the voice's
+50 ms pad of silence, and the clips are timed on the room's clock, the calls on the runner's)"""
 
 
 def _span(plan: Sequence[StepPlan], ev: Evidence, n: int) -> tuple[int, int] | None:
@@ -192,7 +195,7 @@ def waits_for_turn_end(plan: Sequence[StepPlan], ev: Evidence, n: int, calls: Se
     p, end = ev.placed.get(n), _turn_end(plan, ev, n)
     if p is None or end is None:
         return Result(key, "waits_for_turn_end", n, expected, False, "not played")
-    early = [c for c in calls if p.start_ms <= c.start_ms < end]
+    early = [c for c in calls if p.start_ms <= c.start_ms < end - END_PAD_MS]
     if not early:
         return Result(key, "waits_for_turn_end", n, expected, True, "no call during the turn", 0.0)
     c = early[0]

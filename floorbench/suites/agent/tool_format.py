@@ -45,7 +45,7 @@ def set_tool_check(out: Expect, where: str, key: str, value: object, allowed: fr
     number of steps for a test's assertion, None for a step's."""
     check = ToolCheck(key)
     if check not in allowed:
-        raise error(f"{where}: {key} does not apply to {what}; there use {', '.join(sorted(c.value for c in allowed))}")
+        raise error(f"{where}: does not apply to {what}; there use {', '.join(sorted(c.value for c in allowed))}")
     try:
         if check is ToolCheck.calls_tool:
             out.calls_tool = tx.calls_tool(where, value, None, steps)

@@ -69,6 +69,16 @@ class LiveTools:
                      start_ms=c.start_ms, end_ms=c.end_ms, arguments=c.arguments, response=c.response,
                      error=c.error, latency_ms=c.latency_ms)
 
+    async def until_idle(self, cap_ms: int) -> bool:
+        """Wait (at most `cap_ms`) while a call is being answered; True if one was."""
+        if self.mock.in_flight == 0:
+            return False
+        for _ in range(max(1, cap_ms // 20)):
+            if self.mock.in_flight == 0:
+                break
+            await asyncio.sleep(0.02)
+        return True
+
     async def close(self, folder: Path | None) -> None:
         """Stop serving; write tools.json into `folder` (once)."""
         if self.closed:

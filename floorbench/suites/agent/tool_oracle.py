@@ -2,8 +2,9 @@
 are checked against an agent known to be right.
 
 After a caller clip whose step expects calls (its ``calls_tool``, and the
-test's ``calls_tool`` with ``after`` that step), the oracle — the moment the
-clip ends in what it hears — says a short filler and makes each call, one
+test's ``calls_tool`` with ``after`` that step), the oracle — when it would
+have answered (`response_delay_ms` after the clip's end as it heard it) — says
+a short filler and makes each call, one
 after the other, over the mock's plain HTTP endpoint (`TOOLS_URL_ENV` in its
 environment); a call that fails is made once more (the recovery a test with a
 tool error asks of an agent). When the calls are done it says the step's reply
@@ -62,6 +63,8 @@ class ToolOracleProcessor(OracleProcessor):
         self.filler = filler
         self.pending: asyncio.Task[None] | None = None
         self.held: tuple[int, tuple[int, np.ndarray, str] | None] | None = None
+        self.call_at: tuple[int, int] | None = None
+        """(received sample, clip index): when to say the filler and start the calls"""
 
     async def on_samples(self, received: int) -> None:
         k = self.k
@@ -69,8 +72,12 @@ class ToolOracleProcessor(OracleProcessor):
         if self.k > k and self.calls.get(k):  # clip k has just ended, and the test expects calls after it
             self.held = (k, self.speak_at)
             self.speak_at = None
-            self.pending = asyncio.create_task(self._call_all(self.calls[k]))
-            await self.speak(self.filler, f"filler after {k}")
+            self.call_at = (self.search_from + self.delay, k)  # when the stock oracle would have answered
+        if self.call_at is not None and received >= self.call_at[0]:
+            k0 = self.call_at[1]
+            self.call_at = None
+            self.pending = asyncio.create_task(self._call_all(self.calls[k0]))
+            await self.speak(self.filler, f"filler after {k0}")
         if self.pending is not None and self.pending.done() and self.held is not None:
             self.pending = None
             k0, reply = self.held

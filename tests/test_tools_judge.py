@@ -1,0 +1,86 @@
+"""The tool assertions (floorbench.suites.agent.tool_checks), judged on calls beside a recording's evidence.
+
+Hand-built evidence on the recording's clock: a caller clip, the agent's speech, the calls.
+Each assertion reports its measured value; with no call, those that need one fail with "no call".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from floorbench.suites.agent.assertions import Evidence, Placed, StepPlan
+from floorbench.suites.agent.rules import StepKind
+from floorbench.suites.agent.tool_checks import dead_air, evaluate
+from floorbench.tools.records import ToolCall
+
+
+def call(tool: str, start: int, end: int, n: int = 1, **args: Any) -> ToolCall:
+    return ToolCall(n=n, tool=tool, via="http", arguments=args, start_ms=start, end_ms=end, latency_ms=end - start)
+
+
+def evidence(speech: list[tuple[int, int]]) -> Evidence:
+    return Evidence({1: Placed(1000, 3000)}, speech, speech, 20000)
+
+
+def judge(step_expect: dict[str, Any], calls: list[ToolCall], speech: list[tuple[int, int]],
+          test_expect: dict[str, Any] | None = None, state: dict[str, Any] | None = None) -> dict[str, Any]:
+    plan = [StepPlan(1, StepKind.say, 1, None, step_expect)]
+    return {r.key: r for r in evaluate(plan, test_expect or {}, evidence(speech), calls, state)}
+
+
+def test_calls_tool_matches_arguments_exactly_by_subset_regex_and_tolerance() -> None:
+    calls = [call("refund", 3100, 3800, order_id="427", amount=24.990001, note="x")]
+    spec = {"name": "refund", "arguments": {"order_id": {"regex": "^4\\d7$"}, "amount": {"approx": 24.99, "tol": 0.01}},
+            "within_ms": 500}
+    r = judge({"calls_tool": [spec]}, calls, [])["step 1 calls_tool 1"]
+    assert r.passed and r.value == 100.0 and "100 ms after the turn" in r.measured
+    exact = judge({"calls_tool": [{**spec, "match": "exact"}]}, calls, [])["step 1 calls_tool 1"]
+    assert not exact.passed and "arguments do not match" in exact.measured  # `note` is one more
+    late = judge({"calls_tool": [{**spec, "within_ms": 50}]}, calls, [])["step 1 calls_tool 1"]
+    assert not late.passed and late.value == 100.0
+    other = judge({"calls_tool": [{"name": "lookup"}]}, calls, [])["step 1 calls_tool 1"]
+    assert not other.passed and other.measured == "no call of lookup (called: refund)"
+
+
+def test_with_no_call_every_assertion_that_needs_one_fails_with_no_call() -> None:
+    step = {"calls_tool": [{"name": "lookup"}], "dead_air_ms": 500, "filler_within_ms": 500,
+            "answers_within_ms": 500}
+    test = {"tool_order": ["lookup", "refund"], "final_state": {"contains": {"orders": {"1": "refunded"}}},
+            "no_tool_call": ["*"], "max_calls": {"*": 1}}
+    res = judge(step, [], [(3200, 4000)], test, state={"orders": {"1": "open"}})
+    for key in ("step 1 calls_tool 1", "step 1 dead_air_ms", "step 1 filler_within_ms", "step 1 answers_within_ms",
+                "test tool_order"):
+        assert not res[key].passed and res[key].measured == "no call", key
+    assert not res["test final_state"].passed and res["test final_state"].measured.startswith("no call")
+    assert res["test no_tool_call"].passed and res["test max_calls *"].passed
+
+
+def test_dead_air_is_the_longest_silence_inside_the_calls_run() -> None:
+    c = call("lookup", 3100, 6100)
+    assert dead_air(evidence([]), c) == 3000
+    assert dead_air(evidence([(3200, 4300)]), c) == 1800  # a filler until 4300, then silence to 6100
+    assert dead_air(evidence([(3200, 4300), (5000, 7000)]), c) == 700
+    r = judge({"dead_air_ms": 1000, "filler_within_ms": 200, "answers_within_ms": 300}, [c], [(3200, 4300), (6250, 8000)])
+    assert not r["step 1 dead_air_ms"].passed and r["step 1 dead_air_ms"].value == 1800.0  # clipped at its return
+    assert r["step 1 filler_within_ms"].passed and r["step 1 filler_within_ms"].value == 100.0
+    assert r["step 1 answers_within_ms"].passed and r["step 1 answers_within_ms"].value == 150.0
+
+
+def test_a_call_made_before_the_callers_turn_ended() -> None:
+    early = judge({"waits_for_turn_end": True}, [call("book", 1040, 1500)], [])["step 1 waits_for_turn_end"]
+    assert not early.passed and early.measured == "book started 40 ms into the turn, 1960 ms before its end"
+    ok = judge({"waits_for_turn_end": True}, [call("book", 2950, 3500)], [])["step 1 waits_for_turn_end"]
+    assert ok.passed  # within the clip's trailing pad
+
+
+def test_order_counts_and_final_state() -> None:
+    calls = [call("lookup", 3100, 3500, 1), call("lookup", 3600, 3900, 2), call("refund", 4000, 4500, 3)]
+    test = {"tool_order": ["lookup", "refund"], "max_calls": {"lookup": 1, "*": 3},
+            "final_state": {"contains": {"orders": {"1": {"status": "refunded"}}}}, "no_tool_call": ["book"]}
+    r = judge({}, calls, [], test, state={"orders": {"1": {"status": "refunded", "item": "kettle"}}})
+    assert r["test tool_order"].passed and r["test tool_order"].measured == "called lookup → lookup → refund"
+    assert not r["test max_calls lookup"].passed and r["test max_calls lookup"].measured == "2 calls of lookup"
+    assert r["test max_calls *"].passed and r["test final_state"].passed and r["test no_tool_call"].passed
+    wrong = judge({}, calls, [], {"tool_order": ["refund", "lookup"], "final_state": {"equals": {"orders": {}}}},
+                  state={"orders": {"1": {}}})
+    assert not wrong["test tool_order"].passed and not wrong["test final_state"].passed
