@@ -245,12 +245,27 @@ def check_tree(data: Any, where: str, error: type[FloorbenchError] = ReadError) 
     while todo:
         value, depth = todo.pop()
         if isinstance(value, float) and not math.isfinite(value):
-            raise error(f"{where}: {value} is not a finite number; write a number")
+            at = _path_of(data, value)
+            raise error(f"{where}: {at + ': ' if at else ''}{value} is not a finite number; write a number")
         if isinstance(value, dict | list):
             if depth >= MAX_DEPTH:
                 raise error(f"{where}: nested more than {MAX_DEPTH} deep; flatten it")
             items = value.values() if isinstance(value, dict) else value
             todo.extend((v, depth + 1) for v in items if isinstance(v, dict | list | float))
+
+
+def _path_of(data: Any, target: Any) -> str:
+    """Where `target` (by identity) sits in `data`, as ``tests[0].timeout_s`` (only looked for on an error)."""
+    todo: list[tuple[Any, str]] = [(data, "")]
+    while todo:
+        value, at = todo.pop()
+        if value is target:
+            return at
+        if isinstance(value, dict):
+            todo.extend((v, f"{at}.{excerpt(k, 30)}" if at else excerpt(k, 30)) for k, v in value.items())
+        elif isinstance(value, list):
+            todo.extend((v, f"{at}[{i}]") for i, v in enumerate(value))
+    return ""
 
 
 # -- values -------------------------------------------------------------------------------------------

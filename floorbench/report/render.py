@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from floorbench.errors import FloorbenchError
 from floorbench.paths import outputs
 from floorbench.report.html import TimelineBlock, render_html
 from floorbench.report.load import ScoredRun, load_runs
@@ -75,12 +76,15 @@ def write_report(paths: list[Path], out: Path, title: str = "floorbench report",
     report = suite_reporting(paths).part("report")
     try:
         return report(paths, out, title, max_timelines)
+    except FloorbenchError:
+        raise  # already one line naming the file
     except (KeyError, TypeError, AttributeError, IndexError, ValueError, ZeroDivisionError) as e:
         # a scores file that passed its reader's version check but holds a value of the wrong type or shape
         # (hand-edited, or from another tool): the user's file, named in one line, nothing written yet
         from floorbench.escape import excerpt
 
-        names = ", ".join(excerpt(p, 120) for p in paths[:3])
+        files = [q for p in paths for q in ([p] if p.is_file() else sorted(p.glob("*scores.json")) or [p])]
+        names = ", ".join(excerpt(p, 160) for p in files[:3])
         raise InputError(f"{names}: a scores file holds a value of the wrong type or shape ({type(e).__name__}: "
                          f"{excerpt(str(e), 80)}); re-run `floorbench score` on the recordings") from None
 

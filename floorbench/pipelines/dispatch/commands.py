@@ -60,6 +60,9 @@ def worker(
             raise OptionError(str(e)) from None
         pins = Pins.from_command_line(out_root, model, config, config_hash, bound, max_room_s)
         suites = [resolve_suite(s) for s in suite]  # a missing --suite is said first, not the server
+        for s in suites:
+            if not s.is_dir():
+                raise OptionError(f"--suite {s}: not a folder; give the suite folder this worker holds")
         conn = LiveKitConnection.from_env(livekit_url)
         if conn is None:
             fail("worker needs a LiveKit server: pass --livekit-url (or LIVEKIT_URL) with LIVEKIT_API_KEY/SECRET")
