@@ -38,3 +38,17 @@ def test_the_longest_phrase_at_the_opening_decides() -> None:
     assert opening("no way") is None and opening("no") is Intent.no
     assert opening("of course not") is Intent.yes  # "of course" opens it: English only, no negation scope
     assert opening("well, yes") is None  # only the opening counts
+
+
+def test_an_unsure_intent_takes_otherwise_and_says_so() -> None:
+    from floorbench.suites.agent.branch import NO_MATCH, choose
+    from floorbench.suites.agent.intents import read_intent
+    from floorbench.suites.agent.schema import Branch
+
+    read, why = read_intent("How Tuesday!", Intent.backchannel)  # a part the turn grammar cannot type
+    assert read is None and why.startswith("intent backchannel unsure: window.untyped")
+    branch = Branch.model_validate({"rules": [{"name": "reacted", "intent": "backchannel", "text": "Okay."}],
+                                    "otherwise": {"name": "otherwise", "text": "Sorry?"}})
+    choice = choose(branch, "How Tuesday!")
+    assert choice.index == 1 and choice.why.startswith(NO_MATCH) and "unsure" in choice.why
+    assert choose(branch, "Oh no.").index == 0

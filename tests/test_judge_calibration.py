@@ -205,3 +205,39 @@ def test_llm_judge_on_labels_is_reported_beside_the_offline_judge(tmp_path: Path
     assert "disagreements of llm:table (1):" in res.output
     # the intrusion prompt states the assent rule explicitly: a bare "yes" is read by the turn it follows
     assert any("were NOT asking Aria" in p and '"yes"' in p and "yes/no question" in p for p in _TableJudge.prompts)
+
+
+def test_agreement_by_source_with_and_without_unsure_and_a_source_held_out(tmp_path: Path) -> None:
+    labels = tmp_path / "labels.jsonl"
+    turn = "Ola, the boiler broke again."
+    rows = [
+        {"id": "s1", "family": "N2", "turn": turn, "reply": "Oh no.", "label": "backchannel", "source": "author"},
+        {"id": "s2", "family": "N2", "turn": turn, "reply": "It's the valve.", "label": "intrusion", "source": "author"},
+        {"id": "s3", "family": "N2", "turn": turn, "reply": "How Tuesday!", "label": "backchannel", "source": "other"},
+        {"id": "s4", "family": "N2", "turn": turn, "reply": "Aw.", "label": "backchannel", "source": "other"},
+    ]
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["judge-agreement", "--labels", str(labels), "--out", str(out),
+                                   "--hold-out-source", "other"])
+    assert res.exit_code == 0, res.output
+    task = json.loads((out / "judge_agreement.json").read_text())["judges"]["offline"]["tasks"]["intrusion"]
+    # the unsure item counts as a disagreement in `agreement`, and is left out of `agreement_decided`
+    assert (task["agreement"], task["agreement_decided"], task["unsure"], task["unsure_rate"]) == (0.75, 1.0, 1, 0.25)
+    assert task["sources"]["author"]["agreement"] == 1.0 and task["sources"]["other"]["agreement"] == 0.5
+    held = task["hold_out"]
+    assert (held["tuning"]["n"], held["held_out"]["n"], held["gap"]) == (2, 2, 0.5)
+    assert "held out other: 50.0%" in res.output and "unsure=1 (25.0%)" in res.output
+    bad = CliRunner().invoke(app, ["judge-agreement", "--labels", str(labels), "--out", str(out),
+                                   "--hold-out-source", "nobody"])
+    assert bad.exit_code == 2 and "error: --hold-out-source 'nobody'" in bad.output
+
+
+def test_labels_can_be_joined_and_the_packaged_sets_named() -> None:
+    from floorbench.scoring.agreement_labels import label_files
+
+    both = label_files("calibration-holdout+calibration-varied")
+    assert both == label_files("calibration-holdout") + label_files("calibration-varied")
+    assert CALIBRATION / "blind" / "holdout" / "answers.jsonl" not in label_files("calibration-all")
+    sources = {i.source for i in load_labels("calibration-varied")}
+    assert {"varied-a", "varied-b"} <= sources  # the tuning source and the one kept out of tuning

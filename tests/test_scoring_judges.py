@@ -16,6 +16,7 @@ from floorbench.scoring.cache import JsonlCache
 from floorbench.scoring.judges import (
     JudgeError,
     JudgeInput,
+    JudgeVerdict,
     Task,
     Verdict,
     judge_cached,
@@ -458,3 +459,76 @@ def test_quantity_readings() -> None:
     [m] = mentions(lex("for more miles"))  # a recogniser's "for" before a unit is the number
     assert same_quantity(Quantity("number", 4, "mile"), m)
     assert not same_quantity(Quantity("number", 96, "usd"), mentions(lex("96 cents"))[0])
+
+
+def test_an_unsure_verdict_is_kept_out_of_the_rate_and_counted_beside_it(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the content stage and the metrics: the offline judge's unsure item is in no denominator,
+    has kind `unsure`, and scores.json counts it beside the metric (the report shows it)."""
+    import numpy as np
+
+    from floorbench.records import DialogueTurn, DialogueTurns
+    from floorbench.report.tables import fmt_score
+    from floorbench.scoring.asr import Transcriber
+    from floorbench.scoring.content import PendingDialogue, fill_content
+    from floorbench.scoring.items import Item, Kind, Metric
+    from floorbench.scoring.metrics import condition_scores
+
+    turns = DialogueTurns(scenario_id="s1", pair_id="p1", condition="explicit", turns=[
+        DialogueTurn(turn_id=1, speaker="A", label="N2", start_ms=0, end_ms=1000, text="Ola, the boiler broke.")])
+
+    def window(turn_id: int) -> Item:
+        return Item(scenario_id="s1", pair_id="p1", condition="explicit", metric=Metric.silence_keeping,
+                    turn_id=turn_id, label="N2", counted=True, kind=Kind.intrusion, reason="", window_start_ms=1000,
+                    window_end_ms=3000, speech=[(1200, 2200)], speech_ms=1000, needs_transcript=True)
+
+    items = [window(1), window(1)]
+    asr = Transcriber("tiny.en")
+    said = iter(["How Tuesday!", "Oh no."])  # a part the grammar cannot type; a reaction
+    monkeypatch.setattr(asr, "transcribe", lambda clips, progress=None: [next(said) for _ in clips])
+    fill_content([PendingDialogue(turns=turns, items=items, read_audio=lambda: np.zeros(48000, np.int16))],
+                 asr, OfflineJudge(), JsonlCache(tmp_path / "judge.jsonl"))
+    unsure, kept = items
+    assert (unsure.counted, unsure.passed, unsure.kind, unsure.verdict) == (False, None, Kind.unsure, "unsure")
+    assert "window.untyped" in unsure.reason and kept.passed is True and kept.counted
+    score = condition_scores(items, ["s1"], resamples=0).metrics[Metric.silence_keeping.value]
+    assert (score.n, score.passed, score.unsure) == (1, 1, 1)
+    assert "unsure 1" in fmt_score(score)
+
+
+class _Fixed:
+    """A stand-in second judge that records what it is asked."""
+
+    name, prompt_version = "fixed", "1"
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def identity(self) -> dict[str, object]:
+        return {}
+
+    def judge(self, inputs, on_verdict=None):  # type: ignore[no-untyped-def]
+        out = []
+        for n, inp in enumerate(inputs):
+            self.asked.append(inp.transcript)
+            v = JudgeVerdict(Verdict.intrusion, "fixed: says intrusion", rule="fixed")
+            out.append(v)
+            if on_verdict is not None:
+                on_verdict(n, v)
+        return out
+
+
+def test_offline_plus_a_second_judge_sends_only_the_unsure_items(tmp_path: Path) -> None:
+    from floorbench.scoring.judges.cascade import CascadeJudge
+
+    second = _Fixed()
+    judge = CascadeJudge(OfflineJudge(), second)  # type: ignore[arg-type]
+    inputs = [JudgeInput(Task.intrusion, t, context="Ola, the boiler broke.") for t in ("Oh no.", "How Tuesday!", "9.")]
+    got = judge_cached(judge, inputs, JsonlCache(tmp_path / "judge.jsonl"))
+    assert second.asked == ["How Tuesday!"]
+    assert [v.verdict for v in got] == [Verdict.backchannel, Verdict.intrusion, Verdict.intrusion]
+    assert "offline unsure: window.untyped" in got[1].reason and judge.name == "offline+fixed"
+    again = judge_cached(judge, inputs, JsonlCache(tmp_path / "judge.jsonl"))  # cached: nothing asked twice
+    assert second.asked == ["How Tuesday!"] and [v.cached for v in again] == [True] * 3
+    with pytest.raises(JudgeError):
+        make_judge("offline+bogus")

@@ -179,7 +179,9 @@ class AgentSchedule:
                 reply = Reply(end_ns)
             elif st.kind is StepKind.say:
                 wait = st.wait_ms if st.wait_ms is not None else (self.rules.wait_ms if turn_given else 0)
-                await self._turn_over(pb, st, reply, self._gap(st), wait, not_before=first)
+                # not before its own moment: an agent that began speaking in an opening silence (a greeting)
+                # is a turn the say waits to end, as the rule says ("or is speaking")
+                await self._turn_over(pb, st, reply, self._gap(st), wait, not_before=max(first, w.cursor))
                 prev_end, end_ns = await self._play(pb, st, max(first, w.cursor), "turn_over")
                 reply, turn_given = Reply(end_ns), True
             elif st.kind in TIMED_TO_AGENT:
