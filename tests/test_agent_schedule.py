@@ -68,6 +68,19 @@ def test_the_first_say_waits_for_an_agent_that_greets_first(tmp_path: Path) -> N
     assert starts_by_step(room) == {1: 2600 + 500}
 
 
+def test_a_say_after_an_opening_silence_waits_for_no_reply_but_for_a_greeting_to_end(tmp_path: Path) -> None:
+    """The silence plays 500–2500. A greeting still going when the say is due is a turn the say waits to end
+    (its gap after it); one that ended inside the silence, or none, lets the say go at once; `wait_ms` counts
+    from the call's start (there is no caller turn before it)."""
+    steps = "- silence: 2000\n- say: hello"
+    for i, (speech, want) in enumerate([([(1000, 4000)], 4000 + 500), ([(600, 2000)], 2500), ([], 2500)]):
+        (tmp_path / str(i)).mkdir()
+        assert starts_by_step(play(scenario(tmp_path / str(i), steps), speech))[2] == want, speech
+    (tmp_path / "w").mkdir()
+    waits = play(scenario(tmp_path / "w", steps + "\n  wait_ms: 3000"))
+    assert starts_by_step(waits)[2] == 3000
+
+
 def test_a_pause_continues_the_turn_whatever_the_agent_does(tmp_path: Path) -> None:
     s = scenario(tmp_path, "- say: I would like\n- say: a table\n  pause_ms: 900")
     quiet, talking = play(s), play(s, [(1700, 3000)])  # the agent talks into the pause

@@ -95,6 +95,22 @@ def test_the_table_and_the_plot(tmp_path: Path) -> None:
     assert (tmp_path / "load.svg").read_text().startswith("<svg")
 
 
+def test_each_step_writes_its_results_as_floorbench_test_does(tmp_path: Path) -> None:
+    """``callers-N/results.json``: every trial and a verdict per test, N trials of each (docs/load.md)."""
+    import json
+
+    from floorbench.suites.agent.load_command import write_step_results
+
+    judged = [{**trial(f"greet.t{k}", "failed" if k == 2 else "passed", [400 + k]), "test": "greet", "trial": k}
+              for k in (1, 2)]
+    write_step_results(tmp_path / "callers-2", tmp_path / "callers-2" / "run", 2, judged)
+    got = json.loads((tmp_path / "callers-2" / "results.json").read_text())
+    assert (got["suite"], got["callers"], got["trials_per_test"], got["exit_code"]) == ("agent", 2, 2, 1)
+    (verdict,) = got["tests"]
+    assert (verdict["test"], verdict["k"], verdict["n"], verdict["status"]) == ("greet", 1, 2, "failed")
+    assert [t["scenario_id"] for t in got["trials"]] == ["greet.t1", "greet.t2"]
+
+
 def test_load_errors_are_one_line_before_any_room(tmp_path: Path) -> None:
     from floorbench.cli import app
 

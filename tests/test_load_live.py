@@ -61,3 +61,5 @@ def test_load_steps_the_callers_and_measures_every_turn(tmp_path: Path, livekit:
     assert "| callers |" in (out / "load.md").read_text()
     ET.fromstring((out / "load.svg").read_text())
     assert (out / "callers-1" / "run").is_dir()
+    step1 = json.loads((out / "callers-1" / "results.json").read_text())  # as `floorbench test` writes it
+    assert len(step1["trials"]) == 1 and step1["trials_per_test"] == 1 and step1["tests"][0]["n"] + step1["tests"][0]["errors"] == 1

@@ -1,19 +1,36 @@
 """CLI command `floorbench load`: the steps of `floorbench.suites.agent.load`, each a `floorbench test` run.
 
-Each step N writes ``OUT/callers-N/`` (its suite, its run folder, as `floorbench
-test` does) and then OUT/load.json, load.md and load.svg again, so an
-interrupted load test keeps every step it finished.
+Each step N writes ``OUT/callers-N/`` (its suite, its run folder and its
+results.json, as `floorbench test` does, so `floorbench report OUT/callers-N`
+draws a step's calls) and then OUT/load.json, load.md and load.svg again, so
+an interrupted load test keeps every step it finished.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from floorbench.phone.commands import VIA_HELP, via_syntax
 from floorbench.suites.agent.commands import PERSONA_KEY_ENV_HELP, PERSONA_URL_HELP, VOICES_HELP
+
+
+def write_step_results(folder: Path, run_dir: Path, callers: int, judged: list[dict[str, Any]]) -> None:
+    """``callers-N/results.json``: the step's trials and verdicts in the shape `floorbench test` writes (each
+    test played N times at once is N trials of it), for `floorbench report` and a reader of one step."""
+    from datetime import UTC, datetime
+
+    from floorbench.records import write_json_atomic
+    from floorbench.suites.agent.commands import RESULTS_VERSION
+    from floorbench.suites.agent.verdicts import aggregate, exit_code
+
+    tests = aggregate(judged)
+    write_json_atomic(folder / "results.json", {
+        "results_version": RESULTS_VERSION, "suite": "agent", "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "run": str(run_dir), "trials_per_test": callers, "callers": callers, "pass_threshold": None, "tests": tests,
+        "trials": judged, "baseline": None, "exit_code": exit_code(tests)})
 
 
 def run_load(
@@ -81,6 +98,7 @@ def run_load(
         run_dir = play_tests(chosen, out / f"callers-{n}", n, model, config, identity, dispatch, livekit_url, str(n),
                        join_timeout, False, quiet, binding=binding, via=via)
         judged = judge_trials(chosen, run_dir, n, asr, out / "scoring-cache")
+        write_step_results(out / f"callers-{n}", run_dir, n, judged)
         step = step_summary(n, judged)
         steps.append(step)
         stopped = stop_reason(step, max_failure_rate, max_p95_ms)
