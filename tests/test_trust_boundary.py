@@ -246,11 +246,14 @@ def test_the_operators_key_goes_to_the_operators_url_only_and_its_echo_is_redact
     (["--persona-url", "http://127.0.0.1:9/v1", "--persona-key-env", "FB_NOT_SET_ANYWHERE"], "is not set"),
     (["--persona-url", "http://127.0.0.1:9/v1", "--persona-key-env", "sk-canary-openai-0a1b2c3d4e5f6789"],
      "must be the NAME of an environment variable"),
+    ([], "FLOORBENCH_PERSONA_URL 'gopher://<redacted>@127.0.0.1/v1': give an http(s) URL"),
 ])
 def test_the_binding_options_are_checked_before_anything_runs(
     tmp_path: Path, canaries: dict[str, str], monkeypatch: pytest.MonkeyPatch, args: list[str], said: str
 ) -> None:
     monkeypatch.delenv("FB_NOT_SET_ANYWHERE", raising=False)
+    if not args:  # the operator's environment is checked the same way
+        monkeypatch.setenv("FLOORBENCH_PERSONA_URL", "gopher://u:pw-canary-4@127.0.0.1/v1")
     f = _test_file(tmp_path, "base_url: http://127.0.0.1:9/v1")
     out = tmp_path / "out"
     res = _floorbench_test([str(f), "--model", "silent", "--out", str(out), *args])
