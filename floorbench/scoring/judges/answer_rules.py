@@ -69,7 +69,15 @@ from floorbench.scoring.judges.quantities import (
     mentions,
     same_quantity,
 )
-from floorbench.scoring.judges.values import gold_code, join_split_words, spelled_tokens, spelled_word
+from floorbench.scoring.judges.values import (
+    MONTHS,
+    gold_code,
+    join_split_words,
+    ordinal_words,
+    read_day,
+    spelled_tokens,
+    spelled_word,
+)
 
 NO_COMMITMENT = ("not sure", "dont know", "do not know", "no idea", "hard to say", "cant say", "cannot say")
 AUXILIARY = frozenset(("did", "does", "do", "is", "was", "can", "will", "has", "have", "are"))
@@ -299,6 +307,9 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
                     f"says '{' '.join(tokens[unitless[0].start:unitless[0].end])}' without a unit: a duration "
                     "needs one (hours or minutes)")
         said = ", ".join(" ".join(tokens[m.start:m.end]) for m in found[:4]) or "none"
+        day = _day_alone(q, tokens)
+        if day is not None:
+            return day
         return "absent", "answer.quantity-absent", f"quantity not said (heard: {said})"
     start = correction_start(tokens, lambda rest: bool(mentions(list(rest))))
     conc = concessions(tokens, lambda a, b: any(a <= m.start < b for m in found))
@@ -312,6 +323,21 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
         return "correct", "answer.quantity", f"says '{' '.join(tokens[committed[0].start:committed[0].end])}'"
     rule, reason = next(w for w in why if w is not None)
     return "wrong", rule, f"says the gold quantity but {reason}"
+
+
+def _day_alone(q: Quantity, tokens: list[str]) -> Outcome | None:
+    """A date gold answered by its day alone ("the sixteenth" for June 16) when the reply names no
+    month: the same day is the answer, another day is not."""
+    if q.kind != "date" or any(t in MONTHS for t in tokens):
+        return None
+    days = [d for i, t in enumerate(tokens) if t == "the" and (d := read_day(tokens, i + 1)) is not None
+            and tuple(tokens[i + 1 : d[1]]) in ordinal_words()]
+    if not days:
+        return None
+    want = int(q.value) % 100
+    if any(d == want for d, _ in days):
+        return "correct", "answer.day", f"says the day ({want}) and no other month"
+    return "wrong", "answer.day-other", f"says the {days[0][0]}, not the {want}"
 
 
 def _find_entity(words: list[str], reply: Reply, gold_words: list[str]) -> tuple[list[Span], str, str]:
@@ -383,9 +409,10 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
     other_claim = bound_elsewhere(tokens, focus, committed, others, start)
     if other_claim is not None:
         return "wrong", "answer.claim-other", f"'{ref}' said, but {other_claim}"
-    if any(contradicted(tokens, s, reply.question if reply.inp.context else (), words) for s in committed):
-        return "wrong", "answer.contradicted", f"'{ref}' said, then a contrast says another fits better"
     claimed = bound_to_gold(tokens, focus, committed, others, start)
+    if not claimed and any(contradicted(tokens, s, reply.question if reply.inp.context else (), words)
+                           for s in committed):
+        return "wrong", "answer.contradicted", f"'{ref}' said, then a contrast says another fits better"
     for option in ([] if claimed else reply.options):
         if content(option) == gold_words:
             continue
@@ -591,8 +618,8 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
             return (kind, rule, f"'{ref}': {why}"), [], []
         undecided.append((kind, rule, f"'{ref}': {why}"))
         blocked = blocked or (n == 0 and kind in ("incomplete", "refused"))
-        if entity and kind in ("partial", "absent") and content(lex(ref)):
-            pending.append((ref, kind if kind == "partial" else "none"))
+        if entity and kind in ("partial", "absent") and len(content(lex(ref))) > 1:
+            pending.append((ref, kind if kind == "partial" else "none"))  # a one-word gold is never paraphrased
     return ("", "", ""), ([] if blocked else pending), undecided
 
 

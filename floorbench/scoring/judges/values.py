@@ -11,7 +11,8 @@ reads those forms; `quantities` and `answer_rules` use them.
 - **Dates**: a month name with a day said as a number or an ordinal in any
   order ("June 16", "16 June", "the sixteenth of June", "June the
   sixteenth"); ordinals are read from `num2words`' own spelling of 1–31.
-- **Spelled letters**: NATO words ("bravo", "x-ray") and "P as in Peter" are
+- **Spelled letters**: NATO words ("bravo", "x-ray") and "P as in Peter" (or
+  "P for Peter", "P like Peter", where the word starts with the letter) are
   letters; "double" repeats the next one. Only where the reply spells (two or
   more letters or digits said one by one), so "echo" in a sentence stays a word.
 - **Split and joined words**: two reply words that together are one gold word
@@ -165,6 +166,11 @@ def spelled_tokens(tokens: Sequence[str]) -> list[str]:
         if len(t) == 1 and merged[i + 1 : i + 3] == ["as", "in"] and i + 3 < len(merged):
             out.append(t)
             i += 4  # "p as in peter"
+            continue
+        if len(t) == 1 and merged[i + 1 : i + 2] in (["for"], ["like"]) and merged[i + 2 : i + 3] \
+                and merged[i + 2][0] == t:
+            out.append(t)
+            i += 3  # "p for peter", "p like peter": the word starts with the letter
             continue
         if t in REPEAT and i + 1 < len(merged) and (len(merged[i + 1]) == 1 or merged[i + 1] in NATO):
             letter = NATO.get(merged[i + 1], merged[i + 1])
