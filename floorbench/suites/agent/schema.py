@@ -25,16 +25,36 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from floorbench.scenarios.schema import ID_RULE, OwnPairScenario, Speaker, UngradedClip
-from floorbench.suites.agent.rules import StepKind
+from floorbench.suites.agent.rules import AgentRules, StepKind
 from floorbench.tools.spec import ToolSet
 
 SUITE_KIND = "agent"
 
 
-class SilentWindow(BaseModel):
+MAX_MS = AgentRules().max_ms
+
+
+class _Bounded(BaseModel):
+    """Every ``*_ms`` within 0..`MAX_MS` and every `matches` a bounded regex: a suite file edited by hand
+    is held to what a test file is (`validate.load_test_file`), not accepted to fail in the room."""
+
+    @model_validator(mode="after")
+    def _bounds(self) -> Any:
+        from floorbench.readers import compile_regex
+
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if name.endswith("_ms") and isinstance(value, int) and not 0 <= value <= MAX_MS:
+                raise ValueError(f"{name}={value}; use 0–{MAX_MS}")
+            if name == "matches" and value is not None:
+                compile_regex("matches", value)
+        return self
+
+
+class SilentWindow(_Bounded):
     """`silent`: no agent speech in the step's window, from `after_ms` into it, for `for_ms` (None: to its end)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -43,7 +63,7 @@ class SilentWindow(BaseModel):
     for_ms: int | None = None
 
 
-class Expect(BaseModel):
+class Expect(_Bounded):
     """The assertions of one step or of a whole test (None: not asserted); docs/testing.md "Assertions"."""
 
     model_config = ConfigDict(extra="forbid")
@@ -75,7 +95,7 @@ class Expect(BaseModel):
     mos_p10_min: float | None = Field(default=None, description="the 10th percentile of its turns' MOS at least this")
 
 
-class BranchRule(BaseModel):
+class BranchRule(_Bounded):
     """One line a branch step may say, and when: the agent's turn includes every `contains` phrase,
     matches `matches` (both as the assertions of those names) and reads as `intent`; `otherwise` has
     none of them."""
@@ -123,7 +143,7 @@ class PersonaEndpoint(BaseModel):
     max_tokens: int = 120
 
 
-class PersonaTiming(BaseModel):
+class PersonaTiming(_Bounded):
     """A seeded chance, per agent turn, to barge in or to backchannel `after_ms` into the agent's speech."""
 
     model_config = ConfigDict(extra="forbid")
@@ -152,7 +172,7 @@ class Persona(BaseModel):
     backchannel_clips: list[int] = Field(default_factory=list, description="one per backchannel it may say")
 
 
-class AgentStep(BaseModel):
+class AgentStep(_Bounded):
     """One caller step: what it does, when, and what it expects of the agent."""
 
     model_config = ConfigDict(extra="forbid")
