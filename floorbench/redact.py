@@ -174,14 +174,20 @@ def _redact_word(m: re.Match[str]) -> str:
     return REDACTED + tail if looks_like_key(core) else word
 
 
+def redact_urls(text: str) -> str:
+    """`text` with only its URLs redacted (`redact_url`, and ICE URIs' user-info): for data such as a
+    caller's line, whose other words are the test's own and must stay as written."""
+    return _ICE_URI.sub(_redact_ice, _URL.sub(lambda m: redact_url(m.group(0)), text))
+
+
 def redact_strings(data: Any) -> Any:
-    """A copy of `data` (mappings, lists, scalars) with `redact_text` applied to every string, keys kept:
+    """A copy of `data` (mappings, lists, scalars) with `redact_urls` applied to every string, keys kept:
     for records written under OUT/ that hold data, not settings (a scenario, a step's text)."""
     if isinstance(data, dict):
         return {k: redact_strings(v) for k, v in data.items()}
     if isinstance(data, list | tuple):
         return [redact_strings(v) for v in data]
-    return redact_text(data) if isinstance(data, str) else data
+    return redact_urls(data) if isinstance(data, str) else data
 
 
 def redact(config: Any, names: Iterable[str] = SECRET_NAMES) -> Any:

@@ -74,7 +74,7 @@ def write_test_suite(tests: list[ConversationTest], out: Path, trials: int, rate
     remove_stale(out, "scenarios", lambda name: name.endswith(".yaml") and name not in keep, AgentTestError)
     for s in scenarios:
         path = scenarios_dir / f"{s.scenario_id}.yaml"
-        # data written under OUT/: a URL's user-info, a key a text holds, never lands there (floorbench.redact)
+        # data written under OUT/: no URL credential (user-info, query, fragment) lands there (floorbench.redact)
         write_text_atomic(path, dump_yaml(redact_strings(s.model_dump(mode="json", exclude_none=True))))
     return scenarios
 
