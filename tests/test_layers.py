@@ -65,9 +65,9 @@ SUITE_ROLES: dict[str, str] = {
     "oracle": "processors",
     **dict.fromkeys(("score", "events", "export", "match", "tables", "agreement", "expected", "frames", "inputs",
                      "judge", "verdicts", "timing", "assertions", "baseline", "load", "persona_judge",
-                     "results_file"), "scoring"),
+                     "results_file", "clip_score"), "scoring"),
     "report": "report",
-    "commands": "top", "load_command": "top",
+    "commands": "top", "load_command": "top", "cli": "top",
 }
 """a suite module's layer by its name (floorbench/suites/<suite>/<name>.py)"""
 

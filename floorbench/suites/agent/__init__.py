@@ -19,7 +19,7 @@ PLUGIN = SuitePlugin(
     oracle="floorbench.suites.agent.oracle:oracle",
     recognises="floorbench.suites.agent.commands:recognises",
     score="floorbench.suites.agent.commands:score",
-    cli_commands="floorbench.suites.agent.commands:cli_commands",
+    cli_commands="floorbench.suites.agent.cli:cli_commands",
     reports="floorbench.suites.agent.report:is_test_run",
     report="floorbench.suites.agent.report:report",
 )

@@ -259,15 +259,6 @@ def _judge(chosen: list[Any], out: Path, run_dir: Path, trials: int, asr: str, t
     return code
 
 
-def cli_commands(app: typer.Typer) -> None:
-    """Suite agent's part `cli_commands`: `floorbench test` and `floorbench load`."""
-    from floorbench.suites.agent.load_command import run_load
-
-    app.command("test")(run_tests)
-    app.command("load")(run_load)
-    app.command("persona-standin")(persona_standin)
-
-
 def persona_standin(
     script: Annotated[Path, typer.Option(help="the stand-in's script (YAML: rules, lines, out_of_lines)")],
     port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free one; the URL is printed)")] = 8088,

@@ -36,7 +36,7 @@ from floorbench.scoring.judges.llm import reply_body, reply_object
 
 if TYPE_CHECKING:
     from floorbench.scoring.judges.llm import LLMJudge
-    from floorbench.suites.av.score import AvScoreOptions, ClipScore
+    from floorbench.suites.av.clip_score import AvScoreOptions, ClipScore
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"
 PROMPT = "av_rubric_v1"
