@@ -105,6 +105,25 @@ def mos_cell(q: dict[str, Any] | None) -> str:
     return f"mean {q['mean']:.2f} / p10 {q['p10']:.2f} / min {q['min']:.2f} over {q['n']} turns"
 
 
+def echo_cell(t: dict[str, Any]) -> str:
+    """A test's (or a trial's) runs the agent cut off while no caller spoke, and its restarts after them."""
+    n, r = t.get("self_interruptions"), t.get("restarts")
+    if n is None and isinstance(t.get("own_echo"), dict):
+        n, r = t["own_echo"].get("self_interruptions"), t["own_echo"].get("restarts")
+    if n is None:
+        return "– (not scored)"
+    return f"{n} self-interruption(s), {r or 0} restart(s) (cut off while no caller spoke)"
+
+
+def cut_rows(t: dict[str, Any]) -> list[list[str]]:
+    at = (t.get("own_echo") or {}).get("at") or []
+    return [[str(c.get("start_ms")), str(c.get("stop_ms")), f"{c.get('drop_db')} dB",
+             "–" if c.get("restarted_ms") is None else str(c.get("restarted_ms"))] for c in at if isinstance(c, dict)]
+
+
+CUT_HEADERS = ["run from ms", "cut at ms", "fall", "spoke again at ms"]
+
+
 def quality_note(results: dict[str, Any]) -> str:
     """The run's pooled MOS and the predictor that made it (results.json ``speech_quality``)."""
     q = results.get("speech_quality")
@@ -278,6 +297,13 @@ def _trial_html(t: dict[str, Any], report_dir: Path, run_dir: Path) -> str:
         ev = [[f"{s}", "" if e is None else f"{e}", who, what] for s, e, who, what in events(conv)]
         parts.append("<details><summary>the conversation as a table</summary>"
                      + _table(["from ms", "to ms", "who", "what"], ev) + "</details>")
+    echo = (t.get("own_echo") or {}).get("echo")
+    if cut_rows(t) or echo:
+        parts.append(f"<p>own echo: {esc(echo_cell(t))}"
+                     + (f"; echo ERL {esc(echo.get('erl_db'))} dB, delay {esc(echo.get('delay_ms'))} ms"
+                        if isinstance(echo, dict) else "") + "</p>")
+    if cut_rows(t):
+        parts.append(_table(CUT_HEADERS, cut_rows(t)))
     turns = mos_rows(t.get("speech_quality"))
     if turns:
         parts.append("<details><summary>speech quality of the agent's turns</summary>"
@@ -307,6 +333,7 @@ def _test_html(i: int, t: dict[str, Any], results: dict[str, Any], report_dir: P
              f"<tr><th>threshold</th><td>{esc(threshold_cell(t))}</td></tr>"
              f"<tr><th>latency</th><td>{esc(latency_cell(t.get('latency')))}</td></tr>"
              f"<tr><th>speech quality</th><td>{esc(mos_cell(t.get('speech_quality')))}</td></tr>"
+             f"<tr><th>own echo</th><td>{esc(echo_cell(t))}</td></tr>"
              f"<tr><th>file</th><td>{esc(t.get('source') or '')}</td></tr>"
              f"<tr><th>tags</th><td>{esc(', '.join(map(str, t.get('tags') or [])))}</td></tr>"
              + (f"<tr><th>timing</th><td>{esc(t['degraded'])} trial(s) timing-degraded</td></tr>"
@@ -382,6 +409,8 @@ def render_markdown(results: dict[str, Any], report_dir: Path, run_dir: Path, ti
             if isinstance(conv, dict):
                 lines += _md_rows(["from ms", "to ms", "who", "what"],
                                   [[str(s), "" if e is None else str(e), who, what] for s, e, who, what in events(conv)])
+            if cut_rows(tr):
+                lines += [f"own echo: {md_cell(echo_cell(tr))}", "", *_md_rows(CUT_HEADERS, cut_rows(tr))]
             if mos_rows(tr.get("speech_quality")):
                 lines += _md_rows(MOS_HEADERS, mos_rows(tr.get("speech_quality")))
             rows = [_verdict_row(a) for a in tr.get("assertions") or [] if isinstance(a, dict)]

@@ -177,13 +177,25 @@ def _transcripts(pending: list[tuple[int, DialogueSource, Evidence, dict[str, tu
 
 
 def _speech_quality(judged: list[tuple[int, DialogueSource, Evidence, dict[str, tuple[int, int]]]]
-                    ) -> dict[int, list[TurnMos]]:
-    """The predicted MOS of every agent turn (speech segments of at least 1 s) of each trial, by trial index;
+                    ) -> dict[int, tuple[list[TurnMos], dict[str, Any]]]:
+    """The predicted MOS of every agent turn (speech segments of at least 1 s) of each trial, and the runs it cut
+    off while no caller spoke (`floorbench.scoring.self_interruptions`: what its own echo does), by trial index;
     a missing MOS model is one `QualityError` line."""
+    from floorbench.scoring.self_interruptions import self_interruptions
+    from floorbench.scoring.self_interruptions import summary as cut_summary
+
     if not judged:
         return {}
     predictor = Dnsmos()
-    return {i: turn_scores(read_model_track(d.model_wav)[0], ev.segments, predictor) for i, d, ev, _ in judged}
+    out = {}
+    for i, d, ev, _ in judged:
+        audio = read_model_track(d.model_wav)[0]
+        caller = [(p.start_ms, p.end_ms) for p in ev.placed.values()]
+        caller += [(p.start_ms, p.end_ms) for heard in ev.lines.values() for p in heard]
+        echo = (d.meta.acoustics or {}).get("echo") if d.meta is not None else None
+        out[i] = (turn_scores(audio, ev.segments, predictor),
+                  {**cut_summary(self_interruptions(audio, 16000, ev.fine, sorted(caller))), "echo": echo})
+    return out
 
 
 def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = False, workers: int = 1,
@@ -224,7 +236,8 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
     quality = _speech_quality(judged)
     for i, d, ev, windows in judged:
         _, plan, sched = ready[i]
-        ev.mos = [t.ovrl for t in quality[i]]
+        mos, cuts = quality[i]
+        ev.mos = [t.ovrl for t in mos]
         results = evaluate(plan, asserted(sched.get("expect")), ev, texts.get(i, {}), rules)
         tool_results, tool_calls = tool_checks.judge_trial(d.folder, d.meta, plan, asserted(sched.get("expect")), ev)
         results += tool_results
@@ -232,7 +245,8 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
                                        conversation(sched, ev, windows, texts.get(i, {})))
         if tool_calls is not None:
             trials[d.folder.name]["tools"] = tool_calls
-        trials[d.folder.name]["speech_quality"] = {**summary(quality[i]), "turns": as_records(quality[i])}
+        trials[d.folder.name]["speech_quality"] = {**summary(mos), "turns": as_records(mos)}
+        trials[d.folder.name]["own_echo"] = cuts
     for sid in expected or planned_ids(target):
         if sid not in trials:
             trials[sid] = _error(sid, "not run (no scenario folder); run the test again")

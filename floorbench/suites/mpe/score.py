@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -134,6 +134,7 @@ def _timing_stage(
                 "scenario_id": d.scenario_id, "folder": s.folder.name, "duration_ms": res.duration_ms,
                 "sample_rate": res.rate, "segments": segs, "sounds": heard.sounds_ms, "clock": s.clock,
                 "segments_wav_ms": [list(x) for x in res.segments(opts.vad_rules)],
+                "runs_wav_ms": [list(x) for x in res.segments(replace(opts.vad_rules, merge_gap_ms=RUN_GAP_MS))],
                 **(res.curve() or {}),
             }
         )
@@ -199,6 +200,10 @@ def _content_stage(
     return transcriber, judge
 
 
+RUN_GAP_MS = 300
+"""the model's runs of speech for self-interruptions: pauses this long end one (the agent suite's yield gap)"""
+
+
 def _quality_stage(items_by: list[tuple[DialogueSource, list[Item]]], vad_rows: list[dict[str, Any]]
                    ) -> dict[str, Any]:
     """The predicted MOS of every model turn (floorbench.scoring.quality): each dialogue's turns in its
@@ -210,6 +215,7 @@ def _quality_stage(items_by: list[tuple[DialogueSource, list[Item]]], vad_rows: 
     predictor = Dnsmos()
     by_folder = {s.folder.name: s for s, _ in items_by}
     per_cond: dict[str, list[dict[str, Any]]] = {}
+    cuts: dict[str, list[dict[str, Any]]] = {}
     for row in vad_rows:
         s = by_folder[row["folder"]]
         turns = as_records(turn_scores(read_model_track(s.model_wav)[0],
@@ -217,9 +223,24 @@ def _quality_stage(items_by: list[tuple[DialogueSource, list[Item]]], vad_rows: 
         row["speech_quality"] = turns
         cond = s.turns.condition if s.turns is not None else ""
         per_cond.setdefault(cond, []).extend(turns)
+        cuts[row["scenario_id"]] = _cuts(s, [tuple(x) for x in row["runs_wav_ms"]])
     every = [t for ts in per_cond.values() for t in ts]
     return {"model": predictor_identity(predictor.folder, predictor.digests), "run": pooled(every),
-            "conditions": {c: pooled(ts) for c, ts in sorted(per_cond.items())}}
+            "conditions": {c: pooled(ts) for c, ts in sorted(per_cond.items())},
+            "self_interruptions": sum(len(c) for c in cuts.values()),
+            "restarts": sum(x["restarted_ms"] is not None for c in cuts.values() for x in c),
+            "self_interruptions_at": {k: v for k, v in cuts.items() if v}}
+
+
+def _cuts(s: DialogueSource, runs: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    """The model's runs (model.wav ms) cut off while no human spoke (floorbench.scoring.self_interruptions);
+    the humans' turns are on the turns' clock, within the room's latency of model.wav's (tens of ms, against the
+    1.5 s of quiet asked for)."""
+    from floorbench.scoring.self_interruptions import self_interruptions
+
+    humans = [(t.start_ms, t.end_ms) for t in (s.turns.turns if s.turns is not None else [])]
+    found = self_interruptions(read_model_track(s.model_wav)[0], 16000, runs, humans)
+    return [asdict(f) for f in found]
 
 
 def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | None = None) -> ScoreResult:
