@@ -48,6 +48,7 @@ TINY = ROOT / "tests" / "fixtures" / "suites" / "tiny"
 REPORTS = ROOT / "tests" / "fixtures" / "reports"
 """a turns and an av scores file as `floorbench score` wrote them (a clip and a dialogue of the suites' tests)"""
 EXAMPLES = int(os.environ.get("FLOORBENCH_FUZZ_EXAMPLES", "12"))
+STATS = os.environ.get("FLOORBENCH_FUZZ_STATS")
 CANARY = "sk-fuzz-canary-7d3e91c4"
 LIMIT_S = 30
 
@@ -122,11 +123,12 @@ def broken(draw: st.DrawFn, doc: Any, fmt: str) -> bytes:
     """A valid `doc` broken one way, as the bytes of a file in format `fmt`."""
     how = draw(st.sampled_from(["value", "value", "value", "deep", "torn", "bytes", "duplicate", "alias", "links"]))
     event(f"break: {how}")
-    if how == "value":
+    if how == "value":  # one to three values replaced
         doc = copy.deepcopy(doc)
-        slots = _slots(doc)
-        path = draw(st.sampled_from(slots)) if slots else ()
-        return _dump(_put(doc, path, draw(VALUES)), fmt).encode("utf-8", "surrogatepass")
+        for _ in range(draw(st.integers(1, 3))):
+            slots = _slots(doc)
+            doc = _put(doc, draw(st.sampled_from(slots)) if slots else (), draw(VALUES))
+        return _dump(doc, fmt).encode("utf-8", "surrogatepass")
     text = _dump(doc, fmt)
     if how == "deep":
         return _deep(fmt, draw(st.sampled_from([65, 200, 3000, 100_000 if fmt != "yaml" else 20_000]))).encode()
@@ -203,6 +205,8 @@ READERS = [
     Reader("scenario-yaml", "suite/scenarios/tiny01-explicit.yaml", "yaml",
            lambda: yaml.safe_load((TINY / "scenarios" / "tiny01-explicit.yaml").read_text()),
            ["suite", "info", "{ws}/suite"], _suite),
+    Reader("audio-manifest", "suite/audio/manifest.json", "json",
+           lambda: json.loads((TINY / "audio" / "manifest.json").read_text()), ["suite", "info", "{ws}/suite"], _suite),
     Reader("model-config", "m.yaml", "yaml", lambda: {"adapter": "websocket", "url": "ws://127.0.0.1:9/", "frame_ms": 20},
            ["run", "--suite", "{ws}/suite", "--config", "{ws}/m.yaml", "--out", "{out}", *LK], _suite),
     Reader("standin-script", "s.yaml", "yaml",
@@ -276,6 +280,9 @@ def _contract(reader: Reader, data: bytes, capfd: pytest.CaptureFixture[str], fu
         lines = [x for x in stderr.splitlines() if x.strip()]
         if fuzzing:
             event(f"{reader.name}: exit {code}")
+            if STATS:  # FLOORBENCH_FUZZ_STATS=FILE: one line per example, for the figures in docs/testing.md
+                with open(STATS, "a", encoding="utf-8") as f:
+                    f.write(json.dumps({"reader": reader.name, "exit": code}) + "\n")
         assert code in (0, 2, "served"), (reader.name, code, stderr[-2000:])
         if code == 2:
             assert len(lines) == 1 and lines[0].startswith("error: "), (reader.name, stderr[-2000:])

@@ -56,10 +56,16 @@ def clip_durations_ms(suite: LoadedSuite, problems: list[str]) -> dict[str, int]
     manifest_path = suite.audio_path(MANIFEST)  # a link that leads out of the suite is refused, as `run` does
     clips: dict[str, dict] = {}
     if manifest_path.is_file():
+        from floorbench.readers import ReadError, load_json
+
         try:
-            clips = json.loads(manifest_path.read_text(encoding="utf-8")).get("clips", {})
-        except (OSError, ValueError) as e:
-            problems.append(f"{manifest_path}: unreadable ({e}); re-run `floorbench render`")
+            data = load_json(manifest_path, fix="re-run `floorbench render`")
+            found = data.get("clips", {}) if isinstance(data, dict) else None
+            if not isinstance(found, dict) or not all(isinstance(e, dict) for e in found.values()):
+                raise ReadError(f"{manifest_path}: not a manifest (clips: a mapping of files); re-run `floorbench render`")
+            clips = found
+        except ReadError as e:
+            problems.append(str(e))
     else:
         problems.append(f"{manifest_path}: missing; run `floorbench render` on the suite")
     refs = {suite.suite.preamble.audio} | {t.audio for s in suite.scenarios for t in s.turns}

@@ -82,11 +82,11 @@ def suite_kind(run_info: dict[str, Any]) -> str | None:
     path = run_info.get("suite_path")
     if not isinstance(path, str) or not (Path(path) / "suite.yaml").is_file():
         return None
-    import yaml
+    from floorbench.readers import ReadError, load_yaml
 
     try:
-        raw = yaml.safe_load((Path(path) / "suite.yaml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        raw = load_yaml(Path(path) / "suite.yaml")
+    except ReadError:
         return None
     return str(raw.get("suite")) if isinstance(raw, dict) and raw.get("suite") else None
 
@@ -154,11 +154,11 @@ def scenario_raw(run_info: dict[str, Any], scenario_id: str) -> dict[str, Any] |
     path = Path(suite) / "scenarios" / f"{scenario_id}.yaml"
     if not path.is_file():
         return None
-    import yaml
+    from floorbench.readers import ReadError, load_yaml
 
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        raw = load_yaml(path)
+    except ReadError:
         return None
     return raw if isinstance(raw, dict) else None
 

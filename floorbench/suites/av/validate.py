@@ -319,15 +319,19 @@ def av_suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> SuiteInf
 
 def video_manifest_problems(root: Path, scenarios: Sequence[AvScenario]) -> list[str]:
     """Each referenced video against video/manifest.json's SHA-256 (as audio/manifest.json does for audio)."""
-    import json
 
     from floorbench.suites.av.files import VIDEO_MANIFEST, file_sha256
 
     path = inside(root, VIDEO_MANIFEST, f"{root}: video manifest", ScenarioError)
+    from floorbench.readers import ReadError, load_json
+
     try:
-        videos = json.loads(path.read_text(encoding="utf-8")).get("videos", {})
-    except (OSError, ValueError) as e:
-        return [f"{path}: unreadable or missing ({type(e).__name__}); {FIX_FILES}"]
+        data = load_json(path, fix=FIX_FILES) if path.is_file() else None
+    except ReadError as e:
+        return [str(e)]
+    videos = data.get("videos", {}) if isinstance(data, dict) else None
+    if not isinstance(videos, dict) or not all(isinstance(e, dict) for e in videos.values()):
+        return [f"{path}: unreadable, missing or not a manifest (videos: a mapping of files); {FIX_FILES}"]
     refs = {c.video for s in scenarios for c in s.clips} | {s.idle_video for s in scenarios if s.idle_video}
     out = []
     for rel in sorted(refs):
