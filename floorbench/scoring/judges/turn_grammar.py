@@ -96,6 +96,11 @@ SURPRISE_VERBS = frozenset("get come kid kidding joke joking believe shut say se
 """a surprise exclamation has one of these (a bare "you are" is not one)"""
 PARTICLES = frozenset("so well then now oh ah man boy dear god gosh my goodness lord jeez".split())
 """words that may stand beside interjections in one part ("ach so", "oh man")"""
+OPENERS = frozenset("wow aw aww ooh oof ugh whoa gosh yikes ouch".split())
+"""reactions that open a part before what it says ("wow that's lovely", "ugh which one")"""
+REACTION_OPENERS = frozenset((("oh", "no"), ("oh", "dear"), ("aw", "man"), ("oh", "man"), ("oh", "wow"),
+                              ("oh", "boy"), ("oh", "god"), ("oh", "gosh")))
+"""two-word reactions that open a part without punctuation ("oh no that's awful")"""
 EXPLETIVES = frozenset(
     "damn dammit darn dang crap hell bloody heck blast bugger christ jesus heavens heaven grief golly gosh "
     "goodness god lord shoot shucks crumbs cripes crikey blimey jeez geez".split()
@@ -204,8 +209,12 @@ def type_part(text: str) -> Typed:
         return Typed(Part.interjection, said, "an expletive exclamation")
     if len(tokens) >= 2 and len(set(tokens)) == 1 and len(tokens[0]) <= 4:
         return Typed(Part.interjection, said, "a short word said again")
-    while tokens and (interjection_like(tokens[0]) or tokens[0] in PARTICLES) and len(tokens) > 1:
-        tokens = tokens[1:]
+    if len(tokens) == 2 and any(shaped) and all(len(t) <= MAX_INTERJECTION_LETTERS for t in tokens):
+        return Typed(Part.interjection, said, "two short words, one interjection-shaped ('mon dieu')")
+    while len(tokens) > 1 and (interjection_like(tokens[0]) or tokens[0] in PARTICLES or tokens[0] in OPENERS
+                               or tuple(tokens[:2]) in REACTION_OPENERS):
+        tokens = tokens[2:] if tuple(tokens[:2]) in REACTION_OPENERS else tokens[1:]
+    shaped = [interjection_like(t) for t in tokens]
     frame = _frame(tokens) if len(tokens) <= MAX_FRAME_WORDS else None
     if frame is not None:
         opener, rest = frame
