@@ -27,7 +27,12 @@ def one_line(message: object) -> str:
     a user typed) is shown escaped, so an ``error: …`` line is always exactly one line."""
     from floorbench.escape import printable
 
-    return printable(str(message).strip() or "unknown error")
+    line = printable(str(message)[:MAX_LINE * 2].strip() or "unknown error")
+    return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"  # a huge value never floods the terminal
+
+
+MAX_LINE = 2000
+"""the longest error line (a long path fits; a value pasted from a file does not)"""
 
 
 class OptionError(FloorbenchError, ValueError):
