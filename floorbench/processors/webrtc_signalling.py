@@ -34,6 +34,7 @@ from loguru import logger
 
 from floorbench import safe_http
 from floorbench.processors.adapter_config import public_url
+from floorbench.redact import redact_text
 
 OPENAI_CALLS_URL = "https://api.openai.com/v1/realtime/calls"
 
@@ -132,7 +133,7 @@ class Signalling:
         return body, resp_headers
 
     def http_error(self, status: int, body: str) -> str:
-        said = " ".join(body.split())[:160]
+        said = redact_text(" ".join(body.split())[:160])  # a 401 body may echo the key, masked or whole
         what = f"{self.public} refused the WebRTC offer: HTTP {status}" + (f" ({said})" if said else "")
         if status in (401, 403):
             where = f"the key in {self.key_env}" if self.key_env else "`api_key_env` (no key was sent)"
