@@ -84,3 +84,14 @@ def test_order_counts_and_final_state() -> None:
     wrong = judge({}, calls, [], {"tool_order": ["refund", "lookup"], "final_state": {"equals": {"orders": {}}}},
                   state={"orders": {"1": {}}})
     assert not wrong["test tool_order"].passed and not wrong["test final_state"].passed
+
+
+def test_pass_hat_k_is_the_chance_that_k_trials_all_pass() -> None:
+    from floorbench.suites.agent.verdicts import aggregate, pass_hat
+
+    assert pass_hat(3, 3)["pass_hat_k"] == {"1": 1.0, "2": 1.0, "3": 1.0}
+    assert pass_hat(2, 4)["pass_hat_k"] == {"1": 0.5, "2": 1 / 6, "3": 0.0, "4": 0.0}
+    trials = [{"test": "t", "trial": i, "status": s, "assertions": [], "latencies_ms": [], "source": "f.yaml"}
+              for i, s in enumerate(["passed", "failed", "passed"], 1)]
+    t = aggregate(trials)[0]
+    assert t["pass_k"] == 3 and t["pass_hat_k"]["3"] == 0.0 and t["pass_hat_k"]["1"] == 2 / 3

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from floorbench.escape import printable
+from floorbench.suites.agent.verdicts import pass_k_text
 
 
 def _failing(t: dict[str, Any]) -> list[str]:
@@ -34,7 +35,7 @@ def _summary(t: dict[str, Any]) -> list[str]:
     lo, hi = t["ci"]
     ci = f"{lo:.2f}-{hi:.2f}" if lo is not None else "-"
     lat = t["latency"]
-    lines = [f"pass rate {t['k']}/{t['n']} (Wilson 95% {ci}), threshold {t['pass_threshold']:.2f}"
+    lines = [f"pass rate {t['k']}/{t['n']} (Wilson 95% {ci}), {pass_k_text(t)}, threshold {t['pass_threshold']:.2f}"
              + (", flaky" if t["flaky"] else ""),
              f"latency p50 {lat['p50_ms']} ms, p95 {lat['p95_ms']} ms over {lat['turns']} turns "
              f"({lat['unanswered']} unanswered)"]

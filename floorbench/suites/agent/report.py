@@ -32,6 +32,8 @@ from floorbench.paths import PathEscapeError, inside
 from floorbench.report.html import CSS
 from floorbench.report.render import write_pages
 from floorbench.scoring.inputs import InputError
+from floorbench.suites.agent.tool_report import tool_events, tool_lane
+from floorbench.suites.agent.verdicts import pass_k_text
 
 RESULTS = "results.json"
 RUN = "run"
@@ -198,6 +200,7 @@ def events(conv: dict[str, Any]) -> list[tuple[int, int | None, str, str]]:
                         f"step {st.get('n')} {st.get('kind')}" + (f": {st['text']}" if st.get("text") else "")))
     for s, e in conv.get("agent_speech") or []:
         out.append((int(s), int(e), "agent", "speech (VAD)"))
+    out += tool_events(conv)
     for w in conv.get("words") or []:
         out.append((int(w["start_ms"]), w.get("end_ms"), "ASR",
                     f"{w.get('window')} window: " + (f'"{w["text"]}"' if str(w.get("text") or "").strip()
@@ -213,7 +216,7 @@ def not_played(conv: dict[str, Any]) -> list[str]:
 def timeline_svg(conv: dict[str, Any], w: int = 960) -> str:
     """The caller's steps, the agent's speech and the ASR windows on one time axis (ms, the model's clock)."""
     left, lane, top = 60, 24, 6
-    lanes = ("caller", "agent", "ASR")
+    lanes = ("caller", "agent", "ASR", *(("tools",) if conv.get("tools") else ()))
     h = top + lane * len(lanes) + 22
     steps = [st for st in conv.get("steps") or [] if st.get("start_ms") is not None]
     speech = [(int(s), int(e)) for s, e in conv.get("agent_speech") or []]
@@ -256,6 +259,7 @@ def timeline_svg(conv: dict[str, Any], w: int = 960) -> str:
         out.append(f'<rect x="{x(s):.1f}" y="{y2}" width="{width(s, e):.1f}" height="{lane - 6}" class="words">'
                    f'<title>{esc(tip)}</title></rect>'
                    + (f'<text x="{x(s) + 2:.1f}" y="{y2 + 13}">{esc(shown)}</text>' if room > 1 else ""))
+    out += tool_lane(conv, x, width, top + 3 * lane + 3, lane - 6)
     out.append("</svg>")
     return "".join(out)
 
@@ -330,6 +334,7 @@ def _test_html(i: int, t: dict[str, Any], results: dict[str, Any], report_dir: P
     parts = [f'<section id="test-{i}"><h2><span class="{status}">{status}{flaky}</span> {esc(t.get("test"))}</h2>',
              "<table><tbody>"
              f"<tr><th>passed</th><td>{esc(rate_cell(t))} (Wilson 95 % interval)</td></tr>"
+             f"<tr><th>pass^k</th><td>{esc(pass_k_text(t))} (every one of k trials passed)</td></tr>"
              f"<tr><th>threshold</th><td>{esc(threshold_cell(t))}</td></tr>"
              f"<tr><th>latency</th><td>{esc(latency_cell(t.get('latency')))}</td></tr>"
              f"<tr><th>speech quality</th><td>{esc(mos_cell(t.get('speech_quality')))}</td></tr>"

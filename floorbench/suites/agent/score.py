@@ -245,6 +245,7 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
                                        conversation(sched, ev, windows, texts.get(i, {})))
         if tool_calls is not None:
             trials[d.folder.name]["tools"] = tool_calls
+            (trials[d.folder.name]["conversation"] or {})["tools"] = tool_calls["calls"]  # the report's tool lane
         trials[d.folder.name]["speech_quality"] = {**summary(mos), "turns": as_records(mos)}
         trials[d.folder.name]["own_echo"] = cuts
     for sid in expected or planned_ids(target):

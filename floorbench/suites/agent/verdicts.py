@@ -31,6 +31,12 @@ def rate(k: int, n: int) -> dict[str, Any]:
     return {"k": k, "n": n, "rate": (k / n) if n else None, "ci": [lo, hi]}
 
 
+def pass_hat(passed: int, n: int) -> dict[str, Any]:
+    """pass^k as the τ benchmarks define it: the chance that k trials drawn from the n judged all pass,
+    C(passed, k) / C(n, k), for k = 1 … n (pass^1 is the pass rate; pass^n: every trial passed)."""
+    return {"pass_k": n, "pass_hat_k": {str(k): math.comb(passed, k) / math.comb(n, k) for k in range(1, n + 1)}}
+
+
 def pooled_latency(trials: Sequence[dict[str, Any]]) -> dict[str, Any]:
     lat = [x for t in trials for x in t.get("latencies_ms") or []]
     vals = [math.inf if x is None else float(x) for x in lat]
@@ -85,6 +91,7 @@ def aggregate(trials: Sequence[dict[str, Any]], threshold: float | None = None) 
             **r, "pass_threshold": need,
             "status": "error" if errors else "passed" if meets else "failed",
             "flaky": 0 < k < len(judged),
+            **pass_hat(k, len(judged)),
             "assertions": _assertions(judged),
             "latency": pooled_latency(judged),
             "speech_quality": pooled([x for t in judged for x in (t.get("speech_quality") or {}).get("turns", [])]),
@@ -110,6 +117,13 @@ def exit_code(tests: Sequence[dict[str, Any]]) -> int:
     return 1 if any(t["status"] == "failed" for t in tests) else 0
 
 
+def pass_k_text(t: dict[str, Any]) -> str:
+    """``pass^5 1.00``: every one of the test's k judged trials passed (1.00) or not (0.00)."""
+    n = t.get("pass_k") or 0
+    v = (t.get("pass_hat_k") or {}).get(str(n))
+    return f"pass^{n} –" if v is None else f"pass^{n} {v:.2f}"
+
+
 def summary_lines(tests: Sequence[dict[str, Any]]) -> list[str]:
     """The table `floorbench test` prints: one line per test, then each failing assertion with its values."""
     from floorbench.escape import printable
@@ -124,7 +138,7 @@ def summary_lines(tests: Sequence[dict[str, Any]]) -> list[str]:
         p95 = f"p95 {lat['p95_ms']} ms" if lat["p95_ms"] is not None else ("p95 no response" if lat["turns"] else "")
         pr = "–" if t["rate"] is None else f"{t['rate']:.2f}"
         lines.append(f"{status:14s} {printable(t['test']):{width}s}  {t['k']}/{t['n']} passed  rate "
-                     f"{pr} {ci}  threshold {t['pass_threshold']:.2f}"
+                     f"{pr} {ci}  {pass_k_text(t)}  threshold {t['pass_threshold']:.2f}"
                      + (f"  {p95}" if p95 else "") + (f"  ({t['degraded']} timing-degraded)" if t["degraded"] else ""))
         for e in t["error_lines"]:
             lines.append(f"    error: {printable(e)}")
