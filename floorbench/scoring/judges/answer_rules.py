@@ -399,7 +399,7 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
     focus = focus_words(reply.question, reply.options, _names(reply.inp.context))
     aside = part_of_list or bound_to_gold(tokens, focus, spans, others, start)
     """the gold answers the question in its own clause: others named in other clauses are no list"""
-    why = [_commit_reason(tokens, s, start, conc, others)
+    why = [_commit_reason(tokens, s, start, [] if aside and not part_of_list else conc, others)
            or (("answer.listed", "listed with another answer") if listed(tokens, s) and not aside else None)
            for s in spans]
     committed = [s for s, w in zip(spans, why, strict=True) if w is None]

@@ -140,6 +140,9 @@ NATO = {
 }
 """the ICAO spelling alphabet (a standard, not a list grown from examples)"""
 REPEAT = {"double": 2, "triple": 3}
+DIGIT_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine".split())} | {
+    "oh": "0", "nought": "0"}
+"""digits said as words, for "double seven" = 77"""
 
 
 def spelled_tokens(tokens: Sequence[str]) -> list[str]:
@@ -172,8 +175,9 @@ def spelled_tokens(tokens: Sequence[str]) -> list[str]:
             out.append(t)
             i += 3  # "p for peter", "p like peter": the word starts with the letter
             continue
-        if t in REPEAT and i + 1 < len(merged) and (len(merged[i + 1]) == 1 or merged[i + 1] in NATO):
-            letter = NATO.get(merged[i + 1], merged[i + 1])
+        if t in REPEAT and i + 1 < len(merged) and (len(merged[i + 1]) == 1 or merged[i + 1] in NATO
+                                                  or merged[i + 1] in DIGIT_WORDS):
+            letter = NATO.get(merged[i + 1], DIGIT_WORDS.get(merged[i + 1], merged[i + 1]))
             out.extend([letter] * REPEAT[t])
             i += 2
             continue
