@@ -15,7 +15,8 @@ if [ -z "$PY" ]; then
 fi
 
 # baresip-core: an independent SIP endpoint the phone leg is tested against (tests/test_sip_leg.py)
-APT_PACKAGES=(gcc flite festival festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k libopus0 libsndfile1 chromium sox libportaudio2 redis-server baresip-core)
+# espeak-ng: the caller voices beyond English (espeak:es, espeak:de, espeak:cmn; floorbench/speech/languages.py)
+APT_PACKAGES=(gcc flite festival festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k libopus0 libsndfile1 chromium sox libportaudio2 redis-server baresip-core espeak-ng)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

