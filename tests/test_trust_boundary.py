@@ -278,6 +278,31 @@ def test_a_voice_id_that_would_import_a_module_and_send_a_key_is_refused_before_
     assert not _leaks({**canaries, "url password": "pw-canary-2"}, res.output, out=out)
 
 
+@settings(max_examples=80, deadline=None)
+@given(backend=st.sampled_from(["pipecat", "service", "piper", "flite", "festival", "espeak", "sk-canary-9f8e7d6c"]),
+       name=st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40),
+       query=st.lists(st.tuples(st.sampled_from(["api_key_env", "base_url", "api_key", "voice", "length_scale",
+                                                  "x"]),
+                                st.sampled_from(["sk-canary-9f8e7d6c", "http://u:pw-canary-5@127.0.0.1:9/v1",
+                                                 "OPENAI_API_KEY", "1.1", "alloy"])), max_size=3))
+def test_any_voice_id_is_a_local_voice_or_a_name_never_an_import_path(backend: str, name: str,
+                                                                      query: list[tuple[str, str]]) -> None:
+    from floorbench.speech.tts import BACKENDS, TTSError, parse_voice
+    from floorbench.speech.tts_voices import NAME_RE
+
+    voice = f"{backend}:{name}" + ("?" + "&".join(f"{k}={v}" for k, v in query) if query else "")
+    try:
+        spec = parse_voice(voice)
+    except TTSError as e:
+        msg = str(e)
+        assert "\n" not in msg and "sk-canary-9f8e7d6c" not in msg and "pw-canary-5" not in msg, msg
+        return
+    assert spec.backend in BACKENDS and spec.backend != "pipecat"
+    assert all(k == "length_scale" and float(v) for k, v in spec.params), spec
+    if spec.backend == "service":
+        assert NAME_RE.fullmatch(spec.name) and not spec.params
+
+
 def test_a_service_voice_is_only_a_name_its_endpoint_and_key_are_the_operators(
     tmp_path: Path, capture: str, canaries: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

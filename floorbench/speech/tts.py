@@ -130,12 +130,12 @@ def parse_voice(voice: str) -> VoiceSpec:
     allowed = VOICE_PARAMS.get(backend, ())
     for k, v in params:
         if k not in allowed:
-            raise TTSError(f"voice {backend}:{name[:40]}: parameter {k[:20]!r} is not taken; "
+            raise TTSError(f"voice {_shown(f'{backend}:{name}')}: parameter {k[:20]!r} is not taken; "
                            + (f"use {', '.join(allowed)}" if allowed else "this voice takes none"))
         try:
             float(v)
         except ValueError:
-            raise TTSError(f"voice {backend}:{name[:40]}: {k} must be a number") from None
+            raise TTSError(f"voice {_shown(f'{backend}:{name}')}: {k} must be a number") from None
     return VoiceSpec(backend=backend, name=name, params=params)
 
 
