@@ -389,6 +389,23 @@ def _suite_scores(name: str, data: object) -> Callable[[Path], None]:
     return edit
 
 
+def _agent_suite(clip_line: str, old: str = "", new: str = "") -> Callable[[Path], None]:
+    """A suite written from a test file (suite agent), then edited by hand: `clip_line` added to its first clip,
+    `old` replaced by `new` in its scenario file."""
+    def edit(ws: Path) -> None:
+        from floorbench.suites.agent.importer import write_test_suite
+        from floorbench.suites.agent.validate import load_test_file
+
+        (ws / "src.yaml").write_text("tests:\n  - name: hello\n    steps:\n      - say: Hello there.\n"
+                                     "        gap_ms: 100\n        expect: {matches: h(i|ello)}\n      - hang_up\n")
+        write_test_suite(load_test_file(ws / "src.yaml"), ws / "asuite", 1)
+        f = ws / "asuite" / "scenarios" / "hello.t1.yaml"
+        text = f.read_text()
+        text = text.replace("  text: Hello there.\n", "  text: Hello there.\n" + clip_line, 1)
+        f.write_text(text.replace(old, new) if old else text)
+    return edit
+
+
 def _test_and(extra: Callable[[Path], None]) -> Callable[[Path], None]:
     return lambda ws: (_write("t.yaml", GOOD_TEST)(ws), extra(ws))
 
@@ -451,6 +468,12 @@ READER_CASES: list[tuple[str, Callable[[Path], None], list[str], str]] = [
     ("import-turns-short-row", _labels_csv("label,start_ms,end_ms,text\neot,100\n"), IMPORT_TURNS, "labels.csv:2"),
     ("info-clip-escapes", _scenario_yaml(lambda t: t.replace("audio: audio/", "audio: ../../private/", 1)),
      ["suite", "info", S], "leads outside"),
+    ("info-agent-clip-escapes", _agent_suite("  audio: ../../private/voice.flac\n"), ["suite", "info", "{ws}/asuite"],
+     "leads outside"),
+    ("info-agent-gap-negative", _agent_suite("", "gap_ms: 100", "gap_ms: -100000"), ["suite", "info", "{ws}/asuite"],
+     "gap_ms"),
+    ("info-agent-regex-unclosed", _agent_suite("", "matches: h(i|ello)", "matches: h(i|ello"),
+     ["suite", "info", "{ws}/asuite"], "regular expression"),
 ]
 
 # (id, how to break the inputs, argv with {ws} and {port} filled in, what the error line must say)

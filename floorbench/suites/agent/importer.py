@@ -167,6 +167,15 @@ def agent_suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> Any:
     from floorbench.scenarios.info import SuiteInfo
 
     scen: list[AgentScenario] = [s for s in cast(list[Any], suite.scenarios) if isinstance(s, AgentScenario)]
+    for s in scen:  # a clip that leads out of the suite is refused here as `run` refuses it
+        for c in s.turns:
+            if c.audio:
+                suite.audio_path(c.audio)
+        if check_audio:
+            from floorbench.scenarios.validate import check_clips_audio
+
+            check_clips_audio(root, suite.files.get(s.scenario_id, root),
+                              ((f"scenario {s.scenario_id}: step {c.step}", c.audio) for c in s.turns if c.audio))
     labels = Counter(c.label for s in scen for c in s.turns)
     lengths = [len(s.turns) for s in scen] or [0]
     return SuiteInfo(
