@@ -56,12 +56,13 @@ def test_with_no_call_every_assertion_that_needs_one_fails_with_no_call() -> Non
 
 
 def test_dead_air_is_the_longest_silence_inside_the_calls_run() -> None:
-    c = call("lookup", 3100, 6100)
-    assert dead_air(evidence([]), c) == 3000
-    assert dead_air(evidence([(3200, 4300)]), c) == 1800  # a filler until 4300, then silence to 6100
+    c = call("lookup", 3100, 6100)  # the caller's clip is 1000–3000
+    assert dead_air(evidence([]), c) == 17000  # nobody spoke again: to the end of the recording
+    assert dead_air(evidence([(3200, 4300), (6400, 7000)]), c) == 2100  # after the filler, until the answer
     assert dead_air(evidence([(3200, 4300), (5000, 7000)]), c) == 700
+    assert dead_air(evidence([(4000, 5000), (5200, 7000)]), c) == 1000  # the agent was slow to start
     r = judge({"dead_air_ms": 1000, "filler_within_ms": 200, "answers_within_ms": 300}, [c], [(3200, 4300), (6250, 8000)])
-    assert not r["step 1 dead_air_ms"].passed and r["step 1 dead_air_ms"].value == 1800.0  # clipped at its return
+    assert not r["step 1 dead_air_ms"].passed and r["step 1 dead_air_ms"].value == 1950.0
     assert r["step 1 filler_within_ms"].passed and r["step 1 filler_within_ms"].value == 100.0
     assert r["step 1 answers_within_ms"].passed and r["step 1 answers_within_ms"].value == 150.0
 

@@ -94,6 +94,8 @@ def run_tests(
     persona_url: Annotated[str | None, typer.Option(help=PERSONA_URL_HELP)] = None,
     persona_key_env: Annotated[str | None, typer.Option(help=PERSONA_KEY_ENV_HELP)] = None,
     voices: Annotated[Path | None, typer.Option(help=VOICES_HELP)] = None,
+    tools_host: Annotated[str | None, typer.Option(help="the address a test's mock tools listen on, for an agent on "
+                                                        "another machine (an IP of this one; default 127.0.0.1)")] = None,
 ) -> None:
     """Run conversation tests against a voice agent: assertions on timing and words, pass rates over trials."""
     from floorbench.errors import FloorbenchError, OptionError, check_range
@@ -109,6 +111,7 @@ def run_tests(
         check_asr("--asr", asr)
         binding = persona_binding(persona_url, persona_key_env)
         use_voices(voices)
+        use_tools_host(tools_host)
         if pass_threshold is not None and not 0 < pass_threshold <= 1:
             raise OptionError(f"--pass-threshold must be above 0 and at most 1, got {pass_threshold}")
         before = read_baseline(baseline) if baseline is not None else None
@@ -134,6 +137,23 @@ def persona_binding(url: str | None, key_env: str | None) -> Any:
         return PersonaBinding.of(url, key_env)
     except BindingError as e:
         raise OptionError(str(e)) from None
+
+
+def use_tools_host(host: str | None) -> None:
+    """``--tools-host IP``: every trial's mock tools listen there (FLOORBENCH_TOOLS_HOST); one-line OptionError."""
+    import ipaddress
+    import os
+
+    from floorbench.errors import OptionError
+    from floorbench.suites.agent.tool_live import TOOLS_HOST_ENV
+
+    if host is None:
+        return
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        raise OptionError(f"--tools-host {host!r}: give an IPv4 address of this machine, e.g. 192.168.1.20") from None
+    os.environ[TOOLS_HOST_ENV] = host
 
 
 def use_voices(path: Path | None) -> None:

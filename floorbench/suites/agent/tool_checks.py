@@ -14,10 +14,12 @@ fails with ``no call``.
 
 Timing, per call (start, end):
 
-- ``dead_air_ms``: the longest stretch inside [start, end] when neither the
-  agent nor the caller (its clips) was speaking — the silence the tool caused;
-  the agent's speech is cut at pauses of `yield_gap_ms` (300 ms), so a pause
-  between a filler and the answer counts from that length; the worst call counts;
+- ``dead_air_ms``: the longest silence — neither the agent nor the caller (its
+  clips) speaking — that overlaps [start, end], measured whole: from the last
+  speech before it to the next speech (the answer), both as heard in the room,
+  so the agent's own path latency cancels; the agent's speech is cut at pauses
+  of `yield_gap_ms` (300 ms), so a shorter pause is no dead air; the worst call
+  counts;
 - ``filler_within_ms``: the agent was speaking at the call's start, or began
   within N ms after it;
 - ``answers_within_ms``: the agent's first speech onset at or after the call's
@@ -147,16 +149,16 @@ def _busy(ev: Evidence) -> list[tuple[int, int]]:
 
 
 def dead_air(ev: Evidence, c: ToolCall) -> int:
-    """The longest stretch inside the call's run with nobody speaking."""
-    t, worst = c.start_ms, 0
-    for s, e in _busy(ev):
-        if e <= t:
-            continue
-        if s >= c.end_ms:
+    """The longest silence (nobody speaking) that overlaps the call's run, whole: from the last speech before
+    it to the next (the end of the recording if nobody spoke again)."""
+    worst, prev = 0, 0
+    for s, e in [*_busy(ev), (ev.duration_ms, ev.duration_ms)]:
+        if s > prev and prev < c.end_ms and s > c.start_ms:  # the silence [prev, s) overlaps [start, end)
+            worst = max(worst, s - prev)
+        prev = max(prev, e)
+        if prev >= c.end_ms and s >= c.end_ms:
             break
-        worst = max(worst, s - t)
-        t = max(t, e)
-    return max(worst, c.end_ms - t)
+    return worst
 
 
 def timing(check: ToolCheck, key: str, step: int | None, limit: int, ev: Evidence,
