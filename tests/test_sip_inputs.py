@@ -43,7 +43,7 @@ def test_the_uri_reader():
     assert (t.user, t.host, t.port, t.loopback) == ("agent", "127.0.0.1", 5070, True)
     assert parse_target("sip:localhost").port == 5060
     assert parse_target("sip:[::1]:5070").loopback
-    with pytest.raises(PhoneError, match="not on this machine.*allow_remote"):
+    with pytest.raises(PhoneError, match=r"not on this machine.*allow_remote"):
         parse_target("sip:agent@192.0.2.7")
     assert not parse_target("sip:agent@192.0.2.7", allow_remote=True).loopback
 

@@ -1,0 +1,62 @@
+"""`floorbench test --via sip:` live: the phone example against reference agents behind a plain SIP endpoint.
+
+Two `floorbench phone-agent` processes answer on loopback (the oracle and
+`silent`), and two `floorbench test examples/phone/tests.yaml -k phone-greeting
+--via sip:…` command lines run at once on one LiveKit server: each trial is a
+room whose phone line calls the agent over SIP, G.711 both ways. The oracle
+passes (exit 0) with the call's codec recorded as PCMU at 8 kHz, set-up time
+and RTP counters in meta.json; `silent` fails the greeting's
+`responds_within_ms` as "no response" (exit 1).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from floorbench.transports.server import LiveKitConnection
+
+try:
+    from tests.support.phone_agents import PhoneAgent
+except ModuleNotFoundError:
+    from support.phone_agents import PhoneAgent
+
+pytestmark = pytest.mark.live
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "examples" / "phone" / "tests.yaml"
+
+
+def _test(out: Path, conn: LiveKitConnection, uri: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "LIVEKIT_API_KEY": conn.api_key, "LIVEKIT_API_SECRET": conn.api_secret,
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    cmd = [sys.executable, "-c", "from floorbench.cli import main; main()", "test", str(TESTS), "-k", "phone-greeting",
+           "--via", uri, "--out", str(out), "--livekit-url", conn.url, "--quiet"]
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_the_oracle_passes_and_silent_fails_over_the_phone(tmp_path: Path, livekit: LiveKitConnection) -> None:
+    oracle_cfg = ROOT / "examples" / "phone" / "oracle.yaml"
+    with PhoneAgent("--model", "oracle", "--config", str(oracle_cfg)) as oracle, \
+            PhoneAgent("--model", "silent") as silent:
+        runs = {name: _test(tmp_path / name, livekit, agent.uri) for name, agent in
+                (("oracle", oracle), ("silent", silent))}
+        texts = {name: p.communicate(timeout=120)[0] for name, p in runs.items()}
+    assert runs["oracle"].returncode == 0, texts["oracle"]
+    meta = json.loads(next((tmp_path / "oracle" / "run").glob("*/meta.json")).read_text())
+    leg = meta["transport_latency_ms"]["bridge"]
+    assert (leg["style"], leg["codec"], leg["codec_sample_rate"]) == ("sip", "PCMU", 8000)
+    assert isinstance(leg["setup_ms"], int) and leg["sip_status"] == 200 and leg["failure"] is None
+    assert leg["rtp"]["rx_packets"] > 100 and leg["model_to_room"]["n"] > 100
+    assert meta["model"]["protocol"] == "sip/rtp"
+    assert any(e["event"] == "call" and e["scenario"] == "phone-greeting.t1" for e in oracle.log())
+
+    assert runs["silent"].returncode == 1, texts["silent"]
+    results = json.loads((tmp_path / "silent" / "results.json").read_text())
+    (test,) = results["tests"]
+    assert test["status"] == "failed"
+    assert "no response" in texts["silent"]
