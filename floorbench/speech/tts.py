@@ -120,12 +120,16 @@ def parse_voice(voice: str) -> VoiceSpec:
         raise TTSError(f"voice {shown + ':…'!r}: unknown backend {shown!r}; use piper:, flite:, festival: or "
                        "service:NAME")
     if backend == "service":
-        from floorbench.speech.tts_voices import VoicesError, check_name
+        from floorbench.speech.tts_voices import VoicesError, check_name, service_voice
 
         try:
             check_name(rest)  # the whole rest: a service voice takes no parameters from a file
         except VoicesError as e:
             raise TTSError(f"voice 'service:…': {e}") from None
+        try:
+            service_voice(rest)  # known before anything is written: the operator's voices file names it
+        except VoicesError as e:
+            raise TTSError(str(e)) from None
     params = tuple(parse_qsl(query, keep_blank_values=True, strict_parsing=False)) if query else ()
     allowed = VOICE_PARAMS.get(backend, ())
     for k, v in params:
