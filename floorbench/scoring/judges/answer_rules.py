@@ -36,7 +36,7 @@ verdict's `rule` and the start of its `reason`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, Verdict
@@ -49,14 +49,11 @@ from floorbench.scoring.judges.commitment import (
     contradicted,
     correction_start,
     entity_spans,
-    hedged,
     inside,
     listed,
     negated,
     paraphrase_spans,
     question_options,
-    second_guess,
-    withdrawn,
     word_matches,
 )
 from floorbench.scoring.judges.commitment import code_spans as _code_spans
@@ -69,12 +66,16 @@ from floorbench.scoring.judges.quantities import (
     mentions,
     same_quantity,
 )
+from floorbench.scoring.judges.typed_rules import (
+    commit_reason,
+    day_alone,
+    digit_text,
+    numbered_answer,
+    spelled_answer,
+)
 from floorbench.scoring.judges.values import (
-    MONTHS,
     gold_code,
     join_split_words,
-    ordinal_words,
-    read_day,
     spelled_tokens,
     spelled_word,
 )
@@ -202,38 +203,9 @@ def _yes_no(want: str, transcript: str) -> Outcome:
     return "wrong", "answer.yes-no", f"expected {want}, heard {got or 'no yes/no'}"
 
 
-def _digit_text(tokens: list[str]) -> Callable[[int], tuple[str, int] | None]:
-    """A reader of the number said at a token, as its digits ("four oh seven one" -> "4071")."""
-
-    def read(i: int) -> tuple[str, int] | None:
-        found = mentions(tokens[i:i + 6])
-        if found and found[0].start == 0 and found[0].digits:
-            return found[0].digits, i + found[0].end
-        return None
-
-    return read
-
-
-def _commit_reason(tokens: list[str], span: Span, start: int, conc: list[Span],
-                   later: list[Span] | None = None) -> tuple[str, str] | None:
-    """(rule, why) a mention does not commit, or None when it does; `later`: other answers."""
-    if span[0] < start:
-        return "answer.correction", "taken back by a self-correction"
-    if inside(span, conc):
-        return "answer.concession", "only in a conceded clause (the contrast commits to the other side)"
-    if negated(tokens, span):
-        return "answer.negated", "negated"
-    others = later or []
-    if hedged(tokens, span, [a for a, _ in others if a >= span[1]]) or second_guess(tokens, span, others):
-        return "answer.hedged", "hedged between alternatives"
-    if withdrawn(tokens, span):
-        return "answer.withdrawn", "taken back by a later 'not sure'"
-    return None
-
-
 def _code(code: str, reply: Reply) -> Outcome:
     tokens = spelled_tokens(reply.tokens)
-    spans = _code_spans(code, tokens, _digit_text(tokens))
+    spans = _code_spans(code, tokens, digit_text(tokens))
     if not spans:
         said = [m for m in mentions(tokens) if m.digits] or spelled_word(tokens)
         if said:
@@ -241,7 +213,7 @@ def _code(code: str, reply: Reply) -> Outcome:
         return "absent", "answer.code-absent", f"code {code} not spelled"
     start = correction_start(tokens, lambda rest: bool(content(rest)))
     conc = concessions(tokens, lambda a, b: any(a <= s[0] < b for s in spans) or bool(mentions(tokens[a:b])))
-    why = [_commit_reason(tokens, s, start, conc) for s in spans]
+    why = [commit_reason(tokens, s, start, conc) for s in spans]
     if any(w is None for w in why):
         return "correct", "answer.code", f"spells {code}"
     rule, reason = next(w for w in why if w is not None)
@@ -307,14 +279,14 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
                     f"says '{' '.join(tokens[unitless[0].start:unitless[0].end])}' without a unit: a duration "
                     "needs one (hours or minutes)")
         said = ", ".join(" ".join(tokens[m.start:m.end]) for m in found[:4]) or "none"
-        day = _day_alone(q, tokens)
+        day = day_alone(q, tokens)
         if day is not None:
             return day
         return "absent", "answer.quantity-absent", f"quantity not said (heard: {said})"
     start = correction_start(tokens, lambda rest: bool(mentions(list(rest))))
     conc = concessions(tokens, lambda a, b: any(a <= m.start < b for m in found))
     others = [(m.start, m.end) for m in found if not same_quantity(q, m)]
-    why = [_commit_reason(tokens, (m.start, m.end), start, conc, others) for m in hits]
+    why = [commit_reason(tokens, (m.start, m.end), start, conc, others) for m in hits]
     committed = [m for m, w in zip(hits, why, strict=True) if w is None]
     if committed:
         turned = [r for m in committed if (r := _reversed(m, reply)) is not None]
@@ -323,21 +295,6 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
         return "correct", "answer.quantity", f"says '{' '.join(tokens[committed[0].start:committed[0].end])}'"
     rule, reason = next(w for w in why if w is not None)
     return "wrong", rule, f"says the gold quantity but {reason}"
-
-
-def _day_alone(q: Quantity, tokens: list[str]) -> Outcome | None:
-    """A date gold answered by its day alone ("the sixteenth" for June 16) when the reply names no
-    month: the same day is the answer, another day is not."""
-    if q.kind != "date" or any(t in MONTHS for t in tokens):
-        return None
-    days = [d for i, t in enumerate(tokens) if t == "the" and (d := read_day(tokens, i + 1)) is not None
-            and tuple(tokens[i + 1 : d[1]]) in ordinal_words()]
-    if not days:
-        return None
-    want = int(q.value) % 100
-    if any(d == want for d, _ in days):
-        return "correct", "answer.day", f"says the day ({want}) and no other month"
-    return "wrong", "answer.day-other", f"says the {days[0][0]}, not the {want}"
 
 
 def _find_entity(words: list[str], reply: Reply, gold_words: list[str]) -> tuple[list[Span], str, str]:
@@ -399,7 +356,7 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
     focus = focus_words(reply.question, reply.options, _names(reply.inp.context))
     aside = part_of_list or bound_to_gold(tokens, focus, spans, others, start)
     """the gold answers the question in its own clause: others named in other clauses are no list"""
-    why = [_commit_reason(tokens, s, start, [] if aside and not part_of_list else conc, others)
+    why = [commit_reason(tokens, s, start, [] if aside and not part_of_list else conc, others)
            or (("answer.listed", "listed with another answer") if listed(tokens, s) and not aside else None)
            for s in spans]
     committed = [s for s, w in zip(spans, why, strict=True) if w is None]
@@ -528,48 +485,6 @@ def _polarity_led(gold: str, transcript: str) -> Outcome | None:
     return kind, rule, f"'{gold}' opens with {want}: {why}"
 
 
-def _spelled(ref: str, reply: Reply) -> Outcome | None:
-    """A one-word gold the reply spells letter by letter: the letters must be exactly the gold's."""
-    word = re.sub(r"[^a-z]", "", ref.lower())
-    said = spelled_word(reply.tokens)
-    if not word or " " in ref.strip() or said is None:
-        return None
-    if said == word:
-        return "correct", "answer.spelled", f"spells '{ref}' letter by letter"
-    return "wrong", "answer.spelled-other", f"spells '{said}', not '{ref}'"
-
-
-def _numbered_entity(ref: str, reply: Reply) -> Outcome | None:
-    """A name with a number or code in it ("platform 4", "room 210", "seat 12B"): the number (with the
-    letters beside it) must be said exactly, in any form; a near one ("fourteen" for 4, "two oh one"
-    for 210) is another answer, never a meaning match. None when the gold has no number."""
-    toks = [t for t in lex(ref) if t not in (",", ".")]
-    digits = [i for i, t in enumerate(toks) if t.isdigit()]
-    if not digits:
-        return None
-    lo, hi = digits[0], digits[-1] + 1
-    while lo > 0 and len(toks[lo - 1]) == 1 and toks[lo - 1].isalpha():
-        lo -= 1
-    while hi < len(toks) and len(toks[hi]) == 1 and toks[hi].isalpha():
-        hi += 1
-    code = "".join(toks[lo:hi])
-    tokens = spelled_tokens(reply.tokens)
-    spans = _code_spans(code, tokens, _digit_text(tokens))
-    if not spans:
-        if mentions(tokens):
-            said = " ".join(tokens[mentions(tokens)[0].start : mentions(tokens)[0].end])
-            return "wrong", "answer.value-other", f"'{ref}': says '{said}', not {code}"
-        return "wrong", "answer.value-missing", f"'{ref}': its number {code} is not said"
-    start = correction_start(tokens, lambda rest: bool(mentions(list(rest))))
-    conc = concessions(tokens, lambda a, b: any(a <= sp[0] < b for sp in spans) or bool(mentions(tokens[a:b])))
-    others = [(m.start, m.end) for m in mentions(tokens) if not any(m.start <= sp[0] < m.end for sp in spans)]
-    why = [_commit_reason(tokens, sp, start, conc, others) for sp in spans]
-    if any(w is None for w in why):
-        return "correct", "answer.numbered", f"'{ref}': says {code}"
-    rule, reason = next(w for w in why if w is not None)
-    return "wrong", rule, f"'{ref}': {code} said but {reason}"
-
-
 RANK = ("incomplete", "refused", "partial", "absent")
 """which undecided outcome's reason explains a wrong verdict best"""
 
@@ -607,9 +522,9 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
             outcome = _quantity(q, reply)
         elif (rq := gold_quantity(ref)) is not None and _starts_with_quantity(ref):
             outcome = _quantity(rq, reply)
-        elif (spelled := _spelled(ref, reply)) is not None:
+        elif (spelled := spelled_answer(ref, reply.tokens)) is not None:
             outcome = spelled
-        elif (numbered := _numbered_entity(ref, reply)) is not None:
+        elif (numbered := numbered_answer(ref, reply.tokens)) is not None:
             outcome = numbered
         else:
             outcome, entity = _entity(ref, reply), True

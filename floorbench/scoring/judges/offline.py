@@ -188,7 +188,7 @@ def _sentences(text: str) -> list[str]:
 
 
 RULE_MODULES = ("offline.py", "normalize.py", "answer_rules.py", "quantities.py", "commitment.py", "turn_acts.py",
-                "turn_grammar.py", "values.py", "claims.py")
+                "turn_grammar.py", "values.py", "claims.py", "typed_rules.py")
 """the modules whose text is the rule set (its version hashes them)"""
 
 

@@ -1,0 +1,117 @@
+"""Answer rules for typed values: spellings, names with a number, a date's day, and commitment.
+
+Split from `answer_rules` (which calls them): a one-word gold spelled letter by
+letter must be exactly its letters; a name with a number or code in it ("room
+210", "seat 12B") must have that number said exactly, never by meaning; a date
+gold answered by its day alone ("the sixteenth") is that day when no month is
+said. `commit_reason` is the one check of whether a mention is committed to
+(not taken back, conceded, negated, hedged or withdrawn), shared by every kind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from floorbench.scoring.judges.commitment import (
+    Span,
+    code_spans,
+    concessions,
+    correction_start,
+    hedged,
+    inside,
+    negated,
+    second_guess,
+    withdrawn,
+)
+from floorbench.scoring.judges.quantities import Quantity, lex, mentions
+from floorbench.scoring.judges.values import MONTHS, ordinal_words, read_day, spelled_tokens, spelled_word
+
+Outcome = tuple[str, str, str]
+"""(kind, rule id, why), as `answer_rules` reads it"""
+
+
+def digit_text(tokens: list[str]) -> Callable[[int], tuple[str, int] | None]:
+    """A reader of the number said at a token, as its digits ("four oh seven one" -> "4071")."""
+
+    def read(i: int) -> tuple[str, int] | None:
+        found = mentions(tokens[i:i + 6])
+        if found and found[0].start == 0 and found[0].digits:
+            return found[0].digits, i + found[0].end
+        return None
+
+    return read
+
+
+def commit_reason(tokens: list[str], span: Span, start: int, conc: list[Span],
+                   later: list[Span] | None = None) -> tuple[str, str] | None:
+    """(rule, why) a mention does not commit, or None when it does; `later`: other answers."""
+    if span[0] < start:
+        return "answer.correction", "taken back by a self-correction"
+    if inside(span, conc):
+        return "answer.concession", "only in a conceded clause (the contrast commits to the other side)"
+    if negated(tokens, span):
+        return "answer.negated", "negated"
+    others = later or []
+    if hedged(tokens, span, [a for a, _ in others if a >= span[1]]) or second_guess(tokens, span, others):
+        return "answer.hedged", "hedged between alternatives"
+    if withdrawn(tokens, span):
+        return "answer.withdrawn", "taken back by a later 'not sure'"
+    return None
+
+
+def day_alone(q: Quantity, tokens: list[str]) -> Outcome | None:
+    """A date gold answered by its day alone ("the sixteenth" for June 16) when the reply names no
+    month: the same day is the answer, another day is not."""
+    if q.kind != "date" or any(t in MONTHS for t in tokens):
+        return None
+    days = [d for i, t in enumerate(tokens) if t == "the" and (d := read_day(tokens, i + 1)) is not None
+            and tuple(tokens[i + 1 : d[1]]) in ordinal_words()]
+    if not days:
+        return None
+    want = int(q.value) % 100
+    if any(d == want for d, _ in days):
+        return "correct", "answer.day", f"says the day ({want}) and no other month"
+    return "wrong", "answer.day-other", f"says the {days[0][0]}, not the {want}"
+
+
+def spelled_answer(ref: str, tokens: list[str]) -> Outcome | None:
+    """A one-word gold the reply spells letter by letter: the letters must be exactly the gold's."""
+    word = re.sub(r"[^a-z]", "", ref.lower())
+    said = spelled_word(tokens)
+    if not word or " " in ref.strip() or said is None:
+        return None
+    if said == word:
+        return "correct", "answer.spelled", f"spells '{ref}' letter by letter"
+    return "wrong", "answer.spelled-other", f"spells '{said}', not '{ref}'"
+
+
+def numbered_answer(ref: str, reply_tokens: list[str]) -> Outcome | None:
+    """A name with a number or code in it ("platform 4", "room 210", "seat 12B"): the number (with the
+    letters beside it) must be said exactly, in any form; a near one ("fourteen" for 4, "two oh one"
+    for 210) is another answer, never a meaning match. None when the gold has no number."""
+    toks = [t for t in lex(ref) if t not in (",", ".")]
+    digits = [i for i, t in enumerate(toks) if t.isdigit()]
+    if not digits:
+        return None
+    lo, hi = digits[0], digits[-1] + 1
+    while lo > 0 and len(toks[lo - 1]) == 1 and toks[lo - 1].isalpha():
+        lo -= 1
+    while hi < len(toks) and len(toks[hi]) == 1 and toks[hi].isalpha():
+        hi += 1
+    code = "".join(toks[lo:hi])
+    tokens = spelled_tokens(reply_tokens)
+    spans = code_spans(code, tokens, digit_text(tokens))
+    if not spans:
+        if mentions(tokens):
+            said = " ".join(tokens[mentions(tokens)[0].start : mentions(tokens)[0].end])
+            return "wrong", "answer.value-other", f"'{ref}': says '{said}', not {code}"
+        return "wrong", "answer.value-missing", f"'{ref}': its number {code} is not said"
+    start = correction_start(tokens, lambda rest: bool(mentions(list(rest))))
+    conc = concessions(tokens, lambda a, b: any(a <= sp[0] < b for sp in spans) or bool(mentions(tokens[a:b])))
+    others = [(m.start, m.end) for m in mentions(tokens) if not any(m.start <= sp[0] < m.end for sp in spans)]
+    why = [commit_reason(tokens, sp, start, conc, others) for sp in spans]
+    if any(w is None for w in why):
+        return "correct", "answer.numbered", f"'{ref}': says {code}"
+    rule, reason = next(w for w in why if w is not None)
+    return "wrong", rule, f"'{ref}': {code} said but {reason}"
