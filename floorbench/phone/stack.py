@@ -33,6 +33,8 @@ CLOCK_RATE = 16000
 PTIME_MS = 20
 FRAME_SAMPLES = CLOCK_RATE * PTIME_MS // 1000
 FRAME_BYTES = FRAME_SAMPLES * 2
+MAX_CALLS = 32
+"""calls at once per endpoint (PJSUA's compiled-in limit): an agent end under `floorbench load`"""
 INSTALL_FIX = "install it with `pip install pjsua2-python` (scripts/setup.sh does)"
 
 
@@ -275,6 +277,7 @@ class SipStack:
         cfg.uaConfig.threadCnt = 0
         cfg.uaConfig.mainThreadOnly = False
         cfg.uaConfig.userAgent = "floorbench-phone"
+        cfg.uaConfig.maxCalls = MAX_CALLS
         cfg.logConfig.level = 0
         cfg.logConfig.consoleLevel = 0
         cfg.medConfig.clockRate = CLOCK_RATE
