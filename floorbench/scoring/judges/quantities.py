@@ -80,6 +80,10 @@ def _cardinal(tokens: list[str], i: int) -> tuple[float, int] | None:
     if w in ORDINALS:
         return float(ORDINALS[w]), i + 1
     total, current, j, last = 0, 0, i, None
+    if w in ("nought", "point") and tokens[i + 1 : i + 2] != [] and (w == "point" or tokens[i + 1] == "point"):
+        got = _point(tokens, i + (w == "nought"), 0.0)  # "nought point nine", "point five"
+        if got[1] > i + 1:
+            return got
     if w == "a" and tokens[i + 1 : i + 2] == ["dozen"]:
         return 12.0, i + 2
     if w == "half" and tokens[i + 1 : i + 3] == ["a", "dozen"]:
@@ -109,7 +113,22 @@ def _cardinal(tokens: list[str], i: int) -> tuple[float, int] | None:
         j += 1
     if j == i or last is None:
         return None
-    return float(total + current), j
+    return _point(tokens, j, float(total + current))
+
+
+DIGIT_NAMES = {w: n for n, w in enumerate("zero one two three four five six seven eight nine".split())} | {
+    "oh": 0, "nought": 0, "o": 0}
+
+
+def _point(tokens: list[str], j: int, value: float) -> tuple[float, int]:
+    """"nought point nine", "two point five": the digits said after "point" are decimals."""
+    if tokens[j : j + 1] != ["point"]:
+        return value, j
+    k, digits = j + 1, ""
+    while k < len(tokens) and tokens[k] in DIGIT_NAMES:
+        digits += str(DIGIT_NAMES[tokens[k]])
+        k += 1
+    return (float(f"{int(value)}.{digits}"), k) if digits else (value, j)
 
 
 @dataclass
@@ -258,6 +277,9 @@ def _more_minutes(tokens: list[str], j: int, m: Mention) -> int:
     k = j + 1 if j < len(tokens) and tokens[j] == "and" else j
     if tokens[k : k + 2] == ["a", "half"]:
         m.duration += 30
+        return k + 2
+    if tokens[k : k + 2] == ["a", "quarter"] and k > j:  # "an hour and a quarter"
+        m.duration += 15
         return k + 2
     got = _cardinal(tokens, k) if k < len(tokens) else None
     if got is not None and got[0] < 60:

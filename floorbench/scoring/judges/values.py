@@ -149,7 +149,12 @@ def spelled_tokens(tokens: Sequence[str]) -> list[str]:
     """The tokens with a spelling read as letters, where the reply spells: "x ray" → "x",
     "bravo" → "b", "p as in peter" → "p", "double o" → "o o". A reply spells when at least two of
     its tokens are single letters, digits or spelling-alphabet words; otherwise it is returned as is."""
-    toks = list(tokens)
+    toks = [t for k, t in enumerate(tokens) if not (t == "." and 0 < k < len(tokens) - 1
+                                                     and len(tokens[k - 1]) == 1 and tokens[k - 1].isalpha())]
+    """a full stop after a single letter ("P. as in Peter", "O. K.") is the recogniser's, not a sentence's"""
+    toks = [p for k, t in enumerate(toks) for p in (
+        list(t) if t in ("am", "pm") and 0 < k and len(toks[k - 1]) == 1 and toks[k - 1].isalpha() else [t])]
+    """"A. M." between spelled letters is two letters, not a time of day"""
     merged: list[str] = []
     i = 0
     while i < len(toks):
@@ -191,10 +196,10 @@ def spelled_word(tokens: Sequence[str]) -> str | None:
     at least three letters; None otherwise."""
     run: list[str] = []
     best: list[str] = []
-    for t in [*spelled_tokens(tokens), "."]:
+    for t in [*spelled_tokens(tokens), "end"]:
         if len(t) == 1 and t.isalpha():
             run.append(t)
-        elif t != ",":
+        elif t not in (",", "."):  # "O. K. A." is a spelling too
             best = max(best, run, key=len)
             run = []
     return "".join(best) if len(best) >= 3 else None
