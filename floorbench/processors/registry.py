@@ -36,7 +36,8 @@ from floorbench.redact import redact as redact_config
 if TYPE_CHECKING:
     from pipecat.processors.frame_processor import FrameProcessor
 
-    from floorbench.scenarios.schema import Scenario, Suite
+    from floorbench.scenarios.interface import ScenarioRecord
+    from floorbench.scenarios.schema import Suite
 
 S = TypeVar("S", bound=AdapterSettings, default=OpenSettings)
 
@@ -52,7 +53,7 @@ class ModelContext:
 
     name: str
     config: dict[str, Any] = field(default_factory=dict)
-    scenario: Scenario | None = None
+    scenario: ScenarioRecord | None = None
     suite: Suite | None = None
     suite_root: Path | None = None
     in_sample_rate: int = 16000

@@ -22,7 +22,7 @@ from floorbench.pipelines.run.model_process import ModelProcess
 from floorbench.processors.impair import ImpairProfile
 from floorbench.processors.registry import Model
 from floorbench.records import RunMeta, write_json_atomic
-from floorbench.scenarios.schema import Scenario
+from floorbench.scenarios.interface import ScenarioRecord
 from floorbench.scenarios.validate import LoadedSuite
 from floorbench.speech.acoustics import AcousticProfile, LiveAcoustics
 from floorbench.transports.server import LiveKitConnection, LiveKitServer
@@ -55,7 +55,7 @@ class RunState:
     """The attributes `ScenarioRun.__init__` sets, declared once for every part of it (None: not yet made)."""
 
     suite: LoadedSuite
-    scenario: Scenario
+    scenario: ScenarioRecord
     model: Model
     conn: LiveKitConnection
     dir: Path

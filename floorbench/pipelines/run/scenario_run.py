@@ -50,7 +50,8 @@ from floorbench.records import (
     TrackInfo,
 )
 from floorbench.redact import redact
-from floorbench.scenarios.schema import Scenario, inside
+from floorbench.scenarios.interface import ScenarioRecord
+from floorbench.scenarios.schema import inside
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError
 from floorbench.speech.acoustics import LiveAcoustics
 from floorbench.transports.rooms import PLAYBACK_IDENTITY, room_name
@@ -105,7 +106,7 @@ class ScenarioRun(ModelJoin, RunRecords):
         self,
         run_id: str,
         suite: LoadedSuite,
-        scenario: Scenario,
+        scenario: ScenarioRecord,
         model: Model,
         conn: LiveKitConnection,
         out_dir: Path,

@@ -52,7 +52,7 @@ from floorbench.pipelines.run.hearing import HeardAt, Hearing, hearing_of
 from floorbench.pipelines.run.sent_tracks import NS, SentTrack, load_heard, load_sent, read_wav, resample
 from floorbench.pipelines.run.turn_mapping import FOUND_SCORE, SILENT_PEAK
 from floorbench.records import DialogueTurn, TimelineEvent, TrackInfo
-from floorbench.scenarios.schema import Turn
+from floorbench.scenarios.interface import ScenarioTurn
 
 MS = 1_000_000
 SLIP_NS = 20_000_000
@@ -434,7 +434,7 @@ def _optional(read: Any, missing: list[str]) -> Any:
 
 
 def timed_turns(
-    turns: Sequence[Turn],
+    turns: Sequence[ScenarioTurn],
     timing: SenderTiming,
     record_start_ns: int,
     on_recorder: Sequence[DialogueTurn],

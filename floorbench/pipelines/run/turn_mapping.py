@@ -29,7 +29,7 @@ import numpy as np
 
 from floorbench.audio.alignment import TurnLag, align_turns, drift_ms_per_100s, percentile_ms
 from floorbench.records import DialogueTurn, EventKind, TimelineEvent
-from floorbench.scenarios.schema import Turn
+from floorbench.scenarios.interface import ScenarioTurn
 
 MS = 1_000_000
 NS = 1_000_000_000
@@ -164,7 +164,7 @@ def on_model_clock_ms(sent_sample: int, lag: int, latency: TransportLatency, t0_
 
 
 def dialogue_turns(
-    turns: Sequence[Turn],
+    turns: Sequence[ScenarioTurn],
     starts: Mapping[int, TimelineEvent],
     ends: Mapping[int, TimelineEvent],
     latency: TransportLatency,
