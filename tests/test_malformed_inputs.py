@@ -468,6 +468,11 @@ READER_CASES: list[tuple[str, Callable[[Path], None], list[str], str]] = [
     ("import-turns-short-row", _labels_csv("label,start_ms,end_ms,text\neot,100\n"), IMPORT_TURNS, "labels.csv:2"),
     ("info-clip-escapes", _scenario_yaml(lambda t: t.replace("audio: audio/", "audio: ../../private/", 1)),
      ["suite", "info", S], "leads outside"),
+    ("report-vad-duration-huge", _append("scored/vad.jsonl", json.dumps({"scenario_id": "p1-e", "duration_ms": 10**15})
+                                         + "\n"), ["report", R, "--out", "{ws}/rep"], "duration_ms"),
+    ("report-vad-segment-huge", _append("scored/vad.jsonl", json.dumps({"scenario_id": "p1-e", "duration_ms": 5000,
+                                                                        "segments": [[0, 10**15]]}) + "\n"),
+     ["report", R, "--out", "{ws}/rep"], "segments"),
     ("info-agent-clip-escapes", _agent_suite("  audio: ../../private/voice.flac\n"), ["suite", "info", "{ws}/asuite"],
      "leads outside"),
     ("info-agent-gap-negative", _agent_suite("", "gap_ms: 100", "gap_ms: -100000"), ["suite", "info", "{ws}/asuite"],

@@ -25,6 +25,9 @@ from floorbench.scoring.inputs import InputError, first_error, load_turns, read_
 from floorbench.scoring.items import Item
 from floorbench.scoring.scores_file import ScoresFile, read_items, read_scored_text, read_scores
 
+MAX_MS = 7 * 24 * 3600 * 1000
+"""a week: longer than any dialogue; a larger time in a file is refused, not drawn tick by tick"""
+
 
 class VadRow(BaseModel):
     """One vad.jsonl line as the report uses it; keys it does not use are kept unchecked."""
@@ -33,7 +36,7 @@ class VadRow(BaseModel):
 
     scenario_id: str = Field(min_length=1)
     folder: str | None = None
-    duration_ms: int = Field(ge=0)
+    duration_ms: int = Field(ge=0, le=MAX_MS)
     segments: list[tuple[int, int]] = Field(default_factory=list)
     curve_step_ms: int | None = Field(default=None, gt=0)
     probability_pct: list[int] | None = None
@@ -49,8 +52,8 @@ class VadRow(BaseModel):
     @field_validator("segments")
     @classmethod
     def _ordered(cls, v: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        if any(not 0 <= a <= b for a, b in v):
-            raise ValueError("each segment must be [start, end] with 0 <= start <= end")
+        if any(not 0 <= a <= b <= MAX_MS for a, b in v):
+            raise ValueError(f"each segment must be [start, end] with 0 <= start <= end <= {MAX_MS}")
         return v
 
 

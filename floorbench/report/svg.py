@@ -119,7 +119,7 @@ def timeline(
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" class="timeline">']
     for li, name in enumerate(lanes):
         out.append(f'<text x="4" y="{top + li * lane_h + 17}" class="ax">{esc(name)}</text>')
-    step = 5000 if t_end <= 120_000 else 30_000
+    step = 5000 if t_end <= 120_000 else max(30_000, -(-t_end // 40 // 30_000) * 30_000)  # at most ~40 ticks
     for t in range(0, t_end + 1, step):
         out.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top}" y2="{h - 20}" class="grid"/>')
         out.append(f'<text x="{x(t):.1f}" y="{h - 6}" class="ax" text-anchor="middle">{t // 1000}s</text>')

@@ -233,7 +233,7 @@ def timeline_svg(conv: dict[str, Any], w: int = 960) -> str:
            'aria-label="conversation timeline">']
     for i, name in enumerate(lanes):
         out.append(f'<text x="4" y="{top + i * lane + 16}">{name}</text>')
-    tick = 1000 if t_end <= 15_000 else 5000 if t_end <= 120_000 else 30_000
+    tick = 1000 if t_end <= 15_000 else 5000 if t_end <= 120_000 else max(30_000, -(-t_end // 40 // 30_000) * 30_000)
     for t in range(0, t_end + 1, tick):
         out.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top}" y2="{h - 18}" class="grid"/>'
                    f'<text x="{x(t):.1f}" y="{h - 5}" text-anchor="middle">{t / 1000:g}s</text>')
