@@ -95,6 +95,9 @@ def test_judge_agreement_counts_a_known_disagreement(scored: Path, strict_judge_
     ]
     assert intrusion["confusion"] == {"backchannel|intrusion": 2, "intrusion|intrusion": 1}
     assert (intrusion["n"], intrusion["agreement"], intrusion["kappa"]) == (3, 0.3333, 0.0)
+    # neither judge was unsure of these: agreement over the decided items is the same
+    assert (intrusion["agreement_decided"], intrusion["unsure_a"], intrusion["unsure_b"]) == (0.3333, 0, 0)
+    assert "decided only: 0.3333; unsure a=0 b=0" in res.output
     assert sorted((d["scenario_id"], d["a"], d["b"]) for d in intrusion["disagreements"]) == [
         ("a0", "backchannel", "intrusion"), ("a2", "backchannel", "intrusion"),
     ]

@@ -3,7 +3,8 @@
 Samples up to `sample` items per task (answer, intrusion) from a scored run's
 items.jsonl (fixed seed), judges each with both judges (through the verdict
 cache), and reports raw agreement, Cohen's kappa, the confusion table and the
-disagreements with their transcripts.
+disagreements with their transcripts; also agreement over the items neither
+judge was unsure of, and each judge's unsure count.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ def cohen_kappa(a: list[str], b: list[str]) -> float | None:
     if pe == 1.0:
         return 1.0 if po == 1.0 else None
     return (po - pe) / (1.0 - pe)
+
+
+def _decided(va: list[str], vb: list[str]) -> float | None:
+    """Agreement over the items neither judge was unsure of."""
+    pairs = [(x, y) for x, y in zip(va, vb, strict=True) if "unsure" not in (x, y)]
+    return round(sum(x == y for x, y in pairs) / len(pairs), 4) if pairs else None
 
 
 def _context(source: Path, scenario_folders: dict[str, str], item: Item) -> tuple[str, tuple[str, ...]]:
@@ -83,6 +90,9 @@ def agreement(
         result["tasks"][task.value] = {
             "n": len(inputs),
             "agreement": round(sum(x == y for x, y in zip(va, vb, strict=True)) / len(va), 4) if va else None,
+            "agreement_decided": _decided(va, vb),
+            "unsure_a": va.count("unsure"),
+            "unsure_b": vb.count("unsure"),
             "kappa": round(kappa, 4) if kappa is not None else None,
             "confusion": {f"{x}|{y}": c for (x, y), c in sorted(Counter(zip(va, vb, strict=True)).items())},
             "disagreements": [

@@ -158,8 +158,8 @@ def judge_agreement_cmd(
         _fail(e)
     for task, row in result["tasks"].items():
         typer.echo(
-            f"{task}: n={row['n']} agreement={row['agreement']} kappa={row['kappa']} "
-            f"confusion={row['confusion']}"
+            f"{task}: n={row['n']} agreement={row['agreement']} (decided only: {row['agreement_decided']}; "
+            f"unsure a={row['unsure_a']} b={row['unsure_b']}) kappa={row['kappa']} confusion={row['confusion']}"
         )
     typer.echo(f"wrote {path}")
 
