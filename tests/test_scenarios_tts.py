@@ -55,7 +55,7 @@ def test_piper_joe_at_24k_for_the_oracle():
 
 def test_errors_are_one_line_and_name_the_voice():
     cases = [
-        ("hello", "espeak:en", 16000, "unknown backend"),
+        ("hello", "coqui:en", 16000, "unknown backend"),
         ("hello", "flite:nobody", 16000, "unknown flite voice"),
         ("hello", "festival:nobody", 16000, "unknown festival voice"),
         ("hello", "piper:/nowhere/model.onnx", 16000, "no Piper model"),

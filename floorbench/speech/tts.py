@@ -91,7 +91,7 @@ class PipecatVoice:
     api_key_arg: str = "api_key"
 
 
-BACKENDS = ("piper", "flite", "festival", "service")
+BACKENDS = ("piper", "flite", "festival", "espeak", "service")
 VOICE_PARAMS = {"piper": ("length_scale",)}
 """the only parameters a voice id may carry (a local voice's own; a service voice's are the operator's)"""
 
@@ -117,8 +117,8 @@ def parse_voice(voice: str) -> VoiceSpec:
                        "(floorbench test --voices FILE), or use a local voice")
     if backend not in BACKENDS or not name:
         shown = redact_text(backend[:20])
-        raise TTSError(f"voice {shown + ':…'!r}: unknown backend {shown!r}; use piper:, flite:, festival: or "
-                       "service:NAME")
+        raise TTSError(f"voice {shown + ':…'!r}: unknown backend {shown!r}; use piper:, flite:, festival:, "
+                       "espeak: or service:NAME")
     if backend == "service":
         from floorbench.speech.tts_voices import VoicesError, check_name, service_voice
 
@@ -210,6 +210,10 @@ def available_voices() -> list[str]:
     # flite's `kal` is the 8 kHz twin of `kal16`: accepted, not listed.
     out.extend(f"flite:{v}" for v in _flite_voices() if v != "kal")
     out.extend(f"festival:{v}" for v in _festival_voices() if v != "ked_diphone")
+    if shutil.which("espeak-ng"):
+        from floorbench.speech.tts_espeak import ESPEAK_VOICES
+
+        out.extend(f"espeak:{v}" for v in ESPEAK_VOICES)
     return out
 
 
@@ -446,6 +450,10 @@ def synthesize(
         x, rate = _synth_flite(text, spec)
     elif spec.backend == "festival":
         x, rate = _synth_festival(text, spec)
+    elif spec.backend == "espeak":  # the voices beyond English (floorbench.speech.languages)
+        from floorbench.speech.tts_espeak import synth_espeak
+
+        x, rate = synth_espeak(text, spec.name, spec.id, TTSError)
     else:
         x, rate = _synth_pipecat(text, spec, sample_rate)
     if x.size == 0:
@@ -483,7 +491,8 @@ def backend_version(voice: str) -> str:
         from floorbench.speech.tts_voices import service_voice
 
         return f"pipecat-ai {_ver('pipecat-ai')}; {service_voice(spec.name).fingerprint()}"
-    exe = shutil.which("flite" if spec.backend == "flite" else "text2wave") or "missing"
+    tool = {"flite": "flite", "espeak": "espeak-ng"}.get(spec.backend, "text2wave")
+    exe = shutil.which(tool) or "missing"
     return f"{spec.backend} {exe}"
 
 

@@ -111,6 +111,8 @@ class Evidence:
     """persona step number → its records (``lines``, ``backchannels``, ``end``) as the timeline has them"""
     mos: list[float] | None = None
     """the predicted MOS (DNSMOS OVRL) of each scored agent turn (floorbench.scoring.quality); None: not scored"""
+    language: str = "en"
+    """what the call was held in: `contains` reads number words in it (floorbench.speech.languages)"""
 
 
 @dataclass(frozen=True)
@@ -402,7 +404,8 @@ def heard(text: str) -> str:
     return f'heard "{t[:TEXT_SHOWN]}{"…" if len(t) > TEXT_SHOWN else ""}"'
 
 
-def content(key: str, step: int | None, expect: Mapping[str, Any], text: str | None) -> list[Result]:
+def content(key: str, step: int | None, expect: Mapping[str, Any], text: str | None,
+            language: str | None = None) -> list[Result]:
     """contains / matches / not_contains on the words of one window (None: the step was not played)."""
     out: list[Result] = []
 
@@ -411,7 +414,7 @@ def content(key: str, step: int | None, expect: Mapping[str, Any], text: str | N
 
     words = list(expect.get("contains") or [])
     if words:
-        add("contains", "says " + ", ".join(f'"{w}"' for w in words), text is not None and all(says(text, w) for w in words))
+        add("contains", "says " + ", ".join(f'"{w}"' for w in words), text is not None and all(says(text, w, language) for w in words))
     if expect.get("matches"):
         pattern = str(expect["matches"])
         found = None if text is None else search(pattern, text)  # None: undecided within the time limit
@@ -420,7 +423,7 @@ def content(key: str, step: int | None, expect: Mapping[str, Any], text: str | N
     never = list(expect.get("not_contains") or [])
     if never:
         add("not_contains", "never says " + ", ".join(f'"{w}"' for w in never),
-            text is not None and not any(says(text, w) for w in never))
+            text is not None and not any(says(text, w, language) for w in never))
     return out
 
 
@@ -464,14 +467,14 @@ def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evide
             out.append(no_overlap(plan, ev, int(e[Check.no_overlap_ms]), step=n))
         if Check.silent in e:
             out.append(silent(plan, ev, n, e[Check.silent] or {}, rules))
-        out += content(f"step {n}", n, e, texts.get(f"step {n}") if n in ev.placed else None)
+        out += content(f"step {n}", n, e, texts.get(f"step {n}") if n in ev.placed else None, ev.language)
     te = test_expect
     if Check.no_overlap_ms in te:
         out.append(no_overlap(plan, ev, int(te[Check.no_overlap_ms])))
     for pct in (50, 95):
         if f"latency_p{pct}_ms" in te:
             out.append(latency_percentile(plan, ev, pct, int(te[f"latency_p{pct}_ms"]), rules))
-    out += content("test", None, te, texts.get("test", ""))
+    out += content("test", None, te, texts.get("test", ""), ev.language)
     out += [mos_at_least(ev, c.value, float(te[c.value])) for c in (Check.mos_min, Check.mos_p10_min) if c.value in te]
     return out
 

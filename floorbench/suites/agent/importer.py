@@ -127,7 +127,7 @@ def _scenarios(t: ConversationTest, out: Path, trials: int, rate: int) -> list[A
         except ValueError as e:
             raise AgentTestError(f"{t.source}: test {t.name}: {e}") from None
         out_list.append(AgentScenario(
-            scenario_id=sid, test=t.name, source=str(t.source), trial=k, trials=trials, tags=t.tags,
+            scenario_id=sid, test=t.name, source=str(t.source), trial=k, trials=trials, tags=t.tags, language=t.language,
             timeout_s=t.timeout_s, pass_threshold=t.pass_threshold, speakers=speakers,
             turns=[c.model_copy() for c in clips], steps=steps, expect=t.expect, tools=t.tools,
         ))

@@ -99,6 +99,7 @@ class AgentSchedule:
         return {
             "policy": "agent", "test": s.test, "trial": s.trial, "trials": s.trials, "source": s.source,
             "tags": list(s.tags), "pass_threshold": s.pass_threshold, "rules": asdict(self.rules),
+            "language": s.language,
             "steps": [_step_record(st) for st in s.steps],
             "expect": _compact(s.expect),
             **({"caller_asr": self.ear.model if self.ear is not None else None} if self.branches else {}),

@@ -217,6 +217,7 @@ class AgentScenario(OwnPairScenario):
     tags: list[str] = Field(default_factory=list)
     timeout_s: float | None = None
     pass_threshold: float | None = None
+    language: str = Field(default="en", description="what the call is held in (floorbench.speech.languages)")
     speakers: dict[str, Speaker]
     turns: list[AgentClip]
     steps: list[AgentStep]

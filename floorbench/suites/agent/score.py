@@ -36,6 +36,7 @@ from floorbench.audio.vad import VadRules
 from floorbench.records import EventKind, read_timeline
 from floorbench.scoring.inputs import DialogueSource, InputError, discover, read_model_track, run_label
 from floorbench.scoring.quality import Dnsmos, TurnMos, as_records, summary, turn_scores
+from floorbench.speech.languages import LANGUAGES, language
 from floorbench.suites.agent.assertions import (
     Evidence,
     Placed,
@@ -156,24 +157,34 @@ def _transcripts(pending: list[tuple[int, DialogueSource, Evidence, dict[str, tu
     from floorbench.scoring.asr import Transcriber, clip_audio
     from floorbench.scoring.cache import JsonlCache
 
-    clips: list[np.ndarray] = []
-    where: list[tuple[int, str]] = []
-    for i, d, ev, windows in pending:
-        audio = read_model_track(d.model_wav)[0]
-        for key, (lo, hi) in windows.items():
-            clips.append(clip_audio(audio, speech_in(ev.segments, lo, hi), (lo, hi)))
-            where.append((i, key))
     out: dict[int, dict[str, str]] = {}
-    if not clips:
-        return out
-    if any(len(c) for c in clips):
-        tr = Transcriber(asr, allow_download=asr_download, cache=JsonlCache(cache_dir / "asr.jsonl"))
-        texts = tr.transcribe(clips)
-    else:
-        texts = ["" for _ in clips]
-    for (i, key), text in zip(where, texts, strict=True):
-        out.setdefault(i, {})[key] = text
+    for lang in sorted({ev.language for _, _, ev, _ in pending}):  # one model per language the calls were held in
+        clips: list[np.ndarray] = []
+        where: list[tuple[int, str]] = []
+        for i, d, ev, windows in pending:
+            if ev.language != lang:
+                continue
+            audio = read_model_track(d.model_wav)[0]
+            for key, (lo, hi) in windows.items():
+                clips.append(clip_audio(audio, speech_in(ev.segments, lo, hi), (lo, hi)))
+                where.append((i, key))
+        if any(len(c) for c in clips):
+            tr = Transcriber(asr_for(asr, lang), allow_download=asr_download, language=LANGUAGES[lang].whisper,
+                             cache=JsonlCache(cache_dir / "asr.jsonl"))
+            texts = tr.transcribe(clips)
+        else:
+            texts = ["" for _ in clips]
+        for (i, key), text in zip(where, texts, strict=True):
+            out.setdefault(i, {})[key] = text
     return out
+
+
+def asr_for(asr: str, lang: str) -> str:
+    """The ASR model a call in `lang` is heard with: the one asked for, or the packaged multilingual `base`
+    when that one hears English only (the default `tiny.en`)."""
+    from floorbench.scoring.asr import MULTILINGUAL_ASR, english_only
+
+    return MULTILINGUAL_ASR if lang != "en" and english_only(asr) else asr
 
 
 def _speech_quality(judged: list[tuple[int, DialogueSource, Evidence, dict[str, tuple[int, int]]]]
@@ -231,6 +242,7 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
         except InputError as e:
             trials[d.folder.name] = _error(d.folder.name, f"evidence missing: {e}", sched)
             continue
+        ev.language = language(sched.get("language", "en"), f"{d.folder / 'meta.json'}: language").code
         judged.append((i, d, ev, content_windows(plan, ev, asserted(sched.get("expect")), rules)))
     texts = _transcripts([j for j in judged if j[3]], asr, asr_download, cache_dir or target / "scoring-cache")
     quality = _speech_quality(judged)
@@ -248,6 +260,7 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
             (trials[d.folder.name]["conversation"] or {})["tools"] = tool_calls["calls"]  # the report's tool lane
         trials[d.folder.name]["speech_quality"] = {**summary(mos), "turns": as_records(mos)}
         trials[d.folder.name]["own_echo"] = cuts
+        trials[d.folder.name]["language"] = ev.language
     for sid in expected or planned_ids(target):
         if sid not in trials:
             trials[sid] = _error(sid, "not run (no scenario folder); run the test again")

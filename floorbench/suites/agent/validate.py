@@ -47,6 +47,7 @@ from floorbench.scenarios.validate import (
     pydantic_line,
     read_yaml,
 )
+from floorbench.speech.languages import LANGUAGES, Language, LanguageError, check_voice, language
 from floorbench.suites.agent import tool_format
 from floorbench.suites.agent.intents import Intent
 from floorbench.suites.agent.persona_format import STEP_OPTIONS as PERSONA_OPTIONS
@@ -76,8 +77,10 @@ RULES = AgentRules()
 TOOL_KEYS = tool_format.FILE_KEYS
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-FILE_KEYS = ("voice", "gap_ms", "timeout_s", "pass_threshold", "tags", "persona_endpoint", "tests", *TOOL_KEYS)
-TEST_KEYS = ("name", "tags", "voice", "gap_ms", "timeout_s", "pass_threshold", "steps", "expect", *TOOL_KEYS)
+FILE_KEYS = ("voice", "gap_ms", "timeout_s", "pass_threshold", "tags", "persona_endpoint", "tests", "language",
+             *TOOL_KEYS)
+TEST_KEYS = ("name", "tags", "voice", "gap_ms", "timeout_s", "pass_threshold", "steps", "expect", "language",
+             *TOOL_KEYS)
 STEP_OPTIONS: dict[StepKind, tuple[str, ...]] = {
     StepKind.say: ("voice", "audio", "gap_ms", "wait_ms", "pause_ms", "reply", "label", "expect"),
     StepKind.barge_in: ("voice", "audio", "after_ms", "reply", "label", "expect"),
@@ -127,6 +130,8 @@ class ConversationTest:
     pass_threshold: float | None = None
     tools: ToolSet | None = None
     """the mock tools served for each trial (floorbench.tools), None: none"""
+    language: str = "en"
+    """what the call is held in: the caller's voices speak it, ASR hears it (floorbench.speech.languages)"""
 
 
 def load_test_file(path: Path) -> list[ConversationTest]:
@@ -147,6 +152,7 @@ def load_test_file(path: Path) -> list[ConversationTest]:
         "pass_threshold": _threshold(str(path), data.get("pass_threshold")),
         "tags": _tags(str(path), data.get("tags")),
         "persona_endpoint": data.get("persona_endpoint"),
+        "language": _language(f"{path}: language", data.get("language", "en")).code,
         **{k: data[k] for k in TOOL_KEYS if k in data},
     }
     if defaults["persona_endpoint"] is not None:
@@ -220,6 +226,13 @@ def _voice(where: str, value: object) -> str:
     return value
 
 
+def _language(where: str, value: object) -> Language:
+    try:
+        return language(value, where)
+    except LanguageError as e:
+        raise AgentTestError(str(e)) from None
+
+
 def _test(path: Path, i: int, raw: object, defaults: dict[str, Any]) -> ConversationTest:
     if not isinstance(raw, dict):
         raise AgentTestError(f"{path}: test {i + 1}: expected a mapping with name and steps, got {type(raw).__name__}")
@@ -255,7 +268,15 @@ def _test(path: Path, i: int, raw: object, defaults: dict[str, Any]) -> Conversa
     tool_format.check_names(where, steps, expect, tools, AgentTestError)
     timeout = _timeout(where, raw.get("timeout_s"))
     threshold = _threshold(where, raw.get("pass_threshold"))
+    lang = _language(f"{where}: language", raw["language"]) if "language" in raw else LANGUAGES[defaults["language"]]
+    for n, said in [(0, [CallerLine(voice, "")]), *lines.items(), *((k, v) for k, vs in options.items() for v in vs)]:
+        for one in said if isinstance(said, list) else [said]:
+            try:
+                check_voice(one.voice, lang, f"{where}" + (f": step {n}" if n else ""))
+            except LanguageError as e:
+                raise AgentTestError(str(e)) from None
     return ConversationTest(
+        language=lang.code,
         name=name, source=path, steps=steps, lines=lines, options=options, expect=expect,
         tags=sorted(set(defaults["tags"]) | set(_tags(where, raw.get("tags")))), voice=voice,
         timeout_s=defaults["timeout_s"] if timeout is None else timeout,

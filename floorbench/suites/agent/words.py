@@ -25,8 +25,18 @@ def _same_word(heard_word: str, asked: str) -> bool:
     return longer in (shorter + "s", shorter + "es")
 
 
-def says(text: str, phrase: str) -> bool:
-    """The phrase's words in a row in the text: whole words, case, punctuation and a plural ending ignored."""
+def says(text: str, phrase: str, language: str | None = None) -> bool:
+    """The phrase's words in a row in the text: whole words, case, punctuation and a plural ending ignored;
+    with a `language`, numbers also match whether written in words or digits ("veintiún" = "21",
+    floorbench.speech.languages.digits)."""
+    if _says(text, phrase) or language is None:
+        return _says(text, phrase)
+    from floorbench.speech.languages import digits
+
+    return _says(digits(text, language), digits(phrase, language))
+
+
+def _says(text: str, phrase: str) -> bool:
     words, asked = normalise(text).split(), normalise(phrase).split()
     if not asked:
         return False

@@ -1,0 +1,105 @@
+"""Conversations beyond English: the language registry, voices, numbers, ASR and the bad inputs.
+
+Fast: espeak-ng speaks a few words; one German sentence goes through the packaged multilingual
+Whisper `base` (joined from its two packages on first use, ~1 s; then ~3 s to transcribe).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from floorbench.scoring.asr import AsrError, Transcriber
+from floorbench.speech.languages import (
+    LANGUAGES,
+    LanguageError,
+    check_voice,
+    content_refused,
+    digits,
+    language,
+    voice_language,
+)
+from floorbench.suites.agent.score import asr_for
+from floorbench.suites.agent.validate import AgentTestError, load_test_file
+from floorbench.suites.agent.words import says
+
+
+def test_an_unknown_language_is_one_line() -> None:
+    with pytest.raises(LanguageError) as e:
+        language("fr", "tests/a.yaml: language")
+    msg = str(e.value)
+    assert msg.startswith("tests/a.yaml: language: unknown language 'fr'; use one of en, es, de, zh") and "\n" not in msg
+    assert language("de", "x").whisper == "de" and language("zh", "x").voice == "espeak:cmn"
+
+
+def test_a_voice_must_speak_the_language() -> None:
+    assert voice_language("piper:joe") == "en" and voice_language("espeak:cmn") == "zh"
+    assert voice_language("service:alloy") is None  # the operator's voice: not known here, accepted
+    check_voice("espeak:es", LANGUAGES["es"], "x")
+    check_voice("service:alloy", LANGUAGES["es"], "x")
+    with pytest.raises(LanguageError) as e:
+        check_voice("piper:joe", LANGUAGES["es"], "t.yaml: test greet")
+    assert str(e.value) == ("t.yaml: test greet: voice 'piper:joe' speaks English, not Spanish; use espeak:es "
+                            "(or another Spanish voice)")
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    f = tmp_path / "t.yaml"
+    f.write_text(text, encoding="utf-8")
+    return f
+
+
+def test_a_test_file_names_its_language(tmp_path: Path) -> None:
+    tests = load_test_file(write(tmp_path, "language: es\nvoice: espeak:es\ntests:\n  - name: hola\n    steps:\n"
+                                           "      - say: Hola, ¿a qué hora sale el tren?\n        expect:\n"
+                                           "          contains: nueve\n"))
+    assert tests[0].language == "es"
+    de = load_test_file(write(tmp_path, "voice: espeak:de\ntests:\n  - name: hallo\n    language: de\n    steps:\n"
+                                        "      - say: Hallo\n"))
+    assert de[0].language == "de"
+
+
+@pytest.mark.parametrize(("yaml", "why"), [
+    ("language: fr\ntests:\n  - name: a\n    steps:\n      - say: Bonjour\n", "language: unknown language 'fr'"),
+    ("language: es\nvoice: piper:joe\ntests:\n  - name: a\n    steps:\n      - say: Hola\n",
+     "test a: voice 'piper:joe' speaks English, not Spanish; use espeak:es"),
+    ("language: de\nvoice: espeak:de\ntests:\n  - name: a\n    steps:\n      - say: Hallo\n        voice: flite:slt\n",
+     "test a: step 1: voice 'flite:slt' speaks English, not German"),
+])
+def test_bad_languages_in_a_test_file_are_one_line(tmp_path: Path, yaml: str, why: str) -> None:
+    with pytest.raises(AgentTestError) as e:
+        load_test_file(write(tmp_path, yaml))
+    assert why in str(e.value) and "\n" not in str(e.value)
+
+
+def test_numbers_match_in_words_or_digits_per_language() -> None:
+    assert says("el total son cuarenta y dos euros", "42 euros", "es")  # ("veintiún", apocopated, stays a word)
+    assert says("der Zug fährt um 9 Uhr 15", "neun Uhr fünfzehn", "de")
+    assert not says("der Zug fährt um 9 Uhr 15", "zehn Uhr", "de")
+    assert says("twenty one dollars", "21", "en") and not says("twenty one dollars", "21")  # English: asked for
+    assert digits("九点十五分", "zh") == "九点十五分"  # no number rules for Mandarin: compared as written
+
+
+def test_content_judging_is_refused_where_the_offline_judge_has_no_rules() -> None:
+    assert content_refused(LANGUAGES["en"], "offline") is None
+    assert content_refused(LANGUAGES["es"], "llm:gpt-4o-mini") is None
+    why = content_refused(LANGUAGES["de"], "offline")
+    assert why is not None and why.startswith("content metrics are not scored in German") and "\n" not in why
+
+
+def test_an_english_only_asr_is_refused_for_another_language() -> None:
+    with pytest.raises(AsrError) as e:
+        Transcriber("tiny.en", language="es")
+    assert "hears English only, not 'es'; use --asr base" in str(e.value) and "\n" not in str(e.value)
+    assert asr_for("tiny.en", "de") == "base" and asr_for("tiny.en", "en") == "tiny.en"
+    assert asr_for("small", "es") == "small"
+
+
+def test_a_german_caller_line_is_heard_in_german() -> None:
+    from floorbench.speech.tts import synthesize
+
+    x = synthesize("Der Zug fährt um neun Uhr fünfzehn von Gleis zwei.", "espeak:de", 16000).astype(np.float32) / 32768
+    text = Transcriber("base", language="de").transcribe([x])[0]
+    assert says(text, "Zug fährt", "de"), text  # measured: "mit Zug fährt um 9,15 von gleiches Mai."
