@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -44,7 +46,7 @@ def _talk(pcm: np.ndarray, settle_s: float = 1.0, tail_s: float = 1.0) -> list:
     return [*frames, SleepFrame(sleep=tail_s)]
 
 
-def _errors(up: list) -> list[str]:
+def _errors(up: Sequence[Any]) -> list[str]:
     return [str(f.error) for f in up if isinstance(f, ErrorFrame)]
 
 
