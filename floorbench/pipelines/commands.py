@@ -280,6 +280,14 @@ def system_under_test(
             model_class(str(name), cfg).Settings.load(cfg, str(name), str(config))
         except ModelError as e:
             fail(str(e) if str(config) in str(e) else f"{config}: {e}")
+    else:  # an unknown --model is said now, before a suite is written or a room started
+        from floorbench.processors.adapter_config import ModelError
+        from floorbench.processors.registry import model_class
+
+        try:
+            model_class(str(name), cfg)
+        except ModelError as e:
+            fail(str(e))
     if identity:
         cfg["identity"] = identity
     if dispatch:

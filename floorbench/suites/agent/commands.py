@@ -189,6 +189,7 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
     try:
         cfg_path = resolve_model_config(config) if config is not None else None
         connection = LiveKitConnection.from_env(livekit_url)  # a URL without its key: said before anything is written
+        name, cfg = system_under_test(model, cfg_path, identity, dispatch, via)  # an unknown model too
         # a link OUT/suite or OUT/run leading elsewhere is refused before anything is written or deleted
         for sub in ("suite", "run"):
             inside(out, sub, f"{out}: {sub}/", ScenarioError)
@@ -200,7 +201,6 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
             fail(f"{stats.failed[0]} (+{len(stats.failed) - 1} more)" if len(stats.failed) > 1 else stats.failed[0])
     except (FloorbenchError, ScenarioError) as e:
         fail(str(e))
-    name, cfg = system_under_test(model, cfg_path, identity, dispatch, via)
     run_dir = out / "run"
     try:
         opts = RunOptions(
