@@ -65,7 +65,7 @@ AFFECT = frozenset(
     "wicked sick epic rad dope magic magical glorious horrid hideous vile yucky icky eww yuck grand lucky "
     "unlucky poor painful brutal cruel unfair sucks sad depressing upsetting worrying scary terrifying "
     "frightening embarrassing awkward cringe hilarious silly daft lovely gutted gutting fun rude cheek cheeky "
-    "shameless unreal mean kind generous thoughtful horrendous atrocious appalling ghastly lousy pathetic".split()
+    "shameless unreal mean kind generous thoughtful horrendous atrocious appalling ghastly lousy pathetic good".split()
 )
 """words that say how something feels (the head of a reaction: "what a pain", "how lovely", "so
 cute"), not what it is ("early", "pricey", "far" comment on the content)"""
@@ -152,8 +152,11 @@ def interjection_like(token: str) -> bool:
     return len(token) <= MAX_INTERJECTION_LETTERS or drawn_out
 
 
+LIGHT_NOUNS = frozenset("news thing things one stuff story day time moment feeling result".split())
+"""nouns that say nothing themselves after a feeling word ("great news", "poor thing", "nice one")"""
+SENSING = frozenset("hear see know read".split())
 ADDRESSED = frozenset("you thing things him her them us me soul love dear".split())
-"""who a feeling is for ("poor you", "lucky thing")"""
+"""who a feeling is for ("poor you", "lucky thing", "good for her", "bless him")"""
 CONTRACTIONS = frozenset(
     "im ive id ill youre youve youd youll hes shes itll thats theyre theyve theyd theyll weve wed well were "
     "dont doesnt didnt cant couldnt wont wouldnt shouldnt isnt arent wasnt werent havent hasnt hadnt "
@@ -186,9 +189,27 @@ def _frame(tokens: list[str]) -> tuple[str, list[str]] | None:
 
 
 def _head(rest: list[str]) -> tuple[str, list[str]]:
-    """The frame's head (its last word) and the words before it that are not intensifiers."""
+    """The frame's head and the words before it that are not intensifiers: the last word, or the
+    feeling word before a light noun ("great news", "poor thing") or before "to hear"."""
+    if rest[-2:-1] == ["to"] and rest[-1] in SENSING:
+        rest = rest[:-2]  # "lovely to hear"
     words = [t for t in rest if t not in INTENSIFIERS]
+    if len(words) >= 2 and words[-1] in LIGHT_NOUNS and words[-2] in AFFECT:
+        words = words[:-1]
     return (words[-1] if words else ""), words[:-1]
+
+
+def _felt(tokens: list[str]) -> bool:
+    """A short part that says how something feels for someone: "great news", "poor thing", "nice
+    one", "you poor thing", "good for you", "bless her"."""
+    words = [t for t in tokens if t not in INTENSIFIERS]
+    if words[:1] in (["you"], ["oh"]):
+        words = words[1:]
+    if len(words) == 2 and words[0] in AFFECT and words[1] in LIGHT_NOUNS | ADDRESSED:
+        return True
+    if len(words) == 3 and words[0] in AFFECT and words[1] == "for" and words[2] in ADDRESSED:
+        return True
+    return len(words) == 2 and words[0] == "bless" and words[1] in ADDRESSED
 
 
 def type_part(text: str) -> Typed:
@@ -227,9 +248,9 @@ def type_part(text: str) -> Typed:
             return Typed(Part.unclear, said, f"an exclamation whose head '{head}' is neither a feeling nor a "
                          "judgement: cannot type it")
         return Typed(Part.content, said, f"'{said}' comments on what was said ('{head}')")
-    if len(tokens) <= 2 and tokens[-1] in SIDE | {"words", "thinking", "move"} and not set(tokens[:-1]) & AFFECT:
+    if len(tokens) <= 2 and tokens[-1] in SIDE | {"words", "thinking", "move"}:
         return Typed(Part.side, said, f"'{said}' judges a proposal or a claim: it takes a side")
-    if len(tokens) == 2 and tokens[0] in AFFECT and tokens[1] in ADDRESSED:
+    if len(tokens) <= 4 and _felt(tokens):
         return Typed(Part.evaluation, said, f"'{said}' says how it feels for someone: a reaction")
     if len(tokens) <= 2 and tokens[-1] in AFFECT and all(t in INTENSIFIERS for t in tokens[:-1]):
         return Typed(Part.evaluation, said, f"'{said}' says how it feels: a reaction")
