@@ -9,6 +9,7 @@ and real G.711/G.722 RTP.
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 import soundfile as sf
-from pipecat.frames.frames import ErrorFrame
+from pipecat.frames.frames import ErrorFrame, InputTransportMessageFrame, OutputTransportMessageUrgentFrame
 from pipecat.tests.utils import SleepFrame, run_test
 
 from floorbench.phone.leg import PhoneLeg
@@ -75,6 +76,28 @@ async def test_echo_agent_over_g711_carries_audio_both_ways():
     assert m["rtp"]["rx_packets"] > 50 and m["rtp"]["lost"] == 0
     assert m["room_to_model"]["n"] > 0 and m["model_to_room"]["n"] > 0
     assert "receiver" in m["agent_clock"]
+
+
+async def test_dtmf_asked_in_the_room_reaches_the_agent_as_rfc4733_events_and_the_timeline():
+    ask = InputTransportMessageFrame(message={"floorbench": "dtmf", "digits": "1234#"})
+    with PhoneAgent("--model", "silent") as agent:
+        leg = _leg(uri=agent.uri)
+        down, up = await run_test(leg, frames_to_send=[SleepFrame(sleep=1.0), ask, SleepFrame(sleep=1.5)])
+    assert _errors(up) == []
+    heard = "".join(e["digit"] for e in agent.log() if e["event"] == "dtmf")
+    assert heard == "1234#"  # each digit once, in order, as the agent's SIP stack decoded the events
+    markers = [json.loads(f.message) for f in down if isinstance(f, OutputTransportMessageUrgentFrame)]
+    assert [(m["source"], m["direction"], m["digits"]) for m in markers] == [("phone", "to_agent", "1234#")]
+    assert leg.measures()["dtmf_sent"] == ["1234#"]
+
+
+async def test_a_bad_dtmf_request_is_one_error():
+    ask = InputTransportMessageFrame(message={"floorbench": "dtmf", "digits": "12x"})
+    with PhoneAgent("--model", "silent") as agent:
+        leg = _leg(uri=agent.uri)
+        _, up = await run_test(leg, frames_to_send=[SleepFrame(sleep=0.8), ask, SleepFrame(sleep=0.2)])
+    errors = _errors(up)
+    assert len(errors) == 1 and "digits are 0-9, *, #, A-D" in errors[0]
 
 
 @pytest.mark.parametrize(("answer", "kind", "status", "wait_s"), [

@@ -26,20 +26,28 @@ timed the agent (`measures`).
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import time
 from typing import Any, ClassVar
 
 import numpy as np
 from loguru import logger
-from pipecat.frames.frames import InputAudioRawFrame, OutputAudioRawFrame
-from pipecat.processors.frame_processor import FrameProcessor
+from pipecat.frames.frames import (
+    Frame,
+    InputAudioRawFrame,
+    InputTransportMessageFrame,
+    OutputAudioRawFrame,
+    OutputTransportMessageUrgentFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pydantic import Field, field_validator
 
 from floorbench.phone.stack import CLOCK_RATE, CallState, SipStack
 from floorbench.phone.uri import PhoneError, SipTarget, codec_names, parse_target
 from floorbench.processors.adapter_config import AdapterSettings, ModelError, Seconds
 from floorbench.processors.registry import Model, ModelContext
-from floorbench.processors.room_audio import ModelLinkProcessor
+from floorbench.processors.room_audio import ModelLinkProcessor, RoomAudioProcessor
 from floorbench.processors.webrtc_peer import DelayLog, mono_int16
 
 MEASURE_EVERY_S = 2.0
@@ -52,6 +60,9 @@ AGENT_CLOCK = (
     "sender reports to the application, so RTP timestamps are not mapped to the agent's wall clock)"
 )
 BUSY, DECLINED, NO_ANSWER = {486, 600}, {603, 403}, {408, 480, 487}
+DTMF_DIGITS = re.compile(r"[0-9*#A-Da-d]{1,32}")
+DTMF_REQUEST = "dtmf"
+"""a room data message ``{"floorbench": "dtmf", "digits": "1234#"}`` makes the leg send those digits"""
 
 
 def failure(status: int | None, reason: str, uri: str, codecs: list[str]) -> tuple[str, str]:
@@ -91,7 +102,34 @@ class PhoneLeg(ModelLinkProcessor):
         self._inbox: asyncio.Queue[tuple[bytes, float]] = asyncio.Queue()
         self._to_rate: Any = None
         self._from_rate: dict[int, Any] = {}
+        self.dtmf_sent: list[str] = []
         self._register_event_handler("on_model_measured")
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        if isinstance(frame, InputTransportMessageFrame) and isinstance(frame.message, dict) \
+                and frame.message.get("floorbench") == DTMF_REQUEST:
+            await super(RoomAudioProcessor, self).process_frame(frame, direction)
+            await self.send_dtmf(str(frame.message.get("digits", "")))
+            return
+        await super().process_frame(frame, direction)
+
+    async def send_dtmf(self, digits: str) -> None:
+        """Send `digits` to the agent as RFC 4733 telephone events; a timeline marker says when."""
+        if not DTMF_DIGITS.fullmatch(digits):
+            await self.push_error(f"{self.name}: DTMF {digits!r}: digits are 0-9, *, #, A-D (1 to 32 of them)")
+            return
+        if not self._ready.is_set() or self.stack is None:
+            await self.push_error(f"{self.name}: DTMF {digits!r} asked before the call was answered")
+            return
+        stack = self.stack
+        await asyncio.wrap_future(stack.submit(lambda: stack.send_dtmf(self.call, digits)))
+        self.dtmf_sent.append(digits)
+        await self._marker({"event": "dtmf", "direction": "to_agent", "digits": digits})
+
+    async def _marker(self, record: dict[str, Any]) -> None:
+        """A data message in the room: the recorder writes it on the timeline."""
+        record = {"source": "phone", "wall_ns": time.time_ns(), **record}
+        await self.push_frame(OutputTransportMessageUrgentFrame(message=json.dumps(record)))
 
     async def on_room_audio(self, frame: InputAudioRawFrame) -> None:
         if not self._ready.is_set():
@@ -111,6 +149,8 @@ class PhoneLeg(ModelLinkProcessor):
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         self.call.on_audio = lambda pcm, t: loop.call_soon_threadsafe(self._inbox.put_nowait, (pcm, t))
+        self.call.on_digit = lambda d, t: loop.call_soon_threadsafe(
+            lambda: self.create_task(self._marker({"event": "dtmf", "direction": "from_agent", "digits": d})))
         try:
             self.stack = await asyncio.to_thread(SipStack.shared)
             await asyncio.wrap_future(self.stack.submit(lambda: self._place()))
@@ -199,7 +239,7 @@ class PhoneLeg(ModelLinkProcessor):
             "setup_ms": c.setup_ms, "sip_status": c.status, "failure": self.failure_kind,
             "rtp": dict(c.stats), "room_to_model": out_waits.summary(), "model_to_room": self.to_room.summary(),
             "room_audio_cut_ms": c.outbox.cut_ms, "agent_clock": AGENT_CLOCK,
-            "dtmf_received": [d for d, _ in c.digits],
+            "dtmf_received": [d for d, _ in c.digits], "dtmf_sent": list(self.dtmf_sent),
         }
 
     async def _fail(self, kind: str, line: str) -> None:
