@@ -87,7 +87,8 @@ async def test_dtmf_asked_in_the_room_reaches_the_agent_as_rfc4733_events_and_th
     heard = "".join(e["digit"] for e in agent.log() if e["event"] == "dtmf")
     assert heard == "1234#"  # each digit once, in order, as the agent's SIP stack decoded the events
     markers = [json.loads(f.message) for f in down if isinstance(f, OutputTransportMessageUrgentFrame)]
-    assert [(m["source"], m["direction"], m["digits"]) for m in markers] == [("phone", "to_agent", "1234#")]
+    assert markers[0]["event"] == "answered" and markers[0]["codec"] == "PCMU"
+    assert [(m["source"], m["direction"], m["digits"]) for m in markers[1:]] == [("phone", "to_agent", "1234#")]
     assert leg.measures()["dtmf_sent"] == ["1234#"]
 
 

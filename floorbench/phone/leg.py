@@ -169,6 +169,8 @@ class PhoneLeg(ModelLinkProcessor):
         logger.info(f"{self}: {self.target.uri} answered in {self.call.setup_ms} ms, {self.call.codec}")
         self._ready.set()
         await self._call_event_handler("on_model_connected")
+        await self._marker({"event": "answered", "codec": self.call.codec, "codec_sample_rate": self.call.codec_rate,
+                            "setup_ms": self.call.setup_ms})
         self._tasks.append(self.create_task(self._from_phone(), name=f"{self.name}-recv"))
         await self._watch()
 
