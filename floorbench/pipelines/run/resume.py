@@ -175,10 +175,13 @@ def read_run_info(out: Path) -> dict[str, Any] | None:
                 ResumeMismatch)
     if not path.is_file():
         return None
+    from floorbench.readers import ReadError, load_json
+
     try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise ResumeMismatch(f"{path}: unreadable ({type(e).__name__}); remove the folder or use another --out") from None
+        info = load_json(path)
+    except ReadError as e:
+        raise ResumeMismatch(f"{path}: unreadable ({str(e).removeprefix(f'{path}: ')}); remove the folder or use "
+                             "another --out") from None
     if not isinstance(info, dict):
         raise ResumeMismatch(f"{path}: not a run.json (not a mapping); remove the folder or use another --out")
     return info

@@ -23,7 +23,6 @@ heard in each content window): what the report draws
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -71,9 +70,11 @@ def split_trial_id(scenario_id: str) -> tuple[str, int]:
 
 def planned_ids(target: Path) -> list[str]:
     """The scenarios run.json planned (a trial that never ran is an error, not a pass)."""
+    from floorbench.readers import ReadError, load_json
+
     try:
-        info = json.loads((target / "run.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        info = load_json(target / "run.json")
+    except ReadError:
         return []
     scen = info.get("scenarios") if isinstance(info, dict) else None
     if isinstance(scen, dict):
