@@ -34,6 +34,9 @@ FLOORS = {
     "calibration": (0.99, 1.00, 0.87),
     "calibration-holdout": (0.99, 0.98, 0.75),
     "calibration-blind": (1.00, 1.00, 1.00),
+    # issue 34's varied set, both sources: 1.000 / 0.981 / 0.98 (the kept-out source varied-b, measured
+    # once at the end: 28/28 answers, 18/19 windows: "Oh, brilliant, just brilliant." read as floor-holding)
+    "calibration-varied": (1.00, 0.98, 0.98),
 }
 """the offline judge's measured agreement with people, rounded down: a change that makes it
 agree less fails here (the v1 judge: 0.777 / 0.945 and 0.788 / 0.922; v2 before issue 25: 0.988 /
