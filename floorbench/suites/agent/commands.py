@@ -131,7 +131,8 @@ def run_tests(
 def persona_binding(url: str | None, key_env: str | None) -> Any:
     """The operator's `PersonaBinding` from --persona-url/--persona-key-env; one-line OptionError."""
     from floorbench.errors import OptionError
-    from floorbench.suites.agent.persona_llm import BindingError, PersonaBinding
+    from floorbench.safe_http import BindingError
+    from floorbench.suites.agent.persona_llm import PersonaBinding
 
     try:
         return PersonaBinding.of(url, key_env)

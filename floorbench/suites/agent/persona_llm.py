@@ -33,10 +33,8 @@ from typing import Any, Protocol
 from floorbench import safe_http
 from floorbench.processors.adapter_config import public_url
 from floorbench.redact import redact_text
-from floorbench.safe_http import PERSONA, BindingError, KeyBinding
+from floorbench.safe_http import PERSONA, KeyBinding
 from floorbench.suites.agent.schema import Persona, PersonaEndpoint
-
-__all__ = ["PERSONA", "BindingError", "ChatEndpoint", "PersonaBinding", "PersonaEndpointError"]
 
 DONE_MARKER = "[DONE]"
 _DONE = re.compile(r"\[\s*done\s*\]", re.IGNORECASE)

@@ -335,8 +335,9 @@ def _personas(s: AgentScenario, options: dict[str, object]) -> dict[int, tuple[P
     """Each persona step's endpoint and voice. The operator's binding (`persona_llm.PersonaBinding`: the
     command line's ``--persona-url``/``--persona-key-env``, else FLOORBENCH_PERSONA_URL/_KEY) sends every
     step to its URL with its key; without one, the file's endpoint is asked with no key."""
+    from floorbench.safe_http import BindingError
     from floorbench.suites.agent.persona_caller import LocalVoice
-    from floorbench.suites.agent.persona_llm import BindingError, PersonaBinding
+    from floorbench.suites.agent.persona_llm import PersonaBinding
 
     binding = PersonaBinding.from_options(options)
     if binding.url is None:
