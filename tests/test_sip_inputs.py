@@ -9,6 +9,8 @@ phone's failure kind. No network, no SIP stack started.
 from __future__ import annotations
 
 import sys
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -106,3 +108,28 @@ def test_an_unanswered_calls_status_is_its_kind(status, kind):
     got, line = failure(status, "Reason", "sip:agent@127.0.0.1", ["PCMU"])
     assert got == kind
     assert "sip:agent@127.0.0.1" in line and ";" in line  # what happened; the fix
+
+
+def test_the_agent_end_reads_only_floorbench_headers_of_the_invite():
+    from floorbench.phone.stack import _x_headers
+
+    invite = ("INVITE sip:agent@127.0.0.1:5070 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:40000\r\n"
+              "X-Floorbench-Suite: /tmp/run/suite\r\nX-Floorbench-Scenario: greeting.t1\r\nX-Other: 1\r\n"
+              "Content-Type: application/sdp\r\n\r\nv=0\r\nX-Floorbench-Scenario: not-a-header\r\n")
+    assert _x_headers(invite) == {"x-floorbench-suite": "/tmp/run/suite", "x-floorbench-scenario": "greeting.t1"}
+
+
+def test_the_scenario_headers_go_only_to_a_loopback_agent(tmp_path):
+    from floorbench.phone.leg import PhoneLeg, SipModel
+    from floorbench.processors.registry import ModelContext
+
+    scenario: Any = SimpleNamespace(scenario_id="greeting.t1")  # all the leg reads of the scenario
+    local = SipModel(ModelContext(name="sip", config={"uri": "sip:agent@127.0.0.1:5070"}, scenario=scenario,
+                                  suite_root=tmp_path))
+    remote = SipModel(ModelContext(name="sip", config={"uri": "sip:agent@192.0.2.7", "allow_remote": True},
+                                   scenario=scenario, suite_root=tmp_path))
+    (near,), (far,) = local.processors(), remote.processors()
+    assert isinstance(near, PhoneLeg) and isinstance(far, PhoneLeg)
+    assert near.call.headers == {"X-Floorbench-Suite": str(tmp_path.resolve()), "X-Floorbench-Scenario": "greeting.t1"}
+    assert far.call.headers == {}
+    assert remote.card()["protocol"] == "sip/rtp" and remote.card()["endpoint"] == "sip:agent@192.0.2.7"
