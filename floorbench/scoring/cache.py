@@ -43,8 +43,8 @@ class JsonlCache:
                 try:
                     row = json.loads(line)
                     self._data[str(row["key"])] = dict(row["value"])
-                except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                    continue
+                except (json.JSONDecodeError, KeyError, TypeError, ValueError, RecursionError):
+                    continue  # a torn or foreign line (a RecursionError: one nested thousands deep)
 
     def __len__(self) -> int:
         return len(self._data)

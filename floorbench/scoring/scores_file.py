@@ -114,10 +114,12 @@ def read_vad_rows(folder: Path) -> dict[str, dict[str, Any]]:
     rows: dict[str, dict[str, Any]] = {}
     if not path.is_file():
         return rows
-    for line in path.read_text(encoding="utf-8").splitlines():
+    from floorbench.readers import MAX_JSON_BYTES, ReadError, parse_json, read_bytes
+
+    for line in read_bytes(path, MAX_JSON_BYTES, InputError).decode("utf-8", errors="replace").splitlines():
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
+            row = parse_json(line, str(path))
+        except ReadError:  # torn, too deep, not finite: skipped like a torn line
             continue
         if isinstance(row, dict) and "scenario_id" in row:
             rows[str(row["scenario_id"])] = row
