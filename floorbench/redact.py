@@ -59,8 +59,8 @@ _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,127}|[a-z_][a-z_]{0,127}")
 """an environment variable's name as people write them: upper case (digits allowed) or lower case letters;
 a key pasted where a name belongs (``sk-…``, mixed case, hex) is none"""
 _AUTH_SCHEME = re.compile(r"\b(Bearer|bearer|BEARER|Basic)\s+([A-Za-z0-9._~+/=\-]{8,})")
-_WORD = re.compile(r"""[^\s'"<>`,;()\[\]{}]+""")
-"""a word of free text, as a key is echoed: up to the next space, quote or bracket"""
+_WORD = re.compile(r"""[^\s'"<>`,;()\[\]{}=]+""")
+"""a word of free text, as a key is echoed: up to the next space, quote, bracket or ``=`` (``key=sk-…``)"""
 _MASK_RUN = re.compile(r"[*\u2022\u25cf\u00b7#]{3,}|[xX]{4,}")
 """masking characters a provider puts where it hides the middle of a key: ***, •••, ●●●, ···, ###, xxxx"""
 _ELLIPSIS = re.compile(r"[A-Za-z0-9_\-]{3,}(?:\.{2,}|\u2026)[A-Za-z0-9_\-]{3,}")
@@ -171,7 +171,12 @@ def _redact_word(m: re.Match[str]) -> str:
     tail = word[len(core):]
     if core.endswith("..") and _ELLIPSIS.search(core) is None:  # "Loading..." is prose, not a mask
         return word
-    return REDACTED + tail if looks_like_key(core) else word
+    if looks_like_key(core):
+        return REDACTED + tail
+    if ":" in core:  # "api_key:sk-live-…", "key:AKIA…": each part on its own
+        parts = [REDACTED if p and looks_like_key(p) else p for p in core.split(":")]
+        return ":".join(parts) + tail
+    return word
 
 
 def redact_urls(text: str) -> str:

@@ -353,7 +353,8 @@ KEY_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 @given(prefix=st.sampled_from(["sk-", "sk-proj-", "sk-ant-api03-", "", "AKIA", "ghp_", "key-"]),
        head=st.text(KEY_CHARS, min_size=4, max_size=8), tail=st.text(KEY_CHARS, min_size=4, max_size=4),
        mask=st.sampled_from(["*", "•", "x", "●"]), n=st.integers(3, 40), dots=st.sampled_from(["", "...", "…"]),
-       before=st.sampled_from(["Incorrect API key provided: ", "invalid key ", "401: key=", "(", "'"]),
+       before=st.sampled_from(["Incorrect API key provided: ", "invalid key ", "401: key=", "(", "'", "api_key:",
+                               "key: "]),
        after=st.sampled_from([".", "", " was rejected", ")", "'", ". See https://x.example/keys."]))
 def test_a_masked_key_in_any_providers_form_is_redacted(prefix: str, head: str, tail: str, mask: str, n: int,
                                                         dots: str, before: str, after: str) -> None:
