@@ -169,3 +169,14 @@ def test_the_worker_command_needs_its_out_root_and_its_model(root: Path) -> None
     assert res.exit_code == 2 and "needs the model it may run" in res.output, res.output
     res = CliRunner().invoke(app, ["worker", "--suite", str(TINY), "--model", "silent"])
     assert res.exit_code == 2 and "--out-root" in res.output, res.output
+
+
+def test_the_workers_own_binding_and_room_limit_are_checked_before_it_connects(root: Path) -> None:
+    base = ["worker", "--suite", str(TINY), "--out-root", str(root), "--model", "silent",
+            "--livekit-url", "ws://127.0.0.1:9"]
+    res = CliRunner().invoke(app, [*base, "--persona-key-env", "AWS_SECRET_ACCESS_KEY"])
+    assert res.exit_code == 2 and "--persona-key-env needs --persona-url" in res.output, res.output
+    res = CliRunner().invoke(app, [*base, "--persona-url", "gopher://127.0.0.1/v1"])
+    assert res.exit_code == 2 and "give an http(s) URL" in res.output, res.output
+    res = CliRunner().invoke(app, [*base, "--max-room-s", "0"])
+    assert res.exit_code == 2 and "--max-room-s" in res.output, res.output
