@@ -11,6 +11,8 @@ reads those forms; `quantities` and `answer_rules` use them.
 - **Dates**: a month name with a day said as a number or an ordinal in any
   order ("June 16", "16 June", "the sixteenth of June", "June the
   sixteenth"); ordinals are read from `num2words`' own spelling of 1–31.
+  (`dateparser` reads "June 16" but not spoken ordinals: "the sixteenth of June"
+  and "June sixth" both come back None from it, so it is not used.)
 - **Spelled letters**: NATO words ("bravo", "x-ray") and "P as in Peter" (or
   "P for Peter", "P like Peter", where the word starts with the letter) are
   letters; "double" repeats the next one. Only where the reply spells (two or
