@@ -494,6 +494,8 @@ def test_an_unsure_verdict_is_kept_out_of_the_rate_and_counted_beside_it(tmp_pat
     score = condition_scores(items, ["s1"], resamples=0).metrics[Metric.silence_keeping.value]
     assert (score.n, score.passed, score.unsure) == (1, 1, 1)
     assert "unsure 1" in fmt_score(score)
+    sensitivity = condition_scores(items, ["s1"], resamples=0).silence_sensitivity["500"]
+    assert sensitivity.n == 2  # the VAD-only diagnostic needs no verdict: the unsure window is in it
 
 
 class _Fixed:

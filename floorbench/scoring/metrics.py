@@ -123,8 +123,8 @@ def condition_scores(
             q = it.position_quintile
             if q is not None and it.counted:
                 t.add(f"pos:q{q}:{it.metric.value}", it.scenario_id, bool(it.passed))
-        if it.metric is Metric.silence_keeping and it.counted:
-            for th in SENSITIVITY_MS:
+        if it.metric is Metric.silence_keeping and (it.counted or it.kind is Kind.unsure):
+            for th in SENSITIVITY_MS:  # from VAD alone: a window the judge was unsure of has its duration
                 t.add(f"sens:{th}", it.scenario_id, it.speech_ms <= th)
     all_scores = t.scores(resamples, seed)
     empty = MetricScore(value=None, n=0, passed=0)
