@@ -147,7 +147,7 @@ def load_scores_json(path: Path, name: str, suite: str, key: str) -> dict[str, A
     p = path / name if path.is_dir() else path
     from floorbench.readers import load_json
 
-    data = load_json(p, InputError, "re-run `floorbench score`")
+    data = load_json(p, InputError, f"so it is not a readable {name}; re-run `floorbench score`")
     if not isinstance(data, dict) or data.get("suite") != suite or key not in data:
         article = "an" if name[:1] in ("a", "e", "i", "o", "u") else "a"
         raise InputError(f"{p}: not {article} {name} of this version; re-run `floorbench score`")
