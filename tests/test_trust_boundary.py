@@ -320,6 +320,14 @@ def test_a_service_voice_is_only_a_name_its_endpoint_and_key_are_the_operators(
     assert _Capture.seen == [] and not _leaks(canaries, res.output, out=tmp_path / "out")
 
 
+def test_render_takes_the_operators_voices_file_and_checks_it_first(tmp_path: Path) -> None:
+    bad = tmp_path / "voices.yaml"
+    bad.write_text("alloy: {service: 'os:system', params: {api_key: sk-canary-render-77}}\n")
+    res = CliRunner().invoke(app, ["render", str(tmp_path / "no-suite"), "--voices", str(bad)])
+    assert res.exit_code == 2 and "service must be a pipecat TTS service" in res.output, res.output
+    assert "sk-canary-render-77" not in res.output
+
+
 # -- dispatch: a job's settings never choose an endpoint or a key ------------------------------------------
 
 

@@ -128,8 +128,9 @@ def render(
     suite_dir: Path = typer.Argument(..., help="suite folder (holding suite.yaml)"),
     rate: int = typer.Option(16000, "--rate", help="16000, 24000 or 48000"),
     jobs: int = typer.Option(0, "--jobs", help="worker processes (0 = one per core; at most 256)"),
-    voice_map: Path | None = typer.Option(None, "--voice-map", help="YAML 'old voice id: new voice id', e.g. to a pipecat cloud voice"),
+    voice_map: Path | None = typer.Option(None, "--voice-map", help="YAML 'old voice id: new voice id', e.g. to a service voice (service:NAME)"),
     prune: bool = typer.Option(True, "--prune/--no-prune", help="delete clips no longer used"),
+    voices: Path | None = typer.Option(None, "--voices", help="the operator's voices file: the service voices (service:NAME) the suite may name (also FLOORBENCH_VOICES)"),
 ) -> None:
     """Render every turn and the duty preamble to audio (cached, resumable, parallel)."""
     import os
@@ -139,11 +140,13 @@ def render(
 
     from floorbench.scenarios.info import hours
     from floorbench.scenarios.render import read_voice_map, render_suite
+    from floorbench.speech.tts_voices import use_voices
 
     console = Console()
     try:
         check_choice("--rate", rate, RATES)
         check_range("--jobs", jobs, 0, MAX_JOBS)
+        use_voices(voices)  # checked first; the render's worker processes read the same file
         vmap = read_voice_map(voice_map) if voice_map else None
         with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True) as bar:
