@@ -106,9 +106,13 @@ def test_the_livekit_agents_example_passes_its_tests_by_dispatch(tmp_path: Path,
     with started(cmd, log, env, lambda: "registered worker" in log.read_text(errors="replace"), "the worker"):
         code, text, results = floorbench_test(tmp_path / "out", livekit,
                                               widened(EXAMPLES / "livekit_agent" / "tests.yaml", tmp_path / "tests.yaml"),
+                                              widened(EXAMPLES / "livekit_agent" / "tools.yaml", tmp_path / "tools.yaml"),
                                               "--dispatch", name)
     print(f"livekit agent example: {time.monotonic() - t0:.0f} s")  # shown with -s
     assert_passed(code, text, results, log)
+    # its tool test: the worker found the mock in the job's metadata and called it over MCP
+    calls = [c for t in results["trials"] for c in (t.get("tools") or {}).get("calls", [])]
+    assert [(c["tool"], c["via"], c["arguments"]) for c in calls] == [("lookup_order", "mcp", {"order_id": "427"})], text
 
 
 @pytest.mark.timeout(360)

@@ -29,6 +29,7 @@ import wave
 from pathlib import Path
 
 import numpy as np
+import tools_mcp as tools  # this folder's tools_mcp.py (the script runs from here)
 from livekit import rtc
 from livekit.agents import (
     DEFAULT_API_CONNECT_OPTIONS,
@@ -172,14 +173,24 @@ class _Speech(tts.ChunkedStream):
 
 
 class RuleAgent(Agent):
-    """Answers each finished user turn by `reply_to`, without an LLM."""
+    """Answers each finished user turn by `reply_to`, without an LLM; an order number is looked up on the
+    job's tools (tools_mcp.py: over MCP, when the dispatch gave a trusted `mcp_url`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, mcp_url: str | None = None) -> None:
         super().__init__(instructions="Reply by rules.")
+        self.mcp_url = mcp_url
 
     async def on_user_turn_completed(self, turn_ctx: llm.ChatContext, new_message: llm.ChatMessage) -> None:
         heard = new_message.text_content or ""
-        if heard.strip():
+        number = tools.order_number(heard) if self.mcp_url and "order" in heard.lower() else None
+        if number is not None and self.mcp_url:
+            try:
+                found = await tools.call(self.mcp_url, "lookup_order", {"order_id": number})
+                status = found.get("status") if isinstance(found, dict) else found
+                self.session.say(f"Your order has {status}.")
+            except Exception:  # the tool failed: say so rather than stay silent
+                self.session.say("Sorry, I could not look that order up.")
+        elif heard.strip():
             self.session.say(reply_to(heard))
         raise StopResponse()  # no LLM turn: the reply above is the whole answer
 
@@ -215,7 +226,7 @@ async def entrypoint(ctx: JobContext) -> None:
             "interruption": {"mode": "vad"},
         },
     )
-    await session.start(agent=RuleAgent(), room=ctx.room)
+    await session.start(agent=RuleAgent(tools.mcp_url(ctx.job.metadata)), room=ctx.room)
 
 
 if __name__ == "__main__":
