@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 
 import aiohttp
 
 from floorbench.tools.behaviour import ToolBackend, draw_ms
+from floorbench.tools.records import read_tools
 from floorbench.tools.spec import Latency, tool_set
 
 ORDERS = {"orders": {"427": {"status": "shipped"}, "9": {"status": "processing"}}}
@@ -83,5 +85,46 @@ def test_the_server_answers_http_and_mcp_and_records_each_call_on_the_clock() ->
         first = rec.calls[0]
         assert 5000 <= first.start_ms < 15000 and first.end_ms - first.start_ms >= 120  # its latency, on that clock
         assert rec.state == ORDERS and rec.url == mock.url
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def test_a_trials_mock_is_handed_over_and_leaves_its_records(tmp_path: Path) -> None:
+    from floorbench.records import EventKind
+    from floorbench.suites.agent import tool_live
+
+    class Clock:
+        def now_ns(self) -> int:
+            return time.monotonic_ns() - origin
+
+    class Playback:  # what the schedule hands the mock: a session clock and the timeline
+        def __init__(self) -> None:
+            self.clock = Clock()
+            self.lines: list[tuple[EventKind, dict[str, object]]] = []
+
+        def log(self, kind: EventKind, **fields: object) -> None:
+            self.lines.append((kind, fields))
+
+    origin = time.monotonic_ns() - 2_000_000_000
+
+    async def main() -> None:
+        live = tool_live.start(tool_set("t", TOOLS, ORDERS), 1, {})
+        assert live is not None
+        env = live.env()
+        assert env[tool_live.MCP_URL_ENV] == env[tool_live.TOOLS_URL_ENV] + "/mcp"
+        assert env[tool_live.TOOLS_URL_ENV].startswith("http://127.0.0.1:")
+        pb = Playback()
+        live.attach(pb)
+        await asyncio.sleep(0.2)  # serving starts on the loop
+        async with aiohttp.ClientSession() as http:
+            r = await http.post(env[tool_live.TOOLS_URL_ENV] + "/tools/refund", json={"order_id": "427"})
+            assert r.status == 200 and (await r.json()) == {"result": {"ok": True}}
+        await live.close(tmp_path)
+        [(kind, line)] = pb.lines
+        assert kind is EventKind.tool and line["tool"] == "refund" and int(str(line["start_ms"])) >= 2000
+        rec = read_tools(tmp_path)
+        assert rec is not None and rec.calls[0].response == {"ok": True}
+        assert rec.state["orders"]["427"]["status"] == "refunded" and rec.initial_state == ORDERS
+        assert tool_live.start(None, 1, {}) is None  # a test without tools has no mock
 
     asyncio.run(asyncio.wait_for(main(), 30))
