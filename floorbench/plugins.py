@@ -207,13 +207,36 @@ def unregister_suite(name: str) -> None:
     _loaded.pop(name, None)
 
 
+class Installed:
+    """The plug-ins installed distributions declare in one entry point group: name → ``"module:attr"``,
+    read once when first asked for (`reload`: read again). Suites and models are found this way."""
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+        self._paths: dict[str, str] | None = None
+
+    def paths(self) -> dict[str, str]:
+        if self._paths is None:
+            from importlib.metadata import entry_points
+
+            self._paths = {ep.name: ep.value for ep in entry_points(group=self.group)}
+        return self._paths
+
+    def reload(self) -> None:
+        self._paths = None
+
+
+INSTALLED_SUITES = Installed(ENTRY_POINT_GROUP)
+
+
 def reload_entry_points() -> None:
     """Read the ``floorbench.suites`` entry points again (a distribution installed while running)."""
     global _entry_points_read
-    for name in [n for n, r in _registered.items() if n in _from_entry_points]:
+    for name in [n for n in _registered if n in _from_entry_points]:
         _registered.pop(name, None)
         _loaded.pop(name, None)
     _from_entry_points.clear()
+    INSTALLED_SUITES.reload()
     _entry_points_read = False
 
 
@@ -222,12 +245,11 @@ def _read_entry_points() -> None:
     if _entry_points_read:
         return
     _entry_points_read = True
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name not in _registered:
-            _registered[ep.name] = _checked(ep.load(), f"entry point {ep.name!r} ({ep.value})")
-            _from_entry_points.add(ep.name)
+    for name, path in INSTALLED_SUITES.paths().items():
+        if name not in _registered:
+            what = f"entry point {name!r} ({path})"
+            _registered[name] = _checked(load_path(path, what), what)
+            _from_entry_points.add(name)
 
 
 def _checked(obj: Any, what: str) -> SuitePlugin:

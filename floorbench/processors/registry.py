@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, cast
 
 from typing_extensions import TypeVar
 
-from floorbench.plugins import MODEL_ENTRY_POINT_GROUP
+from floorbench.plugins import MODEL_ENTRY_POINT_GROUP, Installed
 from floorbench.processors.adapter_config import AdapterSettings, ModelError, OpenSettings
 from floorbench.redact import SECRET_NAMES
 from floorbench.redact import redact as redact_config
@@ -137,27 +137,13 @@ BUILTIN_MODELS: dict[str, str] = {
 }
 
 _registered: dict[str, type[Model]] = {}
-_installed: dict[str, str] = {}
+INSTALLED = Installed(MODEL_ENTRY_POINT_GROUP)
 """models of installed distributions (entry point group ``floorbench.models``): name → import path"""
-_entry_points_read = False
-
-
-def _read_entry_points() -> None:
-    global _entry_points_read
-    if _entry_points_read:
-        return
-    _entry_points_read = True
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group=MODEL_ENTRY_POINT_GROUP):
-        _installed.setdefault(ep.name, ep.value)
 
 
 def reload_entry_points() -> None:
     """Read the ``floorbench.models`` entry points again (a distribution installed while running)."""
-    global _entry_points_read
-    _installed.clear()
-    _entry_points_read = False
+    INSTALLED.reload()
 
 
 def unregister_model(name: str) -> None:
@@ -200,14 +186,12 @@ def _import_path(path: object) -> type[Model]:
 
 def model_names() -> list[str]:
     """Every model name that `create_model` accepts: built in, registered and installed."""
-    _read_entry_points()
-    return sorted(set(BUILTIN_MODELS) | set(_registered) | set(_installed))
+    return sorted(set(BUILTIN_MODELS) | set(_registered) | set(INSTALLED.paths()))
 
 
 def model_source(name: str) -> str:
     """Where a model comes from, as `floorbench models` lists it: its import path, or ``registered``."""
-    _read_entry_points()
-    return BUILTIN_MODELS.get(name) or _installed.get(name) or "registered"
+    return BUILTIN_MODELS.get(name) or INSTALLED.paths().get(name) or "registered"
 
 
 def model_class(name: str, config: dict[str, Any] | None = None) -> type[Model]:
@@ -219,9 +203,8 @@ def model_class(name: str, config: dict[str, Any] | None = None) -> type[Model]:
         return _registered[name]
     if name in BUILTIN_MODELS:
         return _import_path(BUILTIN_MODELS[name])
-    _read_entry_points()
-    if name in _installed:
-        return _import_path(_installed[name])
+    if name in INSTALLED.paths():
+        return _import_path(INSTALLED.paths()[name])
     raise ModelError(f"unknown model {name!r}; choose one of {', '.join(model_names())}")
 
 
