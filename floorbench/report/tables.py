@@ -199,8 +199,33 @@ def kinds_table(runs: list[ScoredRun]) -> Table:
     return t
 
 
+def speech_quality_table(runs: list[ScoredRun]) -> Table:
+    """The model's predicted MOS per run (scores.json ``speech_quality``) and its own echo's effect."""
+    t = Table(
+        "Speech quality",
+        ["run", "turns", "MOS mean / p10 / min", "SIG", "BAK", "P.808", "self-interruptions (restarts)", "predictor"],
+        note="each model turn of 1 s or more scored by DNSMOS (OVRL, 1-5; docs/scoring.md \"Speech quality\"); "
+        "per turn in vad.jsonl; self-interruptions: runs cut off while no human spoke (docs/acoustics.md)",
+    )
+    for r in runs:
+        q = r.scores.speech_quality or {}
+        run = q.get("run") or {}
+
+        def num(v: object) -> str:
+            return f"{v:.2f}" if isinstance(v, int | float) else "–"
+
+        t.rows.append([
+            r.label, str(run.get("n", "–")),
+            f"{num(run.get('mean'))} / {num(run.get('p10'))} / {num(run.get('min'))}",
+            num(run.get("sig")), num(run.get("bak")), num(run.get("p808")),
+            f"{q.get('self_interruptions', '–')} ({q.get('restarts', '–')})",
+            str((q.get("model") or {}).get("package", "not scored")),
+        ])
+    return t
+
+
 def all_tables(runs: list[ScoredRun]) -> list[Table]:
-    tables = [runs_table(runs)]
+    tables = [runs_table(runs), speech_quality_table(runs)]
     for cond in conditions(runs):
         tables.append(metrics_table(runs, cond))
     tables.append(mcnemar_table(runs))
