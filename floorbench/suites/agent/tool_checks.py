@@ -244,6 +244,25 @@ def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evide
     return out
 
 
+def refined_onsets(ev: Evidence, model_wav: Any) -> Evidence:
+    """The evidence with each of the agent's fine speech runs starting at its energy edge, not at the VAD's
+    window (Silero calls speech a window or two after it began): the end of a silence, for `dead_air_ms`
+    and `answers_within_ms`, to the sample as its start already is (`floorbench.suites.agent.timing`)."""
+    from dataclasses import replace
+
+    from floorbench.audio.edges import speech_edge
+    from floorbench.scoring.inputs import read_model_track
+    from floorbench.suites.agent.timing import RATE
+
+    audio = read_model_track(model_wav)[0]
+    out: list[tuple[int, int]] = []
+    for s, e in ev.fine:
+        lo = out[-1][1] * RATE // 1000 if out else 0
+        edge = speech_edge(audio, RATE, s * RATE // 1000, "onset", lo=lo, hi=e * RATE // 1000)
+        out.append((min(max(round(edge * 1000 / RATE), out[-1][1] if out else 0), e - 1), e))
+    return replace(ev, fine=out)
+
+
 def judge_trial(folder: Any, meta: Any, plan: Sequence[StepPlan], test_expect: Mapping[str, Any],
                 ev: Evidence) -> tuple[list[Result], dict[str, Any] | None]:
     """The tool assertions of the trial in `folder` (its tools.json, its meta.json's model track) and what the
@@ -258,6 +277,8 @@ def judge_trial(folder: Any, meta: Any, plan: Sequence[StepPlan], test_expect: M
     track = (meta.tracks.get("model") if meta is not None else None)
     start = track.start_ns // 1_000_000 if track is not None else 0
     calls = on_model_clock(rec.calls, start) if rec is not None else []
+    if calls and (folder / "model.wav").is_file():
+        ev = refined_onsets(ev, folder / "model.wav")
     results = evaluate(plan, test_expect, ev, calls, rec.state if rec is not None else None)
     kept = {"calls": [c.model_dump(mode="json") for c in calls], "state": rec.state if rec is not None else None,
             "clock": "recording" if track is not None else "session"}
