@@ -78,7 +78,7 @@ class Expect(_Bounded):
                                              "after, within_ms")
     no_tool_call: list[str] = Field(default_factory=list, description="these tools ('*': any) are not called")
     tool_order: list[str] = Field(default_factory=list)
-    max_calls: dict[str, int] = Field(default_factory=dict, description="tool ('*': all) → most calls")
+    max_calls: dict[str, int] | None = Field(default=None, description="tool ('*': all) → most calls")
     final_state: dict[str, Any] | None = Field(default=None, description="{equals: …} or {contains: …}")
     dead_air_ms: int | None = None
     filler_within_ms: int | None = None

@@ -72,7 +72,7 @@ def named(e: Expect) -> list[tuple[str, str]]:
     out = [("calls_tool", str(c["name"])) for c in e.calls_tool]
     out += [("no_tool_call", n) for n in e.no_tool_call if n != tx.ANY_TOOL]
     out += [("tool_order", n) for n in e.tool_order]
-    out += [("max_calls", n) for n in e.max_calls if n != tx.ANY_TOOL]
+    out += [("max_calls", n) for n in e.max_calls or {} if n != tx.ANY_TOOL]
     return out
 
 
