@@ -36,7 +36,7 @@ from floorbench.scoring.judges import JudgeInput, JudgeVerdict, OnVerdict, Task,
 from floorbench.scoring.judges.answer_rules import answer_rules
 from floorbench.scoring.judges.normalize import NO, YES, is_number, normalize_tokens
 from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
-from floorbench.scoring.judges.turn_grammar import Part, parts, type_part
+from floorbench.scoring.judges.turn_grammar import ADDRESS_TERMS, Part, Typed, parts, type_part
 
 SEMANTIC_ALONE = 0.75
 SEMANTIC_WITH_WORDS = 0.60
@@ -61,13 +61,14 @@ BACKCHANNEL_LEXICON = (
     "whoa", "ooh", "uh oh", "yay", "hooray", "lol", "thanks so much", "thank you very much", "thanks a bunch",
     "many thanks", "ta", "after you", "you first", "you go", "go for it", "no go ahead", "no go on", "no you go",
     "no after you", "no no go ahead", "seriously", "oh seriously",
+    "about time", "at last", "not before time", "finally",
 )
 """reactions, thanks, fillers and yielding: they take no side and answer nothing, whatever the turn"""
 ACKNOWLEDGEMENTS = (
     "okay", "ok", "okey", "kay", "oh okay", "ah okay", "alright", "all right", "got it", "i got it", "gotcha",
     "got you", "noted", "understood", "cool", "sounds good", "will do", "mm hm", "mhm", "mm hmm", "uh huh",
     "okay then", "ok then", "alright then", "right then", "okey dokey", "okie dokie", "okey doke", "righto",
-    "right o", "roger", "copy that", "fine",
+    "right o", "roger", "copy that", "fine", "right you are", "there you go", "there you are", "righty ho",
 )
 """acknowledgements: a backchannel after a statement or a wh-question, but after a yes/no question
 they answer it and after a request, offer or proposal they accept it (`turn_acts`); with no turn
@@ -106,10 +107,16 @@ _LAUGH = re.compile(r"(?:ha)+h?|(?:he){2,}h?|heh|(?:hi){2,}|(?:ho){2,}")
 
 def _intrusion_tokens(transcript: str) -> list[str]:
     """Tokens with single letters said in a row joined ("m m h m m" -> "mmhmm") and '|' between
-    the transcript's comma-separated parts, so "mm-hmm, mm-hmm" is two hums, not one."""
+    the transcript's comma-separated parts, so "mm-hmm, mm-hmm" is two hums, not one. Terms of
+    address at a part's edges ("dude, no way", "no way mate") are left out when anything else is said."""
     out: list[str] = []
+    addressed = not set(normalize_tokens(transcript)) <= ADDRESS_TERMS
     for part in re.split(r"[,.!?;]+", transcript):
         toks = normalize_tokens(part)
+        while addressed and toks and toks[0] in ADDRESS_TERMS:
+            toks = toks[1:]
+        while addressed and toks and toks[-1] in ADDRESS_TERMS:
+            toks = toks[:-1]
         joined: list[str] = []
         single = False
         for t in toks:
@@ -296,7 +303,7 @@ class OfflineJudge:
             return _verdict(Verdict.intrusion, "window.answer-word", f"'{answers[0]}' answers, contradicts or "
                             "takes a side on what was said: it takes the floor")
         if uncovered:
-            typed = [type_part(p) for p in parts(transcript) if _cover(_intrusion_tokens(p))[1]]
+            typed = _typed_parts(transcript, turn)
             for kind, rule, verdict in ((Part.content, "window.content", Verdict.intrusion),
                                         (Part.side, "window.takes-side", Verdict.intrusion),
                                         (Part.unclear, "window.untyped", Verdict.unsure)):
@@ -319,6 +326,25 @@ class OfflineJudge:
 
 def _verdict(verdict: Verdict, rule: str, why: str) -> JudgeVerdict:
     return JudgeVerdict(verdict, f"{rule}: {why}", rule=rule)
+
+
+def _typed_parts(transcript: str, turn: str) -> list[Typed]:
+    """The parts of a reply the lexicon does not cover, each typed by what it does; a part after
+    one the lexicon covers or one typed as a reaction is read as following a reaction ("ooh, bold")."""
+    out: list[Typed] = []
+    reacted = False
+    addressed = not set(normalize_tokens(transcript)) <= ADDRESS_TERMS
+    said = [normalize_tokens(p) for p in parts(transcript)]
+    if len(said) > 1 and all(len(t) == 1 for t in said) and len({t[0] for t in said}) == 1:
+        return [type_part(" ".join(t[0] for t in said), turn=turn)]  # "vale, vale": a short word said again
+    for p in parts(transcript):
+        if not _cover(_intrusion_tokens(p))[1] or (addressed and set(normalize_tokens(p)) <= ADDRESS_TERMS):
+            reacted = True
+            continue
+        typed = type_part(p, after_reaction=reacted, turn=turn)
+        reacted = typed.kind in (Part.interjection, Part.evaluation, Part.surprise)
+        out.append(typed)
+    return out
 
 
 def _assent(sided: list[tuple[str, str]], turn: str) -> JudgeVerdict:

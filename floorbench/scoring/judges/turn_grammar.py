@@ -28,6 +28,18 @@ it does:
   its own words): an intrusion, even after a backchannel opener ("yikes, the
   bus is late").
 
+- **minor reaction** (`minor_part`): what is left when a part has none of the
+  structures that carry content: at most three words once openers and terms of address
+  ("dude", "mate") are set aside, no number, no name (a capitalised word after the
+  first), no article, possessive or demonstrative (no noun phrase), no preposition that
+  opens a place or time, no wh-word or question mark, no modal or hedge that proposes
+  ("maybe", "should"), no verb form that reports an action ("playing", "booked") and no
+  imperative verb first. A response to thanks or praise ("happy to help", "you're too
+  kind", "ta very much"), an -ly comment on the news alone ("finally") or a lone word
+  after a reaction opener ("ooh, bold", "oh, bless") is a reaction; any other minor part
+  ("vale" alone) is `unclear`: the judge cannot tell a foreign interjection from a bare
+  noun offered as an answer, so it says `unsure` rather than guessing.
+
 Where the frame is there but its head is neither a feeling nor a judgement
 ("what a Tuesday", "how early"), or a part mixes interjection-like and known
 words, the part is `unclear` and the judge says `unsure` with the reason.
@@ -82,6 +94,7 @@ COPULA_OPENERS = (
     ("thats",), ("that", "is"), ("that", "was"), ("thatll", "be"), ("its",), ("it", "is"), ("it", "was"),
     ("this", "is"), ("sounds",), ("that", "sounds"), ("looks",), ("that", "looks"), ("seems",), ("how",),
     ("what", "a"), ("what", "an"), ("what",), ("so",), ("such", "a"), ("such",), ("that",), ("it",), ("this",),
+    ("youre",), ("you", "are"),
 )
 """frames that open an evaluation, longest first when matched (the tokens read "that's" as "that")"""
 LIGHT = frozenset(
@@ -193,7 +206,7 @@ def _head(rest: list[str]) -> tuple[str, list[str]]:
     feeling word before a light noun ("great news", "poor thing") or before "to hear"."""
     if rest[-2:-1] == ["to"] and rest[-1] in SENSING:
         rest = rest[:-2]  # "lovely to hear"
-    words = [t for t in rest if t not in INTENSIFIERS]
+    words = [t for t in rest if t not in INTENSIFIERS] or rest[-1:]
     if len(words) >= 2 and words[-1] in LIGHT_NOUNS and words[-2] in AFFECT:
         words = words[:-1]
     return (words[-1] if words else ""), words[:-1]
@@ -212,8 +225,84 @@ def _felt(tokens: list[str]) -> bool:
     return len(words) == 2 and words[0] == "bless" and words[1] in ADDRESSED
 
 
-def type_part(text: str) -> Typed:
-    """What one part of a reply (no , . ! ? ; inside) does."""
+ADDRESS_TERMS = frozenset("dude mate bro bruh buddy pal man hun honey babe darling sweetie girl lad guys "
+                          "mum mom dad mama papa".split())
+"""terms of address: they say who is spoken to, nothing about the world ("dude, no way", "aw mate")"""
+NOUN_PHRASE_OPENERS = frozenset("the a an this these those that my your his her our their its some any another "
+                                "every each no next last".split())
+"""articles, possessives, demonstratives and quantifiers: they open a noun phrase, a thing named"""
+PREPOSITIONS = frozenset("in on at under over by from with near behind into onto before after until till since "
+                         "between beside inside outside above below around across through past via toward towards "
+                         "for off up down".split())
+"""prepositions that open a place, a time or a recipient ("under the sink", "by Friday")"""
+PROPOSING = frozenset("maybe perhaps probably possibly should could would might must try lets shall ought "
+                      "if or instead".split())
+"""modals and hedges: with them a short part proposes or guesses ("couch cushions maybe")"""
+THANKS_WORDS = frozenset("thanks thank ta cheers merci danke gracias grazie obrigado arigato".split())
+THANKS_INTENSIFIERS = frozenset("very much so ever lots loads a million you".split())
+PRAISE_FEELINGS = frozenset("happy glad pleased delighted thrilled chuffed honoured honored".split())
+EPISTEMIC = frozenset("probably possibly maybe perhaps certainly definitely surely hopefully likely "
+                      "obviously clearly apparently actually basically".split())
+"""-ly (and other) adverbs that take a side on whether something is so: never a bare reaction"""
+
+
+def minor_part(raw: str, tokens: list[str], after_reaction: bool, turn: frozenset[str] = frozenset()) -> Typed | None:
+    """A part with none of the structures that carry content (see the module's text): a reaction
+    when its shape says so, `unclear` otherwise; None when it has such a structure. `turn`: the
+    words of the turn it follows (a word echoed from it repeats what was said; thanks go with praise)."""
+    said = " ".join(tokens)
+    words = [t for t in tokens if t not in ADDRESS_TERMS] or tokens
+    praised = bool(turn & PRAISE) or not turn
+    capitals = [w for w in re.findall(r"[A-Za-z']+", raw)[1:] if w[:1].isupper() and w.lower() not in ("i", "im")]
+    if words[0] in PRAISE_FEELINGS and words[1:2] == ["to"] and len(words) <= 5:
+        if praised or words[2:3] != ["help"]:
+            return Typed(Part.evaluation, said, f"'{said}' says how being thanked feels: a reaction")
+        return Typed(Part.content, said, f"'{said}' answers thanks the turn does not give: it offers, taking "
+                     "the floor")
+    if (len(words) > 3 or capitals or set(words) & CALENDAR or raw.rstrip().endswith("?") or any(is_number(t) for t in words)
+            or set(words) & (NOUN_PHRASE_OPENERS | PREPOSITIONS | PROPOSING | WH_WORDS | SUBJECTS)
+            or words[0] in IMPERATIVE_OPENERS
+            or any(len(t) > 4 and t.endswith(("ing", "ed")) and t not in AFFECT for t in words)):
+        return None
+    core = [t for t in words if t not in INTENSIFIERS and t not in THANKS_INTENSIFIERS]
+    if core and all(t in turn or _stem(t) in turn for t in core) and not (len(core) == 1 and core[0].endswith("ly")):
+        return None  # "Tape.", "Lemon cake.": it repeats what was said
+    if words[0] in THANKS_WORDS or (core and all(t in THANKS_WORDS or interjection_like(t) for t in core)
+                                    and set(words) & THANKS_WORDS):
+        return Typed(Part.evaluation, said, f"'{said}' thanks: a reaction")
+    if len(core) == 1 and core[0] not in EPISTEMIC and core[0] not in SIDE:
+        word = core[0]
+        if word.endswith("ly") and len(word) > 4:
+            return Typed(Part.evaluation, said, f"'{said}': an adverb alone comments on the news: a reaction")
+        if after_reaction or raw.rstrip().endswith("!"):
+            return Typed(Part.evaluation, said, f"'{said}': one bare word after a reaction (or exclaimed) "
+                         "evaluates what was said: a reaction")
+        return Typed(Part.unclear, said, f"'{said}' is one bare word the rules cannot type (a foreign "
+                     "interjection or a noun offered as an answer)")
+    return Typed(Part.unclear, said, f"'{said}' is short and carries no typed content, but no reaction frame "
+                 "either: cannot type it")
+
+
+SUBJECTS = frozenset("i we he she they it here there".split())
+"""a subject or a deictic: with it the part is a clause that asserts ("I agree", "here you go")"""
+PRAISE = frozenset("thanks thank helped help helpful useful great brilliant star amazing clever smart best "
+                   "lifesaver genius kind love".split())
+"""words of a turn that thanks or praises: after one, "happy to help" answers it as a reaction"""
+CALENDAR = frozenset("monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight yesterday "
+                     "january february march april june july august september october november december "
+                     "morning afternoon evening noon midnight weekend week month year".split())
+"""days, months and times of day: a bare one names a time, a value (\"Thursday.\")"""
+WH_WORDS = frozenset("what where when who whom whose which why how whats wheres whos".split())
+IMPERATIVE_OPENERS = frozenset(
+    "send call check try take get put give tell bring grab book order ask let make go come look "
+    "stop wait hold pass show buy pay open close turn set play".split()
+)
+"""verbs that open an instruction put to someone ("send it to me", "check the pocket")"""
+
+
+def type_part(text: str, after_reaction: bool = False, turn: str = "") -> Typed:
+    """What one part of a reply (no , . ! ? ; inside) does; `after_reaction`: an earlier part of
+    the reply was a reaction (lexicon or interjection), so a lone word after it evaluates."""
     raw = text.strip()
     tokens = normalize_tokens(raw)
     said = " ".join(tokens)
@@ -232,11 +321,16 @@ def type_part(text: str) -> Typed:
         return Typed(Part.interjection, said, "a short word said again")
     if len(tokens) == 2 and any(shaped) and all(len(t) <= MAX_INTERJECTION_LETTERS for t in tokens):
         return Typed(Part.interjection, said, "two short words, one interjection-shaped ('mon dieu')")
+    opened = after_reaction
     while len(tokens) > 1 and (interjection_like(tokens[0]) or tokens[0] in PARTICLES or tokens[0] in OPENERS
-                               or tuple(tokens[:2]) in REACTION_OPENERS):
+                               or tuple(tokens[:2]) in REACTION_OPENERS or tokens[0] in ADDRESS_TERMS) \
+            and tokens[0] not in THANKS_WORDS:
         tokens = tokens[2:] if tuple(tokens[:2]) in REACTION_OPENERS else tokens[1:]
+        opened = True
     shaped = [interjection_like(t) for t in tokens]
     frame = _frame(tokens) if len(tokens) <= MAX_FRAME_WORDS else None
+    if frame is not None and frame[0] in ("youre", "you are") and _head(frame[1])[0] not in AFFECT:
+        frame = None  # "you're joking!" is surprise, not a judgement of the person
     if frame is not None:
         opener, rest = frame
         head, extra = _head(rest)
@@ -257,8 +351,11 @@ def type_part(text: str) -> Typed:
     if (len(tokens) <= 6 and set(tokens) <= LIGHT and set(tokens) & SURPRISE_VERBS
             and (raw.endswith(("!", "?")) or len(tokens) >= 2)):
         return Typed(Part.surprise, said, f"'{said}' exclaims surprise in light words only")
-    if any(shaped) and len(tokens) <= 3:
+    if any(shaped) and len(tokens) <= 3 and not set(tokens) & (THANKS_WORDS | THANKS_INTENSIFIERS):
         return Typed(Part.unclear, said, f"'{said}' mixes interjection-shaped and other words: cannot type it")
+    minor = minor_part(raw, tokens, opened, frozenset(normalize_tokens(turn)))
+    if minor is not None:
+        return minor
     return Typed(Part.content, said, f"content words: {said}")
 
 
