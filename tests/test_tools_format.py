@@ -118,3 +118,12 @@ def test_bad_latency_and_responses(tmp_path: Path) -> None:
                                + STATE + TEST)
     assert "call's number" in error(tmp_path, TOOL.replace('{reads: "orders.{order_id}"}', "{call: 0, returns: 1}")
                                     + STATE + TEST)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "example.com", "::1", "10.0.0"])
+def test_tools_host_is_an_ipv4_address_of_this_machine(host: str) -> None:
+    from floorbench.errors import OptionError
+    from floorbench.suites.agent.commands import use_tools_host
+
+    with pytest.raises(OptionError, match="--tools-host"):
+        use_tools_host(host)

@@ -151,9 +151,11 @@ def use_tools_host(host: str | None) -> None:
     if host is None:
         return
     try:
-        ipaddress.IPv4Address(host)
+        unspecified = ipaddress.IPv4Address(host).is_unspecified
     except ValueError:
-        raise OptionError(f"--tools-host {host!r}: give an IPv4 address of this machine, e.g. 192.168.1.20") from None
+        unspecified = True
+    if unspecified:  # 0.0.0.0 is no address an agent can be given
+        raise OptionError(f"--tools-host {host!r}: give an IPv4 address of this machine, e.g. 192.168.1.20")
     os.environ[TOOLS_HOST_ENV] = host
 
 
