@@ -19,8 +19,8 @@ from types import SimpleNamespace
 
 from floorbench.pipelines.room.left_room import why_model_left
 from floorbench.pipelines.run.resume import INFRASTRUCTURE, should_retry
-from floorbench.pipelines.run.runner import RunOptions, capacity_verdict, run_suite
 from floorbench.pipelines.run.run_watch import STALL_S
+from floorbench.pipelines.run.runner import RunOptions, capacity_verdict, run_suite
 from floorbench.pipelines.run.scenario_run import ScenarioRun, ScenarioSettings
 from floorbench.records import (
     ClockAnchor,
