@@ -77,5 +77,34 @@ def phone_agent(
     main(port, model, cfg, answer, names)
 
 
+def phone_gateway(
+    dispatch: Annotated[str, typer.Option(help="the LiveKit agent name to dispatch into each call's room")],
+    port: Annotated[int, typer.Option(help="UDP port on 127.0.0.1 for SIP (0: any free one; printed)")] = 5080,
+    livekit_url: Annotated[str | None, typer.Option(help="the LiveKit server (also LIVEKIT_URL; key/secret from LIVEKIT_API_KEY/SECRET)")] = None,
+    codecs: Annotated[str, typer.Option(help="codecs it accepts, in order (PCMU, PCMA, G722)")] = "PCMU,PCMA,G722",
+) -> None:
+    """An inbound SIP gateway: each call into a LiveKit room of its own, the agent dispatched there (as LiveKit SIP does)."""
+    import asyncio
+
+    from floorbench.errors import check_range
+    from floorbench.phone.gateway import serve
+    from floorbench.phone.stack import load_pjsua2
+    from floorbench.phone.uri import PhoneError, codec_names
+    from floorbench.transports.server import LiveKitConnection
+
+    check_range("--port", port, 0, 65535)
+    names = codec_names(codecs.split(","))
+    conn = LiveKitConnection.from_env(livekit_url)
+    if conn is None:
+        raise PhoneError("phone-gateway needs a LiveKit server: pass --livekit-url (or set LIVEKIT_URL) with "
+                         "LIVEKIT_API_KEY and LIVEKIT_API_SECRET")
+    load_pjsua2()
+    try:
+        asyncio.run(serve(port, conn, dispatch, names))
+    except KeyboardInterrupt:
+        pass
+
+
 def register(app: typer.Typer) -> None:
     app.command("phone-agent")(phone_agent)
+    app.command("phone-gateway")(phone_gateway)
