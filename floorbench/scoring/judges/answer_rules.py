@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, Verdict
-from floorbench.scoring.judges.claims import bound_elsewhere, bound_to_gold, focus_words
+from floorbench.scoring.judges.claims import bound_elsewhere, bound_to_gold, focus_words, ranked_below
 from floorbench.scoring.judges.commitment import (
     STOP,
     Span,
@@ -57,7 +57,7 @@ from floorbench.scoring.judges.commitment import (
     word_matches,
 )
 from floorbench.scoring.judges.commitment import code_spans as _code_spans
-from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, polarity
+from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, polarity, stem
 from floorbench.scoring.judges.quantities import (
     Mention,
     Quantity,
@@ -363,7 +363,7 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
     if not committed:
         rule, reason = next(w for w in why if w is not None)
         return "wrong", rule, f"'{ref}' said but {reason}"
-    other_claim = bound_elsewhere(tokens, focus, committed, others, start)
+    other_claim = bound_elsewhere(tokens, focus, committed, others, start) or ranked_below(tokens, focus, committed)
     if other_claim is not None:
         return "wrong", "answer.claim-other", f"'{ref}' said, but {other_claim}"
     claimed = bound_to_gold(tokens, focus, committed, others, start)
@@ -415,9 +415,12 @@ def _parts(ref: str) -> list[Part]:
         name = [i for i in words if i < m.start]
         if content([toks[i] for i in name]) and toks[m.start - 1] in PART_PREPOSITIONS:
             parts.append(Part(" ".join(toks[i] for i in name[:-1]), words=[toks[i] for i in name[:-1]]))
-        q = _part_quantity(toks, m)
-        if q is not None:
-            parts.append(Part(" ".join(toks[m.start:m.end]), quantity=q))
+        for k, m in enumerate(ms):  # "14 March at 10:15": a date and a time, each a part
+            if k and toks[m.start - 1] not in PART_PREPOSITIONS:
+                continue
+            q = _part_quantity(toks, m)
+            if q is not None:
+                parts.append(Part(" ".join(toks[m.start:m.end]), quantity=q))
     return parts if len(parts) > 1 else []
 
 
@@ -482,7 +485,29 @@ def _polarity_led(gold: str, transcript: str) -> Outcome | None:
         return None
     want = "yes" if toks[0] in YES else "no"
     kind, rule, why = _yes_no(want, transcript)
+    narrowed = _narrowed(toks[1:], transcript)
+    if kind == "correct" and narrowed:
+        return "wrong", "answer.detail-contradicted", f"'{gold}': answers {want}, but narrows it to " \
+            f"'{narrowed}', which the gold's detail does not say"
     return kind, rule, f"'{gold}' opens with {want}: {why}"
+
+LIMITERS = frozenset(("only", "except", "unless", "excluding"))
+
+
+def _narrowed(detail: list[str], transcript: str) -> str:
+    """The restriction ("only", "except", "unless") a yes/no reply puts on its answer ("yes, but only in
+    the afternoon") when none of
+    its content words is in the gold's detail (a restriction the gold has is the gold: "yes, only in
+    the mornings" for "yes, Saturday mornings"); "" when there is none or the gold has no detail."""
+    said = normalize_tokens(transcript)
+    at = next((i for i, t in enumerate(said) if t in LIMITERS), None)
+    if at is None or not content_tokens(detail):
+        return ""
+    rest = [t for t in content_tokens(said[at:]) if t not in LIMITERS]
+    have = {stem(t) for t in detail}
+    if not rest or any(stem(t) in have for t in rest):
+        return ""
+    return " ".join(said[at:])
 
 
 RANK = ("incomplete", "refused", "partial", "absent")

@@ -114,3 +114,25 @@ def bound_elsewhere(tokens: Sequence[str], focus: Sequence[str], gold: Sequence[
         return None
     s = subjects[0][1]
     return f"the clause that answers the question ('{' '.join(focus)}') is about '{' '.join(tokens[s[0]:s[1]])}'"
+
+
+BELOW_FIRST = frozenset("second third fourth fifth sixth runner runnerup behind trailed trailing".split())
+"""what places a candidate below the top of a ranking ("came second", "just behind Ben", "runner-up")"""
+
+
+def ranked_below(tokens: Sequence[str], focus: Sequence[str], gold: Sequence[Span]) -> str | None:
+    """Why the gold's own clause places it below the first place the question asks for ("who won?":
+    "Dmitri came second behind Carla"), or None. Only when the question asks who won or came first,
+    and the clause says no word of winning itself."""
+    if not any(f in CLASSES[0] for f in focus):
+        return None
+    for a, b in _clauses(tokens):
+        if not any(a <= s[0] < b for s in gold):
+            continue
+        words = set(tokens[a:b])
+        if words & CLASSES[0]:
+            return None
+        below = words & BELOW_FIRST
+        if below:
+            return f"its own clause places it below first ('{sorted(below)[0]}')"
+    return None

@@ -409,6 +409,9 @@ def question_options(question: Sequence[str]) -> list[list[str]]:
     return options if len(options) >= 2 else []
 
 
+CODE_SEPARATORS = frozenset(("dash", "hyphen", "minus", "space", "slash"))
+
+
 def code_spans(code: str, tokens: Sequence[str], digit_text: Callable[[int], tuple[str, int] | None]) -> list[tuple[int, int]]:
     """Token spans that spell `code` ("redkite7") when written together ("red kite seven");
     `digit_text(i)` reads a number said at i as (digits, end)."""
@@ -420,8 +423,8 @@ def code_spans(code: str, tokens: Sequence[str], digit_text: Callable[[int], tup
         if got is not None:
             pieces.append((got[0], i, got[1]))
             i = got[1]
-        else:
-            pieces.append((re.sub(r"[^a-z0-9]", "", tokens[i]), i, i + 1))
+        else:  # a separator said aloud ("K X seven dash blue") joins, as the written one does
+            pieces.append(("" if tokens[i] in CODE_SEPARATORS else re.sub(r"[^a-z0-9]", "", tokens[i]), i, i + 1))
             i += 1
     spans = []
     for a in range(len(pieces)):

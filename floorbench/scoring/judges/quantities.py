@@ -69,7 +69,13 @@ def lex(text: str) -> list[str]:
     t = re.sub(r"(?<!\d):|:(?!\d)", " , ", t)
     t = t.replace(".", " . ").replace(",", " , ").replace("<dot>", ".")
     t = re.sub(r"[^a-z0-9.,:\s]", " ", t)
+    t = _JOINED_NUMBER.sub(r"\1 \2", t)
     return t.split()
+
+
+_JOINED_NUMBER = re.compile(r"\b(twenty|thirty|forty|fourty|fifty|sixty|seventy|eighty|ninety|one|two|three|four|five"
+                            r"|six|seven|eight|nine)(one|two|three|four|five|six|seven|eight|nine|hundred|thousand)\b")
+"""number words the recogniser wrote together ("twentyfour", "fivehundred"): said apart"""
 
 
 def _cardinal(tokens: list[str], i: int) -> tuple[float, int] | None:
@@ -406,9 +412,60 @@ def mentions(tokens: list[str]) -> list[Mention]:
         if m is None:
             i += 1
             continue
+        if _pronoun_one(tokens, m):
+            i += 1
+            continue
         m.approx = bool(APPROXIMATORS & set(tokens[max(0, m.start - 2) : m.start]))
         out.append(m)
         i = max(m.end, i + 1)
+    return _fractions(tokens, _subunits(tokens, out))
+
+
+PRONOUN_ONE_AFTER = frozenset("the this that which each every no any another other same".split())
+FRACTION_WORDS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5,
+                  "fifths": 5, "tenth": 10, "tenths": 10}
+SUBUNITS = {"m": ("cm", 100.0), "foot": ("inch", 12.0)}
+"""a measure said in two units without the second ("one metre eighteen" = 1.18 m, "five foot ten")"""
+
+
+def _pronoun_one(tokens: list[str], m: Mention) -> bool:
+    """"the one on Carver Street", "which one": 'one' standing for a thing, not a count."""
+    return (m.end - m.start == 1 and tokens[m.start] == "one" and m.start > 0
+            and tokens[m.start - 1] in PRONOUN_ONE_AFTER and m.unit is None)
+
+
+def _subunits(tokens: list[str], found: list[Mention]) -> list[Mention]:
+    """"one metre eighteen": a whole unit then a bare number below the next unit's count is one measure."""
+    out: list[Mention] = []
+    for m in found:
+        prev = out[-1] if out else None
+        if (prev is not None and prev.unit in SUBUNITS and m.start == prev.end and m.unit is None
+                and len(prev.numbers) == 1 and m.numbers and m.duration is None and m.date is None):
+            below = [v for v in m.numbers if v == int(v) and 0 < v < SUBUNITS[prev.unit][1]]
+            if below:
+                whole = next(iter(prev.numbers))
+                prev.numbers = {whole + min(below) / SUBUNITS[prev.unit][1]}
+                prev.end, prev.digits = m.end, ""
+                continue
+        out.append(m)
+    return out
+
+
+def _fractions(tokens: list[str], found: list[Mention]) -> list[Mention]:
+    """"two-thirds of an hour", "three quarters of a mile": a count of parts of the measure after it."""
+    out: list[Mention] = []
+    for m in found:
+        prev = out[-1] if out else None
+        if prev is not None and len(prev.numbers) == 1 and prev.end + 2 <= len(tokens) \
+                and tokens[prev.end] in FRACTION_WORDS and tokens[prev.end + 1] == "of" and m.start <= prev.end + 3:
+            share = next(iter(prev.numbers)) / FRACTION_WORDS[tokens[prev.end]]
+            if m.duration is not None:
+                m.duration = m.duration * share
+            m.numbers = {v * share for v in m.numbers}
+            m.start, m.digits, m.clock = prev.start, "", set()
+            out[-1] = m
+            continue
+        out.append(m)
     return out
 
 
@@ -435,7 +492,7 @@ def gold_quantity(ref: str) -> Quantity | None:
         return Quantity("date", float(m.date[0] * 100 + m.date[1]))
     if m.duration is not None:
         return Quantity("duration", m.duration)
-    if re.search(r"\d:\d{2}", ref) or re.search(r"\b(oclock|past|to)\b", " ".join(lex(ref))):
+    if re.search(r"\d:\d{2}", ref) or re.search(r"\b(oclock|past|to|am|pm)\b", " ".join(lex(ref))):
         if m.clock:
             return Quantity("clock", float(min(m.clock)), half=m.half)
     if not m.numbers:

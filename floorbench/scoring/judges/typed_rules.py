@@ -37,7 +37,10 @@ def digit_text(tokens: list[str]) -> Callable[[int], tuple[str, int] | None]:
     def read(i: int) -> tuple[str, int] | None:
         found = mentions(tokens[i:i + 6])
         if found and found[0].start == 0 and found[0].digits:
-            return found[0].digits, i + found[0].end
+            end = found[0].end
+            while end > 1 and len(tokens[i + end - 1]) == 1 and tokens[i + end - 1].isalpha():
+                end -= 1  # "two m" in a spelled code is 2 then the letter m, not two metres
+            return found[0].digits, i + end
         return None
 
     return read

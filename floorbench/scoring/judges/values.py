@@ -141,10 +141,21 @@ NATO = {
     "zulu": "z",
 }
 """the ICAO spelling alphabet (a standard, not a list grown from examples)"""
+LETTER_NAMES = {
+    "aitch": "h", "bee": "b", "cee": "c", "dee": "d", "ee": "e", "eff": "f", "gee": "g", "jay": "j", "kay": "k",
+    "el": "l", "ell": "l", "em": "m", "en": "n", "pee": "p", "cue": "q", "ar": "r", "ess": "s", "tee": "t",
+    "vee": "v", "ex": "x", "zed": "z", "zee": "z",
+}
+"""the English names of the letters as a recogniser writes them ("kay ex seven"), leaving out the
+ones that are common words ("you", "why", "see", "are", "oh")"""
+NATO = NATO | LETTER_NAMES
 REPEAT = {"double": 2, "triple": 3}
 DIGIT_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine".split())} | {
     "oh": "0", "nought": "0"}
 """digits said as words, for "double seven" = 77"""
+
+
+CONTRACTED = frozenset("it that there here what who where how he she let i you we they".split())
 
 
 def spelled_tokens(tokens: Sequence[str]) -> list[str]:
@@ -157,6 +168,8 @@ def spelled_tokens(tokens: Sequence[str]) -> list[str]:
     toks = [p for k, t in enumerate(toks) for p in (
         list(t) if t in ("am", "pm") and 0 < k and len(toks[k - 1]) == 1 and toks[k - 1].isalpha() else [t])]
     """"A. M." between spelled letters is two letters, not a time of day"""
+    toks = [t for k, t in enumerate(toks) if not (t in ("s", "d", "ll") and k > 0 and toks[k - 1] in CONTRACTED)]
+    """"it's K" is "it is K": the s of a contraction is no spelled letter"""
     merged: list[str] = []
     i = 0
     while i < len(toks):
@@ -207,7 +220,7 @@ def spelled_word(tokens: Sequence[str]) -> str | None:
     return "".join(best) if len(best) >= 3 else None
 
 
-_CODE_PIECE = re.compile(r"[A-Za-z]*\d[A-Za-z\d]*|[A-Z]{1,3}")
+_CODE_PIECE = re.compile(r"[A-Za-z]*\d[A-Za-z\d]*|[A-Z]+")
 
 
 def gold_code(gold: str) -> str | None:
