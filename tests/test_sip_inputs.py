@@ -133,3 +133,10 @@ def test_the_scenario_headers_go_only_to_a_loopback_agent(tmp_path):
     assert near.call.headers == {"X-Floorbench-Suite": str(tmp_path.resolve()), "X-Floorbench-Scenario": "greeting.t1"}
     assert far.call.headers == {}
     assert remote.card()["protocol"] == "sip/rtp" and remote.card()["endpoint"] == "sip:agent@192.0.2.7"
+
+
+def test_the_record_says_which_clock_timed_the_agent_and_whether_the_peer_sent_rtcp():
+    from floorbench.phone.leg import agent_clock
+
+    assert agent_clock({"rtt_ms": 0.4}).startswith("receiver: ") and "RTT 0.4 ms" in agent_clock({"rtt_ms": 0.4})
+    assert "sent no RTCP report" in agent_clock({"rtt_ms": None}) and "sent no RTCP" in agent_clock({})

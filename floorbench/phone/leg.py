@@ -55,10 +55,19 @@ DELAY_METHOD = (
     "per 20 ms frame: room audio entering the leg → taken by PJSIP's media clock for encoding (room_to_model); "
     "the agent's decoded frame leaving PJSIP's jitter buffer → pushed to the room (model_to_room)"
 )
-AGENT_CLOCK = (
-    "receiver: the agent's audio is timed when it reaches the phone leg (PJSIP does not hand its peer's RTCP "
-    "sender reports to the application, so RTP timestamps are not mapped to the agent's wall clock)"
-)
+AGENT_CLOCK = "receiver"
+"""the agent is timed when its audio reaches the leg: PJSIP does not hand its peer's RTCP sender reports to the
+application, so the agent's RTP timestamps are not mapped to its own wall clock"""
+
+
+def agent_clock(rtp: dict[str, Any]) -> str:
+    """Which clock timed the agent, and whether the peer sent RTCP at all (meta.json ``agent_clock``)."""
+    rtt = rtp.get("rtt_ms")
+    why = (f"the peer sends RTCP reports (RTT {rtt} ms) but pjsua2 does not expose their sender timestamps"
+           if rtt is not None else "the peer sent no RTCP report")
+    return f"{AGENT_CLOCK}: the agent's audio is timed when it reaches the phone leg; {why}"
+
+
 BUSY, DECLINED, NO_ANSWER = {486, 600}, {603, 403}, {408, 480, 487}
 DTMF_DIGITS = re.compile(r"[0-9*#A-Da-d]{1,32}")
 DTMF_REQUEST = "dtmf"
@@ -240,7 +249,7 @@ class PhoneLeg(ModelLinkProcessor):
             "codec": c.codec, "codec_sample_rate": c.codec_rate, "codecs_offered": self.codecs,
             "setup_ms": c.setup_ms, "sip_status": c.status, "failure": self.failure_kind,
             "rtp": dict(c.stats), "room_to_model": out_waits.summary(), "model_to_room": self.to_room.summary(),
-            "room_audio_cut_ms": c.outbox.cut_ms, "agent_clock": AGENT_CLOCK,
+            "room_audio_cut_ms": c.outbox.cut_ms, "agent_clock": agent_clock(c.stats),
             "dtmf_received": [d for d, _ in c.digits], "dtmf_sent": list(self.dtmf_sent),
         }
 
