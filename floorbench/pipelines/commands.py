@@ -180,7 +180,7 @@ def run(
     quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
     impair: Annotated[str | None, typer.Option(help=IMPAIR_HELP)] = None,
     impair_legs: Annotated[str, typer.Option(help="impaired legs of the model's audio: in, out or both")] = "both",
-    impair_seed: Annotated[int, typer.Option(help="seed of the impairment's draws (0..2**31)")] = 0,
+    impair_seed: Annotated[int | None, typer.Option(help="seed of the impairment's draws (0..2**31; default 0)")] = None,
     play_on: Annotated[str, typer.Option("--play-on", help=PLAY_ON_HELP)] = "local",
     workers: Annotated[str | None, typer.Option(hidden=True, help="the old name of --play-on workers")] = None,
     acoustics: Annotated[str | None, typer.Option(help=ACOUSTICS_HELP)] = None,
@@ -198,9 +198,19 @@ def run(
     check_run_numbers(limit, join_timeout, record_rate, rooms)
     profile = impair_profile(impair, impair_legs, impair_seed)
     condition = acoustics_profile(acoustics, acoustics_seed)
-    if condition is not None and parse_play_on(play_on, workers) is not None:
+    play_on_agent = parse_play_on(play_on, workers)  # every option is checked before a server is named or a file written
+    if condition is not None and play_on_agent is not None:
         fail("--acoustics with --play-on workers: a worker plays its rooms as its own command line says; "
              "give --acoustics to the workers' runs, or play locally")
+    from floorbench.errors import OptionError, check_range
+    from floorbench.pipelines.dispatch.pool import MAX_PROCESSES
+    from floorbench.pipelines.run.runner import MAX_RETRIES
+
+    try:
+        check_range("--retries", retries, 0, MAX_RETRIES)
+        check_range("--processes", processes, 1, MAX_PROCESSES)
+    except OptionError as e:
+        fail(str(e))
     suite, config = resolved_inputs(suite, config)
     name, cfg = system_under_test(model, config, identity, dispatch, via)
     try:
@@ -222,7 +232,7 @@ def run(
             retries=retries,
             concurrency=rooms,
             auto_concurrency=auto_rooms,
-            workers=parse_play_on(play_on, workers),
+            workers=play_on_agent,
             processes=processes,
         )
         summary = asyncio.run(run_suite(opts))
@@ -295,13 +305,18 @@ def system_under_test(
     return str(name), cfg
 
 
-def impair_profile(name: str | None, legs: str, seed: int) -> Any:
-    """The parsed `--impair` profile (an ImpairProfile) or None; one-line error on a bad one."""
+def impair_profile(name: str | None, legs: str, seed: int | None) -> Any:
+    """The parsed `--impair` profile (an ImpairProfile) or None; one-line error on a bad one (a seed without
+    an impairment included: it would be ignored)."""
     from floorbench.errors import OptionError, check_range
     from floorbench.processors.impair import ImpairError, parse_profile
 
     if name is None:
+        if seed is not None:
+            fail(f"--impair-seed {seed} without --impair: the seed draws an impairment; give --impair NAME too, "
+                 "or drop the seed")
         return None
+    seed = 0 if seed is None else seed
     try:
         check_range("--impair-seed", seed, 0, 2**31)
         return parse_profile(name, legs, seed)

@@ -102,11 +102,13 @@ def run_tests(
     from floorbench.options import check_asr, check_output_file
     from floorbench.pipelines.commands import acoustics_profile, fail
     from floorbench.suites.agent.baseline import read_baseline
+    from floorbench.suites.agent.importer import MAX_TRIALS
 
     condition = acoustics_profile(acoustics, acoustics_seed)
 
     try:
         check_range("--latency-margin-ms", latency_margin_ms, 0, 600_000)
+        check_range("--trials", trials, 1, MAX_TRIALS)
         check_output_file("--junit", junit, out)  # a folder or OUT/results.json fails now, not after the run
         check_asr("--asr", asr)
         binding = persona_binding(persona_url, persona_key_env)
