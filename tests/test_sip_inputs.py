@@ -140,3 +140,10 @@ def test_the_record_says_which_clock_timed_the_agent_and_whether_the_peer_sent_r
 
     assert agent_clock({"rtt_ms": 0.4}).startswith("receiver: ") and "RTT 0.4 ms" in agent_clock({"rtt_ms": 0.4})
     assert "sent no RTCP report" in agent_clock({"rtt_ms": None}) and "sent no RTCP" in agent_clock({})
+
+
+def test_the_legs_bind_address_is_checked(capsys, tmp_path):
+    cfg = tmp_path / "phone.yaml"
+    cfg.write_text("adapter: sip\nuri: sip:agent@127.0.0.1:5070\nbind: my-laptop\n")
+    line = _one_line(capsys, ["run", "--suite", "example", "--out", str(tmp_path / "o"), "--config", str(cfg)])
+    assert str(cfg) in line and "bind" in line and "IP address" in line

@@ -100,10 +100,12 @@ class PhoneLeg(ModelLinkProcessor):
     link_kind: ClassVar[str] = "sip"
 
     def __init__(self, *, target: SipTarget, codecs: list[str], out_sample_rate: int, setup_timeout_s: float,
-                 media_timeout_s: float | None, headers: dict[str, str] | None = None, name: str | None = None) -> None:
+                 media_timeout_s: float | None, headers: dict[str, str] | None = None, bind: str = "127.0.0.1",
+                 name: str | None = None) -> None:
         super().__init__(name=name)
         self.target, self.codecs, self.out_rate = target, codecs, out_sample_rate
         self.setup_timeout_s, self.media_timeout_s = setup_timeout_s, media_timeout_s
+        self.bind = bind
         self.call = CallState(headers=dict(headers or {}))
         self.stack: SipStack | None = None
         self.to_room = DelayLog()
@@ -161,7 +163,7 @@ class PhoneLeg(ModelLinkProcessor):
         self.call.on_digit = lambda d, t: loop.call_soon_threadsafe(
             lambda: self.create_task(self._marker({"event": "dtmf", "direction": "from_agent", "digits": d})))
         try:
-            self.stack = await asyncio.to_thread(SipStack.shared)
+            self.stack = await asyncio.to_thread(lambda: SipStack.shared(bind=self.bind))
             await asyncio.wrap_future(self.stack.submit(lambda: self._place()))
         except PhoneError as e:
             await self._fail("stack", str(e))
@@ -290,6 +292,8 @@ class SipSettings(AdapterSettings):
     media_timeout_s: Seconds | None = 10.0
     """no RTP from the agent for this long is a dropped call (null: never)"""
     allow_remote: bool = False
+    bind: str = "127.0.0.1"
+    """the local address of the leg's SIP and RTP sockets: a remote agent needs one it can reach back"""
     """call an address that is not on this machine (a real trunk or carrier number)"""
     model_id: str = "unknown (set `model_id` in the config)"
 
@@ -300,6 +304,16 @@ class SipSettings(AdapterSettings):
             return codec_names(v)
         except PhoneError as e:
             raise ValueError(str(e)) from None
+
+    @field_validator("bind")
+    @classmethod
+    def _bind(cls, v: str) -> str:
+        import ipaddress
+
+        try:
+            return str(ipaddress.ip_address(v))
+        except ValueError:
+            raise ValueError(f"must be an IP address of this machine (127.0.0.1, 0.0.0.0, …), got {v!r}") from None
 
     def target(self) -> SipTarget:
         return parse_target(self.uri, allow_remote=self.allow_remote)
@@ -327,7 +341,7 @@ class SipModel(Model[SipSettings]):
             headers = {"X-Floorbench-Suite": str(ctx.suite_root.resolve()),
                        "X-Floorbench-Scenario": ctx.scenario.scenario_id}
         return [PhoneLeg(target=self.target, codecs=s.codecs, out_sample_rate=ctx.out_sample_rate,
-                         setup_timeout_s=s.setup_timeout_s, media_timeout_s=s.media_timeout_s, headers=headers,
+                         setup_timeout_s=s.setup_timeout_s, media_timeout_s=s.media_timeout_s, headers=headers, bind=s.bind,
                          name=f"{self.name}-model")]
 
     def card(self) -> dict[str, Any]:
