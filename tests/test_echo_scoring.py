@@ -47,7 +47,7 @@ def test_only_a_cut_with_no_caller_near_counts_and_a_restart_is_found() -> None:
     caller = [(5000, 7200)]  # the caller spoke over the third run: a barge-in, not an echo
     found = self_interruptions(audio, RATE, runs, caller)
     assert [(f.start_ms, f.stop_ms, f.restarted_ms) for f in found] == [(1000, 2500, 3500), (9000, 10000, None)]
-    s = summary(found)
+    s = summary(found, echo=True)
     assert (s["self_interruptions"], s["restarts"]) == (2, 1) and s["at"][0]["drop_db"] >= 20
 
 
@@ -61,3 +61,11 @@ def test_int16_tracks_read_the_same() -> None:
     audio = track([(500, voice(1000, "cut"))], 3000)
     as_int = np.round(audio * 32767).astype(np.int16)
     assert [f.stop_ms for f in self_interruptions(as_int, RATE, [(500, 1500)], [])] == [1500]
+
+
+def test_without_echo_a_cut_is_a_cut_off_not_a_self_interruption() -> None:
+    audio = track([(1000, voice(1500, "cut"))], 4000)
+    found = self_interruptions(audio, RATE, [(1000, 2500)], [])
+    assert summary(found, echo=False) | {"at": []} == {"self_interruptions": 0, "restarts": 0, "cut_offs": 1,
+                                                        "at": []}
+    assert summary(found, echo=True)["self_interruptions"] == 1

@@ -20,10 +20,13 @@ run) that
 A **restart** is the agent speaking again within `RESTART_MS` of a
 self-interruption with no caller clip in between: it answered what it heard.
 
-Without echo both should be zero for an agent whose barge-in works (only a
-caller stops it); a reference agent that does not listen (`oracle`) has none
-either way. Abrupt stops *during* a caller's turn are barge-ins, counted by
-the timing metrics, not here.
+Both are counted only in a call whose caller's track carried the echo; every
+such cut, echo or not, is a **cut-off** (`summary`): a voice that ends
+abruptly of itself (espeak-ng's) shows cut-offs without any echo, so the
+comparison that means something is one agent's cut-offs with and without
+echo. A reference agent that does not listen (`oracle`) has none either way.
+Abrupt stops *during* a caller's turn are barge-ins, counted by the timing
+metrics, not here.
 """
 
 from __future__ import annotations
@@ -105,6 +108,11 @@ def self_interruptions(audio: np.ndarray, rate: int, runs: Sequence[Segment],
     return out
 
 
-def summary(found: Sequence[SelfInterruption]) -> dict[str, Any]:
-    return {"self_interruptions": len(found), "restarts": sum(f.restarted_ms is not None for f in found),
-            "at": [asdict(f) for f in found]}
+def summary(found: Sequence[SelfInterruption], echo: bool) -> dict[str, Any]:
+    """``cut_offs``: every run cut off while no caller spoke; ``self_interruptions`` and ``restarts``: those of a
+    call whose caller's track carried the agent's echo (`echo`) — without one, none was its echo. A voice
+    that ends abruptly of itself (espeak-ng's formant voices do, measured: a 26 dB fall) shows as cut-offs, so
+    compare cut-offs with and without echo for the same agent."""
+    return {"self_interruptions": len(found) if echo else 0,
+            "restarts": sum(f.restarted_ms is not None for f in found) if echo else 0,
+            "cut_offs": len(found), "at": [asdict(f) for f in found]}

@@ -109,12 +109,13 @@ def mos_cell(q: dict[str, Any] | None) -> str:
 
 def echo_cell(t: dict[str, Any]) -> str:
     """A test's (or a trial's) runs the agent cut off while no caller spoke, and its restarts after them."""
-    n, r = t.get("self_interruptions"), t.get("restarts")
+    n, r, c = t.get("self_interruptions"), t.get("restarts"), t.get("cut_offs")
     if n is None and isinstance(t.get("own_echo"), dict):
-        n, r = t["own_echo"].get("self_interruptions"), t["own_echo"].get("restarts")
+        n, r, c = (t["own_echo"].get(k) for k in ("self_interruptions", "restarts", "cut_offs"))
     if n is None:
         return "– (not scored)"
-    return f"{n} self-interruption(s), {r or 0} restart(s) (cut off while no caller spoke)"
+    return (f"{n} self-interruption(s), {r or 0} restart(s) under echo; {c or 0} cut-off(s) in all "
+            "(cut off while no caller spoke)")
 
 
 def cut_rows(t: dict[str, Any]) -> list[list[str]]:

@@ -206,7 +206,8 @@ def _speech_quality(judged: list[tuple[int, DialogueSource, Evidence, dict[str, 
         caller += [(p.start_ms, p.end_ms) for heard in ev.lines.values() for p in heard]
         echo = (d.meta.acoustics or {}).get("echo") if d.meta is not None else None
         out[i] = (turn_scores(audio, ev.segments, predictor),
-                  {**cut_summary(self_interruptions(audio, 16000, ev.fine, sorted(caller))), "echo": echo})
+                  {**cut_summary(self_interruptions(audio, 16000, ev.fine, sorted(caller)), echo is not None),
+                   "echo": echo})
     return out
 
 

@@ -97,6 +97,7 @@ def aggregate(trials: Sequence[dict[str, Any]], threshold: float | None = None) 
             "speech_quality": pooled([x for t in judged for x in (t.get("speech_quality") or {}).get("turns", [])]),
             "self_interruptions": sum(int((t.get("own_echo") or {}).get("self_interruptions") or 0) for t in judged),
             "restarts": sum(int((t.get("own_echo") or {}).get("restarts") or 0) for t in judged),
+            "cut_offs": sum(int((t.get("own_echo") or {}).get("cut_offs") or 0) for t in judged),
         })
     return out
 

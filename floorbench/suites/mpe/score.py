@@ -216,6 +216,7 @@ def _quality_stage(items_by: list[tuple[DialogueSource, list[Item]]], vad_rows: 
     by_folder = {s.folder.name: s for s, _ in items_by}
     per_cond: dict[str, list[dict[str, Any]]] = {}
     cuts: dict[str, list[dict[str, Any]]] = {}
+    echoed: set[str] = set()
     for row in vad_rows:
         s = by_folder[row["folder"]]
         turns = as_records(turn_scores(read_model_track(s.model_wav)[0],
@@ -224,11 +225,14 @@ def _quality_stage(items_by: list[tuple[DialogueSource, list[Item]]], vad_rows: 
         cond = s.turns.condition if s.turns is not None else ""
         per_cond.setdefault(cond, []).extend(turns)
         cuts[row["scenario_id"]] = _cuts(s, [tuple(x) for x in row["runs_wav_ms"]])
+        if s.meta is not None and (s.meta.acoustics or {}).get("echo"):
+            echoed.add(row["scenario_id"])  # its humans' track carried the model's echo
     every = [t for ts in per_cond.values() for t in ts]
     return {"model": predictor_identity(predictor.folder, predictor.digests), "run": pooled(every),
             "conditions": {c: pooled(ts) for c, ts in sorted(per_cond.items())},
-            "self_interruptions": sum(len(c) for c in cuts.values()),
-            "restarts": sum(x["restarted_ms"] is not None for c in cuts.values() for x in c),
+            "self_interruptions": sum(len(c) for k, c in cuts.items() if k in echoed),
+            "restarts": sum(x["restarted_ms"] is not None for k, c in cuts.items() if k in echoed for x in c),
+            "cut_offs": sum(len(c) for c in cuts.values()),
             "self_interruptions_at": {k: v for k, v in cuts.items() if v}}
 
 
