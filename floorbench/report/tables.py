@@ -203,9 +203,10 @@ def speech_quality_table(runs: list[ScoredRun]) -> Table:
     """The model's predicted MOS per run (scores.json ``speech_quality``) and its own echo's effect."""
     t = Table(
         "Speech quality",
-        ["run", "turns", "MOS mean / p10 / min", "SIG", "BAK", "P.808", "self-interruptions (restarts)", "predictor"],
+        ["run", "turns", "MOS mean / p10 / min", "SIG", "BAK", "P.808", "self-interruptions (restarts); cut-offs", "predictor"],
         note="each model turn of 1 s or more scored by DNSMOS (OVRL, 1-5; docs/scoring.md \"Speech quality\"); "
-        "per turn in vad.jsonl; self-interruptions: runs cut off while no human spoke (docs/acoustics.md)",
+        "per turn in vad.jsonl; cut-offs: runs cut off while no human spoke, self-interruptions: those under "
+        "--acoustics …+echo (docs/acoustics.md)",
     )
     for r in runs:
         q = r.scores.speech_quality or {}
@@ -218,7 +219,7 @@ def speech_quality_table(runs: list[ScoredRun]) -> Table:
             r.label, str(run.get("n", "–")),
             f"{num(run.get('mean'))} / {num(run.get('p10'))} / {num(run.get('min'))}",
             num(run.get("sig")), num(run.get("bak")), num(run.get("p808")),
-            f"{q.get('self_interruptions', '–')} ({q.get('restarts', '–')})",
+            f"{q.get('self_interruptions', '–')} ({q.get('restarts', '–')}); {q.get('cut_offs', '–')}",
             str((q.get("model") or {}).get("package", "not scored")),
         ])
     return t
