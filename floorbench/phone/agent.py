@@ -149,7 +149,7 @@ async def serve(port: int, model: str, config: dict[str, Any], answer: str, code
         await play_call(call, model, config, inbox)
         _log("ended", codec=call.codec, rate=call.codec_rate, digits="".join(d for d, _ in call.digits))
 
-    stack = SipStack(port=port, codecs=codecs, on_incoming=incoming)
+    stack = SipStack(port=port, codecs=codecs, on_incoming=incoming, quiet_start=True)
     await asyncio.to_thread(stack.start)
     _log("ready", uri=f"sip:agent@127.0.0.1:{stack.port}", model=model, answer=answer)
     try:

@@ -106,7 +106,7 @@ async def serve(port: int, conn: LiveKitConnection, agent: str, codecs: list[str
             stack.submit(lambda: stack.hangup(call))
         _log("ended", room=name, codec=call.codec, rate=call.codec_rate)
 
-    stack = SipStack(port=port, codecs=codecs, on_incoming=incoming)
+    stack = SipStack(port=port, codecs=codecs, on_incoming=incoming, quiet_start=True)
     await asyncio.to_thread(stack.start)
     _log("ready", uri=f"sip:agent@127.0.0.1:{stack.port}", agent=agent, frame_samples=FRAME_SAMPLES)
     try:

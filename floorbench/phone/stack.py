@@ -208,11 +208,14 @@ class SipStack:
     _instance: SipStack | None = None
 
     def __init__(self, bind: str = "127.0.0.1", port: int = 0, codecs: list[str] | None = None,
-                 on_incoming: Callable[[CallState], int] | None = None) -> None:
+                 on_incoming: Callable[[CallState], int] | None = None, quiet_start: bool = False) -> None:
         self.pj = load_pjsua2()
         self.bind, self.port = bind, port
         self.codecs = codecs or ["PCMU", "PCMA", "G722"]
         self.on_incoming = on_incoming
+        self.quiet_start = quiet_start
+        """PJSIP logs its start to stdout before any setting applies: hidden where stdout is a JSON log and
+        no other thread writes to it yet (the agent end, the gateway); never in a model process"""
         self.calls: list[CallState] = []
         self.rtcp: dict[str, Any] = {}
         self._cmds: queue.Queue[tuple[Callable[[], Any], concurrent.futures.Future[Any]] | None] = queue.Queue()
@@ -272,7 +275,21 @@ class SipStack:
 
     def _init(self, pj: Any) -> None:
         ep = self.ep = pj.Endpoint()
-        ep.libCreate()
+        if self.quiet_start:
+            import os
+            import sys
+
+            sys.stdout.flush()
+            saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            try:
+                ep.libCreate()
+            finally:
+                os.dup2(saved, 1)
+                os.close(saved)
+                os.close(null)
+        else:
+            ep.libCreate()
         cfg = pj.EpConfig()
         cfg.uaConfig.threadCnt = 0
         cfg.uaConfig.mainThreadOnly = False
