@@ -57,7 +57,7 @@ from floorbench.scoring.judges.commitment import (
     word_matches,
 )
 from floorbench.scoring.judges.commitment import code_spans as _code_spans
-from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, polarity, stem
+from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, polarity
 from floorbench.scoring.judges.quantities import (
     Mention,
     Quantity,
@@ -67,11 +67,14 @@ from floorbench.scoring.judges.quantities import (
     same_quantity,
 )
 from floorbench.scoring.judges.typed_rules import (
+    breakdown,
     commit_reason,
     day_alone,
     digit_text,
+    narrowed_to,
     numbered_answer,
     spelled_answer,
+    substituted,
 )
 from floorbench.scoring.judges.values import (
     gold_code,
@@ -113,10 +116,14 @@ def _people(text: str, gold_words: Sequence[str] = ()) -> frozenset[str]:
     """Capitalised words that are someone's name: not fillers nor the gold's own words; a word that
     opens a sentence (capitalised anyway) only when a verb follows it ("Jonas picked ...")."""
     out: set[str] = set()
-    for m in re.finditer(r"\b[A-Z][a-z]+", text):
+    found = list(re.finditer(r"\b[A-Z][a-z]+", text))
+    gold_like = {m.start() for m in found if any(word_matches(g, m.group(0).lower(), name=True) for g in gold_words)}
+    for k, m in enumerate(found):
         word = m.group(0).lower()
-        if word in NOT_NAMES or any(word_matches(g, word) for g in gold_words):
-            continue
+        beside = [n for n in found[max(0, k - 1) : k + 2] if n is not m and abs(n.start() - m.start()) <= 1 + max(
+            len(n.group(0)), len(m.group(0)))]
+        if word in NOT_NAMES or m.start() in gold_like or any(n.start() in gold_like for n in beside):
+            continue  # the gold's name, or the other half of it ("Shivaun Keely" for Siobhan Kealy)
         opens = not text[: m.start()].strip() or re.search(r"[.!?:]\s*$", text[: m.start()])
         after = lex(text[m.end():])[:1]
         if opens and not (after and after[0] in SUBJECT_VERBS):
@@ -292,6 +299,10 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
         turned = [r for m in committed if (r := _reversed(m, reply)) is not None]
         if len(turned) == len(committed):
             return "wrong", "answer.reversed", f"says the gold value but {turned[0]}"
+        split = breakdown(committed[0], [m for m in found if not same_quantity(q, m)], reply.tokens, reply.question)
+        if split is not None:
+            return "wrong", "answer.breakdown", f"says '{' '.join(tokens[committed[0].start:committed[0].end])}' " \
+                f"{split}"
         return "correct", "answer.quantity", f"says '{' '.join(tokens[committed[0].start:committed[0].end])}'"
     rule, reason = next(w for w in why if w is not None)
     return "wrong", rule, f"says the gold quantity but {reason}"
@@ -485,30 +496,11 @@ def _polarity_led(gold: str, transcript: str) -> Outcome | None:
         return None
     want = "yes" if toks[0] in YES else "no"
     kind, rule, why = _yes_no(want, transcript)
-    narrowed = _narrowed(toks[1:], transcript)
+    narrowed = narrowed_to(toks[1:], transcript)
     if kind == "correct" and narrowed:
         return "wrong", "answer.detail-contradicted", f"'{gold}': answers {want}, but narrows it to " \
             f"'{narrowed}', which the gold's detail does not say"
     return kind, rule, f"'{gold}' opens with {want}: {why}"
-
-LIMITERS = frozenset(("only", "except", "unless", "excluding"))
-
-
-def _narrowed(detail: list[str], transcript: str) -> str:
-    """The restriction ("only", "except", "unless") a yes/no reply puts on its answer ("yes, but only in
-    the afternoon") when none of
-    its content words is in the gold's detail (a restriction the gold has is the gold: "yes, only in
-    the mornings" for "yes, Saturday mornings"); "" when there is none or the gold has no detail."""
-    said = normalize_tokens(transcript)
-    at = next((i for i, t in enumerate(said) if t in LIMITERS), None)
-    if at is None or not content_tokens(detail):
-        return ""
-    rest = [t for t in content_tokens(said[at:]) if t not in LIMITERS]
-    have = {stem(t) for t in detail}
-    if not rest or any(stem(t) in have for t in rest):
-        return ""
-    return " ".join(said[at:])
-
 
 RANK = ("incomplete", "refused", "partial", "absent")
 """which undecided outcome's reason explains a wrong verdict best"""
@@ -529,6 +521,8 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     undecided: list[tuple[str, str, str]] = []
     blocked = False
     q = _gold_quantity(refs) if refs else None
+    if refs and q is None and not gold_code(refs[0]) and (swap := substituted(refs[0], inp.transcript)):
+        return swap, [], []
     for n, ref in enumerate(refs):
         words = content_tokens(normalize_tokens(ref))
         if words and set(words) <= (YES | NO):
@@ -564,7 +558,8 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
 
 
 def _verdict(kind: str, rule: str, why: str) -> JudgeVerdict:
-    return JudgeVerdict(Verdict.correct if kind == "correct" else Verdict.wrong, f"{rule}: {why}", rule=rule)
+    verdict = {"correct": Verdict.correct, "unsure": Verdict.unsure}.get(kind, Verdict.wrong)
+    return JudgeVerdict(verdict, f"{rule}: {why}", rule=rule)
 
 
 def answer_rules(inp: JudgeInput) -> tuple[JudgeVerdict | None, list[tuple[str, str]]]:

@@ -272,6 +272,10 @@ class OfflineJudge:
                 elif cos >= need:
                     out[n] = _verdict(Verdict.correct, "answer.meaning-match",
                                       f"meaning matches '{ref}' (MiniLM cosine {cos:.2f} >= {need:.2f})")
+                elif (near := spelled_near(ref, inputs[n].transcript)) is not None:
+                    out[n] = _verdict(Verdict.unsure, "answer.spelled-near",
+                                      f"'{ref}' not found, but '{near[0]}' is close to it in spelling "
+                                      f"({near[1]:.2f}): a misheard name or another, the rules do not decide")
                 else:
                     out[n] = _verdict(Verdict.wrong, "answer.meaning-miss",
                                       f"gold '{ref}' not found: words missing and MiniLM cosine {cos:.2f} < {need:.2f}")
@@ -326,6 +330,31 @@ class OfflineJudge:
 
 def _verdict(verdict: Verdict, rule: str, why: str) -> JudgeVerdict:
     return JudgeVerdict(verdict, f"{rule}: {why}", rule=rule)
+
+
+NEAR_SPELLING = 0.72
+"""letters this alike (SequenceMatcher ratio of the words run together) may be a name misheard"""
+
+
+def spelled_near(ref: str, transcript: str) -> tuple[str, float] | None:
+    """(the reply's words, ratio) that, run together, spell close to the gold's words run together ("lin
+    new yen" for Linh Nguyen), when the gold is a name of at least six letters; None otherwise."""
+    from difflib import SequenceMatcher
+
+    want = "".join(c for c in ref.lower() if c.isalpha())
+    if len(want) < 6 or not re.search(r"\b[A-Z][a-z]", ref):
+        return None
+    toks = normalize_tokens(transcript)
+    best: tuple[str, float] | None = None
+    for i in range(len(toks)):
+        for j in range(i + 1, min(len(toks), i + 4) + 1):
+            got = "".join(toks[i:j])
+            if abs(len(got) - len(want)) > len(want) * 0.3:
+                continue
+            ratio = SequenceMatcher(None, want, got).ratio()
+            if ratio >= NEAR_SPELLING and (best is None or ratio > best[1]):
+                best = (" ".join(toks[i:j]), ratio)
+    return best
 
 
 def _typed_parts(transcript: str, turn: str) -> list[Typed]:

@@ -4,7 +4,10 @@ Split from `answer_rules` (which calls them): a one-word gold spelled letter by
 letter must be exactly its letters; a name with a number or code in it ("room
 210", "seat 12B") must have that number said exactly, never by meaning; a date
 gold answered by its day alone ("the sixteenth") is that day when no month is
-said. `commit_reason` is the one check of whether a mention is committed to
+said. A modifier of the gold said as another word in its place is another thing
+(`substituted`); a value bound to its own qualifier beside a parallel one is a breakdown, not
+the total asked for (`breakdown`); a yes narrowed by "only" beyond the gold's detail contradicts
+it (`narrowed_to`). `commit_reason` is the one check of whether a mention is committed to
 (not taken back, conceded, negated, hedged or withdrawn), shared by every kind.
 """
 
@@ -12,19 +15,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from difflib import SequenceMatcher
 
 from floorbench.scoring.judges.commitment import (
     Span,
     code_spans,
     concessions,
+    content,
     correction_start,
+    head_group,
     hedged,
     inside,
     negated,
     second_guess,
     withdrawn,
+    word_matches,
 )
-from floorbench.scoring.judges.quantities import Quantity, lex, mentions
+from floorbench.scoring.judges.normalize import content_tokens, normalize_tokens, stem
+from floorbench.scoring.judges.quantities import UNIT_OF, Mention, Quantity, lex, mentions
 from floorbench.scoring.judges.values import MONTHS, ordinal_words, read_day, spelled_tokens, spelled_word
 
 Outcome = tuple[str, str, str]
@@ -118,3 +126,78 @@ def numbered_answer(ref: str, reply_tokens: list[str]) -> Outcome | None:
         return "correct", "answer.numbered", f"'{ref}': says {code}"
     rule, reason = next(w for w in why if w is not None)
     return "wrong", rule, f"'{ref}': {code} said but {reason}"
+
+
+def substituted(ref: str, transcript: str) -> Outcome | None:
+    """A modifier of the gold said as another word in its place, the words around it kept ("under the red
+    flowerpot" for the blue one, "Carter Street" for Carver Street): another thing, so wrong; a word
+    close in spelling may be the recogniser's mishearing of the gold's, so unsure. The gold's last
+    word (its head) is left out: another head of the same kind is a paraphrase ("the noodle spot")."""
+    gold = [t for t in lex(ref) if t not in (",", ".")]
+    said = [t for t in lex(transcript) if t not in (",", ".")]
+    for k in range(1, len(gold) - 1):
+        word = gold[k]
+        if not content([word]) or word in said or any(word_matches(word, t) for t in said) or numeric(word):
+            continue
+        for i in range(1, len(said) - 1):
+            if said[i - 1] == gold[k - 1] and said[i + 1] == gold[k + 1] and said[i] != word and content([said[i]]) \
+                    and not (head_group(word) is not None and head_group(word) == head_group(said[i])) \
+                    and not numeric(said[i]):
+                close = SequenceMatcher(None, word, said[i]).ratio()
+                if close >= NEAR_WORD:
+                    return ("unsure", "answer.near-word", f"'{ref}': says '{said[i]}' where the gold has '{word}': "
+                            f"close in spelling ({close:.2f}), a mishearing or another thing")
+                return "wrong", "answer.substituted", f"'{ref}': says '{said[i]}' where the gold has '{word}'"
+    return None
+
+
+def numeric(word: str) -> bool:
+    """A number in any form ("5", "fifth", "five"): the quantity rules compare those, not spelling."""
+    return any(c.isdigit() for c in word) or bool(mentions([word])) or (word,) in ordinal_words()
+
+
+NEAR_WORD = 0.7
+"""two words this alike in spelling may be one misheard (SequenceMatcher ratio)"""
+
+
+QUALIFIERS = frozenset(("on", "for", "in", "at", "by", "from"))
+
+
+def breakdown(gold: Mention, others: list[Mention], tokens: list[str], question: list[str]) -> str | None:
+    """Why the gold value is one of a breakdown, not the answer ("312 on Friday and 280 on Saturday" for
+    312 in all): another value follows it, each bound by the same preposition to its own qualifier that
+    the question does not name; None otherwise."""
+
+    def qualifier(m: Mention) -> tuple[str, str] | None:
+        after = [t for t in tokens[m.end : m.end + 3] if t not in (",", ".")]
+        after = [t for t in after if t not in UNIT_OF][:2]
+        return (after[0], after[1]) if len(after) == 2 and after[0] in QUALIFIERS else None
+
+    own = qualifier(gold)
+    if own is None or own[1] in question:
+        return None
+    for m in others:
+        theirs = qualifier(m)
+        if theirs is not None and theirs[0] == own[0] and theirs[1] != own[1]:
+            return f"of '{' '.join(own)}' beside '{' '.join(tokens[m.start:m.end])} {' '.join(theirs)}': a breakdown, " \
+                "not the value asked for"
+    return None
+
+
+LIMITERS = frozenset(("only", "except", "unless", "excluding"))
+
+
+def narrowed_to(detail: list[str], transcript: str) -> str:
+    """The restriction ("only", "except", "unless") a yes/no reply puts on its answer ("yes, but only in
+    the afternoon") when none of
+    its content words is in the gold's detail (a restriction the gold has is the gold: "yes, only in
+    the mornings" for "yes, Saturday mornings"); "" when there is none or the gold has no detail."""
+    said = normalize_tokens(transcript)
+    at = next((i for i, t in enumerate(said) if t in LIMITERS), None)
+    if at is None or not content_tokens(detail):
+        return ""
+    rest = [t for t in content_tokens(said[at:]) if t not in LIMITERS]
+    have = {stem(t) for t in detail}
+    if not rest or any(stem(t) in have for t in rest):
+        return ""
+    return " ".join(said[at:])
