@@ -16,7 +16,9 @@ before anything is deleted), and `floorbench test` writes no URL credential into
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import os
 import secrets
 import threading
 from collections.abc import Iterator
@@ -32,11 +34,15 @@ from typer.testing import CliRunner
 from floorbench.cli import app
 from floorbench.redact import REDACTED, redact_text
 
+_RUN_TAG = hashlib.sha256(
+    (os.environ.get("PYTEST_XDIST_TESTRUNUID") or secrets.token_hex(16)).encode()
+).hexdigest()
+"""new every run, the same in every xdist worker of one run (they must collect the same parameters)"""
 CANARIES = {
     "LIVEKIT_API_SECRET": "lk-canary-secret-5f1e2d3c4b5a",
     "AWS_SECRET_ACCESS_KEY": "aws-canary-wJalrXUtnFEMI-K7MDENG",
     "OPENAI_API_KEY": "sk-canary-openai-0a1b2c3d4e5f6789",
-    f"FB_{secrets.token_hex(4).upper()}_VAR": f"rnd-canary-{secrets.token_hex(8)}",  # a name nobody listed
+    f"FB_{_RUN_TAG[:8].upper()}_VAR": f"rnd-canary-{_RUN_TAG[8:24]}",  # a name nobody listed
 }
 OPERATOR_KEY = "sk-operator-abc12ZZZZZZZZZZZZwxyz"
 """the operator's own key, bound on the command line: it may go to the operator's URL, nowhere else"""
