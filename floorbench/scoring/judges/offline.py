@@ -113,8 +113,8 @@ def _intrusion_tokens(transcript: str) -> list[str]:
     addressed = not set(normalize_tokens(transcript)) <= ADDRESS_TERMS
     for part in re.split(r"[,.!?;]+", transcript):
         toks = normalize_tokens(part)
-        while addressed and toks and toks[0] in ADDRESS_TERMS:
-            toks = toks[1:]
+        while addressed and toks and (toks[0] in ADDRESS_TERMS or (toks[0] in CONJUNCTIONS and len(toks) > 1)):
+            toks = toks[1:]  # "and not before time": a conjunction joins, it says nothing
         while addressed and toks and toks[-1] in ADDRESS_TERMS:
             toks = toks[:-1]
         joined: list[str] = []
@@ -128,6 +128,9 @@ def _intrusion_tokens(transcript: str) -> list[str]:
         if joined:
             out += [*joined, "|"]
     return out[:-1]
+
+
+CONJUNCTIONS = frozenset(("and", "but", "so"))
 
 
 def _words_ahead(tokens: Sequence[str], i: int, n: int) -> list[int]:
@@ -251,6 +254,11 @@ class OfflineJudge:
                 out[n] = self.intrusion(inp.transcript, inp.context)
                 continue
             verdict, pending = self.answer_rules(inp)
+            if verdict is not None and verdict.rule == "answer.entity-absent" \
+                    and (near := spelled_near(inp.gold or "", inp.transcript)) is not None:
+                verdict = _verdict(Verdict.unsure, "answer.spelled-near",
+                                   f"'{inp.gold}' not found, but '{near[0]}' is close to it in spelling "
+                                   f"({near[1]:.2f}): a misheard name or another, the rules do not decide")
             if verdict is not None:
                 out[n] = verdict
             else:

@@ -444,7 +444,7 @@ def _subunits(tokens: list[str], found: list[Mention]) -> list[Mention]:
             below = [v for v in m.numbers if v == int(v) and 0 < v < SUBUNITS[prev.unit][1]]
             if below:
                 whole = next(iter(prev.numbers))
-                prev.numbers = {whole + min(below) / SUBUNITS[prev.unit][1]}
+                prev.numbers = {round(whole + min(below) / SUBUNITS[prev.unit][1], 6)}
                 prev.end, prev.digits = m.end, ""
                 continue
         out.append(m)
@@ -456,12 +456,23 @@ def _fractions(tokens: list[str], found: list[Mention]) -> list[Mention]:
     out: list[Mention] = []
     for m in found:
         prev = out[-1] if out else None
+        if m.start >= 3 and tokens[m.start - 1] == "of" and tokens[m.start - 2] in FRACTION_WORDS \
+                and tokens[m.start - 3] in ("a", "one"):
+            while out and out[-1].end > m.start - 3:
+                out.pop()  # "third" read as an ordinal is the fraction's, not a quantity
+            share = 1 / FRACTION_WORDS[tokens[m.start - 2]]  # "a third of an hour"
+            if m.duration is not None:
+                m.duration = m.duration * share
+            m.numbers = {round(v * share, 6) for v in m.numbers}
+            m.start, m.digits, m.clock = m.start - 3, "", set()
+            out.append(m)
+            continue
         if prev is not None and len(prev.numbers) == 1 and prev.end + 2 <= len(tokens) \
                 and tokens[prev.end] in FRACTION_WORDS and tokens[prev.end + 1] == "of" and m.start <= prev.end + 3:
             share = next(iter(prev.numbers)) / FRACTION_WORDS[tokens[prev.end]]
             if m.duration is not None:
                 m.duration = m.duration * share
-            m.numbers = {v * share for v in m.numbers}
+            m.numbers = {round(v * share, 6) for v in m.numbers}
             m.start, m.digits, m.clock = prev.start, "", set()
             out[-1] = m
             continue

@@ -254,6 +254,10 @@ def minor_part(raw: str, tokens: list[str], after_reaction: bool, turn: frozense
     words = [t for t in tokens if t not in ADDRESS_TERMS] or tokens
     praised = bool(turn & PRAISE) or not turn
     capitals = [w for w in re.findall(r"[A-Za-z']+", raw)[1:] if w[:1].isupper() and w.lower() not in ("i", "im")]
+    core = [t for t in words if t not in INTENSIFIERS and t not in THANKS_INTENSIFIERS]
+    if len(words) <= 5 and (words[0] in THANKS_WORDS or (core and set(words) & THANKS_WORDS and all(
+            t in THANKS_WORDS or interjection_like(t) for t in core))):
+        return Typed(Part.evaluation, said, f"'{said}' thanks: a reaction")
     if words[0] in PRAISE_FEELINGS and words[1:2] == ["to"] and len(words) <= 5:
         if praised or words[2:3] != ["help"]:
             return Typed(Part.evaluation, said, f"'{said}' says how being thanked feels: a reaction")
@@ -262,14 +266,10 @@ def minor_part(raw: str, tokens: list[str], after_reaction: bool, turn: frozense
     if (len(words) > 3 or capitals or set(words) & CALENDAR or raw.rstrip().endswith("?") or any(is_number(t) for t in words)
             or set(words) & (NOUN_PHRASE_OPENERS | PREPOSITIONS | PROPOSING | WH_WORDS | SUBJECTS)
             or words[0] in IMPERATIVE_OPENERS
-            or any(len(t) > 4 and t.endswith(("ing", "ed")) and t not in AFFECT for t in words)):
+            or (len(words) > 1 and any(len(t) > 4 and t.endswith(("ing", "ed")) and t not in AFFECT for t in words))):
         return None
-    core = [t for t in words if t not in INTENSIFIERS and t not in THANKS_INTENSIFIERS]
     if core and all(t in turn or _stem(t) in turn for t in core) and not (len(core) == 1 and core[0].endswith("ly")):
         return None  # "Tape.", "Lemon cake.": it repeats what was said
-    if words[0] in THANKS_WORDS or (core and all(t in THANKS_WORDS or interjection_like(t) for t in core)
-                                    and set(words) & THANKS_WORDS):
-        return Typed(Part.evaluation, said, f"'{said}' thanks: a reaction")
     if len(core) == 1 and core[0] not in EPISTEMIC and core[0] not in SIDE:
         word = core[0]
         if word.endswith("ly") and len(word) > 4:

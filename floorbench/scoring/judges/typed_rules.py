@@ -137,7 +137,8 @@ def substituted(ref: str, transcript: str) -> Outcome | None:
     said = [t for t in lex(transcript) if t not in (",", ".")]
     for k in range(1, len(gold) - 1):
         word = gold[k]
-        if not content([word]) or word in said or any(word_matches(word, t) for t in said) or numeric(word):
+        if not content([word]) or word in said or any(word_matches(word, t) or _variant(word, t) for t in said) \
+                or numeric(word):
             continue
         for i in range(1, len(said) - 1):
             if said[i - 1] == gold[k - 1] and said[i + 1] == gold[k + 1] and said[i] != word and content([said[i]]) \
@@ -149,6 +150,14 @@ def substituted(ref: str, transcript: str) -> Outcome | None:
                             f"close in spelling ({close:.2f}), a mishearing or another thing")
                 return "wrong", "answer.substituted", f"'{ref}': says '{said[i]}' where the gold has '{word}'"
     return None
+
+
+def _variant(a: str, b: str) -> bool:
+    """Two spellings of one word: the same consonants in the same order, doubled letters said once
+    ("grey"/"gray", "colour"/"color", "Masson"/"Mason")."""
+    def skeleton(w: str) -> str:
+        return re.sub(r"(.)\1+", r"\1", re.sub(r"[aeiouy]", "", w))
+    return len(a) >= 4 and len(b) >= 4 and skeleton(a) == skeleton(b)
 
 
 def numeric(word: str) -> bool:

@@ -177,6 +177,10 @@ def spelled_tokens(tokens: Sequence[str]) -> list[str]:
             merged.append("xray")
             i += 2
             continue
+        if toks[i] == "double" and toks[i + 1 : i + 2] in (["you"], ["u"]):
+            merged.append("w")  # the letter's name is two words
+            i += 2
+            continue
         merged.append(toks[i])
         i += 1
     letterish = sum(len(t) == 1 or t in NATO or t.isdigit() for t in merged)

@@ -1,0 +1,124 @@
+"""The offline judge's second round of issue-34 classes, each on sentences written for these tests
+(none is a labelled item): minor reactions typed by structure (not by word list), terms of address,
+thanks by the turn; times with am/pm, joined number words, measures in two units, fractions of a
+unit, "the one" as a pronoun, date-and-time golds, letter names in codes; a rank below first, a
+swapped modifier, a breakdown instead of the total, a yes narrowed beyond the gold's detail; and
+`unsure` where the signal is weak (a lone untypeable word, a near spelling). Property tests cover the
+generative classes (every joined tens-and-units word, every measure in metres and centimetres)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from num2words import num2words
+
+from floorbench.scoring.judges import JudgeInput, Task, Verdict
+from floorbench.scoring.judges.offline import OfflineJudge
+
+JUDGE = OfflineJudge()
+B, N, U = Verdict.backchannel, Verdict.intrusion, Verdict.unsure
+
+
+def answer(reply: str, gold: str, question: str = "") -> tuple[Verdict, str]:
+    v = JUDGE.judge([JudgeInput(Task.answer, reply, gold=gold, context=question)])[0]
+    assert v.reason.startswith(v.rule + ": "), v.reason
+    return v.verdict, v.rule
+
+
+def window(reply: str, turn: str) -> Verdict:
+    return JUDGE.intrusion(reply, turn).verdict
+
+
+@pytest.mark.parametrize(("reply", "turn", "want"), [
+    ("Ooh, daring.", "Sam, I'm dyeing my hair blue.", B),  # a lone word after a reaction evaluates
+    ("Oh, bless.", "Sam, the puppy fell asleep in my shoe.", B),
+    ("Naturally.", "Sam, the cat found the warmest spot again.", B),  # an -ly adverb alone comments
+    ("Ah, not before time!", "Sam, the council fixed the pothole.", B),
+    ("Glad to hear it.", "Sam, the operation went fine.", B),
+    ("Pleased to help.", "Aria, you were a great help with the recipe.", B),  # thanks after praise
+    ("Pleased to help.", "Aria told me the train is at six.", N),  # thanks nobody gave: an offer
+    ("Oh, you're too kind.", "Aria, that was really clever.", B),
+    ("Aw, ta ever so much.", "Aria, you're a star.", B),
+    ("pal, no way", "Sam, I won the raffle!", B),  # a term of address says nothing about the world
+    ("No way, buddy!", "Sam, I won the raffle!", B),
+    ("Ohh, Friday.", "Sam, the party moved.", N),  # a day is a value, whatever opens the reply
+    ("Behind the sofa.", "Where's the remote gone...", N),  # a preposition opens a place
+    ("The green one.", "Sam, which mug is mine?", N),  # an article opens a noun phrase
+    ("Garage maybe.", "Where did I put the ladder...", N),  # a hedge proposes
+    ("I disagree.", "Sam, I think the blue is nicer.", N),  # a subject makes a clause
+    ("Biscuits.", "Note to self: buy biscuits.", N),  # it repeats the turn's word
+    ("Fetch it for me!", "Sam, the post has come.", N),  # an instruction
+    ("Playing now.", "Alexa, play the news.", N),
+    ("Which one?", "Sam, I bought a new car.", N),
+    ("Umbrella.", "Sam, the taxi is outside.", U),  # one bare word the rules cannot type: unsure
+])
+def test_window_reactions_are_typed_by_structure(reply: str, turn: str, want: Verdict) -> None:
+    assert window(reply, turn) is want, JUDGE.intrusion(reply, turn).reason
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    ("Nineteen hundred.", "7 pm", "When does the shop shut?", Verdict.correct),
+    ("Seven fifteen.", "7 pm", "When does the shop shut?", Verdict.wrong),  # am/pm golds are times
+    ("One metre forty.", "1.4 m", "How wide is the desk?", Verdict.correct),
+    ("One metre four.", "1.4 m", "How wide is the desk?", Verdict.wrong),
+    ("Five foot six.", "66 inches", "How tall is Jo?", Verdict.correct),
+    ("A third of an hour.", "20 minutes", "How long is the bus ride?", Verdict.correct),
+    ("Three quarters of a mile.", "0.75 miles", "How far is the shop?", Verdict.correct),
+    ("fortyseven pounds", "£47", "What did it cost?", Verdict.correct),
+    ("The one on Hill Road.", "the one on Hill Road", "Which bakery is nearest?", Verdict.correct),
+    ("Monday the third of June, ten past nine.", "Monday 3 June at 9:10", "When is the interview?",
+     Verdict.correct),
+    ("Monday the third of June.", "Monday 3 June at 9:10", "When is the interview?", Verdict.wrong),
+    ("Nine, jay, kay, four, bee.", "9JK4B", "What's the code?", Verdict.correct),
+    ("Nine jay kay four dee.", "9JK4B", "What's the code?", Verdict.wrong),
+    ("It's R for Romeo, Q, six, dash, red.", "RQ6-RED", "What's the locker code?", Verdict.correct),
+    ("R Q six dash green.", "RQ6-RED", "What's the locker code?", Verdict.wrong),
+])
+def test_value_forms(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question)[0] is want, answer(reply, gold, question)
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want", "rule"), [
+    ("Omar came third, behind Lise.", "Omar", "Who won the quiz?", Verdict.wrong, "answer.claim-other"),
+    ("Omar, he won it easily.", "Omar", "Who won the quiz?", Verdict.correct, "answer.entity"),
+    ("On the yellow shelf.", "on the grey shelf", "Where's the torch?", Verdict.wrong, "answer.substituted"),
+    ("On the gray shelf.", "on the grey shelf", "Where's the torch?", Verdict.correct, None),
+    ("The one on Mason Lane.", "the one on Masson Lane", "Which gym?", Verdict.correct, None),
+    ("The one on Maddock Lane.", "the one on Maddox Lane", "Which gym?", Verdict.unsure, "answer.near-word"),
+    ("The one on Madison Lane.", "the one on Maddox Lane", "Which gym?", Verdict.wrong, "answer.substituted"),
+    ("Two hundred on Monday and ninety on Tuesday.", "200", "How many parcels came in all?", Verdict.wrong,
+     "answer.breakdown"),
+    ("Two hundred on Monday and ninety on Tuesday.", "200", "How many parcels came on Monday?", Verdict.correct,
+     None),
+    ("Yes, but only on weekdays.", "yes, every evening including weekends", "Does the gym open late?",
+     Verdict.wrong, "answer.detail-contradicted"),
+    ("Yes, only in the evening.", "yes, every evening including weekends", "Does the gym open late?",
+     Verdict.correct, None),
+])
+def test_claims_and_near_names(reply: str, gold: str, question: str, want: Verdict, rule: str | None) -> None:
+    got = answer(reply, gold, question)
+    assert got[0] is want, got
+    if rule is not None:
+        assert got[1] == rule, got
+
+
+def test_a_name_spelled_close_to_the_gold_is_unsure() -> None:
+    assert answer("aubree anne", "Aubrianne", "Who is the new tenant?") == (Verdict.unsure, "answer.spelled-near")
+    assert answer("Marcus.", "Aubrianne", "Who is the new tenant?")[0] is Verdict.wrong
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=21, max_value=99).filter(lambda n: n % 10))
+def test_joined_tens_and_units_read_as_the_number(n: int) -> None:
+    joined = num2words(n).replace("-", "")
+    assert answer(f"{joined} miles", f"{n} miles")[0] is Verdict.correct
+    assert answer(f"{joined} miles", f"{n + 1} miles")[0] is Verdict.wrong
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=1, max_value=3), st.integers(min_value=11, max_value=99))
+def test_a_measure_in_metres_and_centimetres(metres: int, cm: int) -> None:
+    said = f"{num2words(metres)} metre{'s' if metres > 1 else ''} {num2words(cm)}"
+    assert answer(said, f"{metres + cm / 100:g} m")[0] is Verdict.correct
+    assert answer(said, f"{metres + (cm + 1) / 100:g} m")[0] is Verdict.wrong
