@@ -198,17 +198,22 @@ def _speech_quality(judged: list[tuple[int, DialogueSource, Evidence, dict[str, 
 
     if not judged:
         return {}
+    from concurrent.futures import ThreadPoolExecutor
+
     predictor = Dnsmos()
-    out = {}
-    for i, d, ev, _ in judged:
+
+    def one(d: DialogueSource, ev: Evidence) -> tuple[list[TurnMos], dict[str, Any]]:
         audio = read_model_track(d.model_wav)[0]
         caller = [(p.start_ms, p.end_ms) for p in ev.placed.values()]
         caller += [(p.start_ms, p.end_ms) for heard in ev.lines.values() for p in heard]
         echo = (d.meta.acoustics or {}).get("echo") if d.meta is not None else None
-        out[i] = (turn_scores(audio, ev.segments, predictor),
-                  {**cut_summary(self_interruptions(audio, 16000, ev.fine, sorted(caller)), echo is not None),
-                   "echo": echo})
-    return out
+        return (turn_scores(audio, ev.segments, predictor),
+                {**cut_summary(self_interruptions(audio, 16000, ev.fine, sorted(caller)), echo is not None),
+                 "echo": echo})
+
+    with ThreadPoolExecutor(2) as pool:  # onnxruntime runs outside the GIL: two trials at once on two cores
+        done = {i: pool.submit(one, d, ev) for i, d, ev, _ in judged}
+        return {i: f.result() for i, f in done.items()}
 
 
 def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = False, workers: int = 1,
