@@ -21,7 +21,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 DIGITS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-          "seven": "7", "eight": "8", "nine": "9"}
+          "seven": "7", "eight": "8", "nine": "9",
+          "won": "1", "to": "2", "too": "2", "for": "4", "ate": "8"}  # Whisper's spellings of spoken digits
 
 
 def trusted_hosts() -> set[str]:
@@ -44,8 +45,9 @@ def mcp_url(metadata: str | None) -> str | None:
 
 
 def order_number(text: str) -> str | None:
-    """``427`` from "order 427", "order 4-2-7" or "order four two seven"."""
-    words = re.findall(r"[a-z]+|\d", text.lower())
+    """``427`` from "order 427", "order 4-2-7" or "order four two seven" (heard as "for two seven"), read after
+    the word "order"."""
+    words = re.findall(r"[a-z]+|\d", text.lower().partition("order")[2])
     digits = "".join(DIGITS.get(w, w if w.isdigit() else " ") for w in words)
     runs = [r for r in digits.split() if len(r) >= 3]
     return runs[0] if runs else None
