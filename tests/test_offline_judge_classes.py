@@ -122,3 +122,27 @@ def test_a_measure_in_metres_and_centimetres(metres: int, cm: int) -> None:
     said = f"{num2words(metres)} metre{'s' if metres > 1 else ''} {num2words(cm)}"
     assert answer(said, f"{metres + cm / 100:g} m")[0] is Verdict.correct
     assert answer(said, f"{metres + (cm + 1) / 100:g} m")[0] is Verdict.wrong
+
+
+@pytest.mark.parametrize(("reply", "turn", "want"), [
+    ("Oh, already?", "Sam, the kettle's boiled.", B),  # an adverb questioned alone reacts
+    ("Honestly?", "Sam, they cancelled the match.", B),
+    ("Tuesday?", "Sam, the match moved.", N),  # a value questioned asks for it
+    ("Rotten luck.", "Sam, my bike got nicked.", B),  # two feeling words
+])
+def test_window_surprise_and_feeling_pairs(reply: str, turn: str, want: Verdict) -> None:
+    assert window(reply, turn) is want, JUDGE.intrusion(reply, turn).reason
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    ("The Greek cafe, not the French one.", "the French cafe", "Where did we meet?", Verdict.wrong),
+    ("The French cafe, not the Greek one.", "the French cafe", "Where did we meet?", Verdict.correct),
+    ("Half a dozen.", "6", "How many scones?", Verdict.correct),
+    ("A dozen.", "6", "How many scones?", Verdict.wrong),
+    ("Twenty grand.", "$20,000", "What did the boat cost?", Verdict.correct),
+    ("The Grand Hotel.", "the Grand Hotel", "Where are we staying?", Verdict.correct),
+    ("A fortnight.", "14 days", "How long is the course?", Verdict.correct),
+    ("A brace of them.", "2", "How many pheasants?", Verdict.unsure),  # a value form it does not read
+])
+def test_negation_inside_a_mention_and_set_phrases(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question)[0] is want, answer(reply, gold, question)

@@ -289,6 +289,10 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
         day = day_alone(q, tokens)
         if day is not None:
             return day
+        unread = sorted(VALUE_WORDS & set(tokens))
+        if unread:
+            return "unsure", "answer.value-unread", f"the gold quantity not read, but the reply says a value in a " \
+                f"form the rules do not read ('{unread[0]}'): cannot tell"
         return "absent", "answer.quantity-absent", f"quantity not said (heard: {said})"
     start = correction_start(tokens, lambda rest: bool(mentions(list(rest))))
     conc = concessions(tokens, lambda a, b: any(a <= m.start < b for m in found))
@@ -306,6 +310,11 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
         return "correct", "answer.quantity", f"says '{' '.join(tokens[committed[0].start:committed[0].end])}'"
     rule, reason = next(w for w in why if w is not None)
     return "wrong", rule, f"says the gold quantity but {reason}"
+
+
+VALUE_WORDS = frozenset("dozen dozens couple pair score fortnight fortnights grand gross decade brace".split())
+"""words that make a value the quantity reader does not read ("a couple of dozen", "ten grand"): a reply
+that uses one and no matching quantity is unsure, not wrong"""
 
 
 def _find_entity(words: list[str], reply: Reply, gold_words: list[str]) -> tuple[list[Span], str, str]:
@@ -554,6 +563,9 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
         blocked = blocked or (n == 0 and kind in ("incomplete", "refused"))
         if entity and kind in ("partial", "absent") and len(content(lex(ref))) > 1:
             pending.append((ref, kind if kind == "partial" else "none"))  # a one-word gold is never paraphrased
+    unsure = next((u for u in undecided if u[0] == "unsure"), None)
+    if unsure is not None and not pending:
+        return unsure, [], []
     return ("", "", ""), ([] if blocked else pending), undecided
 
 

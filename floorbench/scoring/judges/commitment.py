@@ -152,6 +152,8 @@ def entity_spans(gold: Sequence[str], tokens: Sequence[str], names: frozenset[st
                 break
             found.append(hit)
         else:
+            if NEGATION & set(tokens[min(found):max(found) + 1]) - set(gold):
+                continue  # "the Italian place, not the Thai one": a negation between them parts the words
             spans.append((min(found), max(found) + 1))
     return spans
 

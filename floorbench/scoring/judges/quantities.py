@@ -70,7 +70,18 @@ def lex(text: str) -> list[str]:
     t = t.replace(".", " . ").replace(",", " , ").replace("<dot>", ".")
     t = re.sub(r"[^a-z0-9.,:\s]", " ", t)
     t = _JOINED_NUMBER.sub(r"\1 \2", t)
+    for said, value in _SET_PHRASES:
+        t = said.sub(value, t)
     return t.split()
+
+
+_SET_PHRASES = [(re.compile(rf"\b{a}\b"), b) for a, b in (
+    ("half a dozen", "six"), ("a couple of dozen", "twenty four"), ("a dozen", "twelve"),
+    ("a fortnight", "fourteen days"), ("(\\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred) grand",
+     "\\1 thousand"), ("a grand", "one thousand"),
+    ("a score of", "twenty"),
+)]
+"""set phrases for a number ("half a dozen", "a fortnight", "ten grand"): said as the number they mean"""
 
 
 _JOINED_NUMBER = re.compile(r"\b(twenty|thirty|forty|fourty|fifty|sixty|seventy|eighty|ninety|one|two|three|four|five"

@@ -292,6 +292,11 @@ CALENDAR = frozenset("monday tuesday wednesday thursday friday saturday sunday t
                      "january february march april june july august september october november december "
                      "morning afternoon evening noon midnight weekend week month year".split())
 """days, months and times of day: a bare one names a time, a value (\"Thursday.\")"""
+FEELING_NOUNS = frozenset("luck pity shame nightmare pain relief joy disaster drag bummer bother hassle treat "
+                          "result news".split())
+"""nouns that name how news feels: with any one word before them a reaction ("rotten luck", "total nightmare")"""
+SURPRISE_ADVERBS = frozenset("again already still yet ever really seriously honestly literally".split())
+"""adverbs that, questioned alone, react ("again?", "already?") rather than ask for a value ("Thursday?")"""
 WH_WORDS = frozenset("what where when who whom whose which why how whats wheres whos".split())
 IMPERATIVE_OPENERS = frozenset(
     "send call check try take get put give tell bring grab book order ask let make go come look "
@@ -346,7 +351,12 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "") -> Typed:
         return Typed(Part.side, said, f"'{said}' judges a proposal or a claim: it takes a side")
     if len(tokens) <= 4 and _felt(tokens):
         return Typed(Part.evaluation, said, f"'{said}' says how it feels for someone: a reaction")
-    if len(tokens) <= 2 and tokens[-1] in AFFECT and all(t in INTENSIFIERS for t in tokens[:-1]):
+    if raw.endswith("?") and len(tokens) == 1 and tokens[0] not in EPISTEMIC and (
+            tokens[0] in SURPRISE_ADVERBS or (tokens[0].endswith("ly") and len(tokens[0]) > 4)):
+        return Typed(Part.surprise, said, f"'{said}?' asks nothing: an adverb questioned in surprise")
+    if len(tokens) == 2 and tokens[1] in FEELING_NOUNS and tokens[0] not in NOUN_PHRASE_OPENERS | SUBJECTS:
+        return Typed(Part.evaluation, said, f"'{said}' names a feeling about the news: a reaction")
+    if len(tokens) <= 2 and tokens[-1] in AFFECT and all(t in INTENSIFIERS | AFFECT for t in tokens[:-1]):
         return Typed(Part.evaluation, said, f"'{said}' says how it feels: a reaction")
     if (len(tokens) <= 6 and set(tokens) <= LIGHT and set(tokens) & SURPRISE_VERBS
             and (raw.endswith(("!", "?")) or len(tokens) >= 2)):
