@@ -18,8 +18,9 @@ which the silence it actually left around the call is read (runs of audible
 samples, pauses under 300 ms bridged as `dead_air_ms` bridges them). The
 benchmark prints, per delay and over all trials, p50 and p95 of |error| and
 the signed median: the error of `dead_air_ms` against that sent silence, and
-against the set delay D (which also holds the voice's own variation: Piper's
-filler differs by tens of ms from one synthesis to the next).
+against the set delay D. The stand-in speaks with flite (`--voice`), which
+says a line the same way every time; with Piper, whose length varies by tens
+of ms from one synthesis to the next, D is only nominal.
 
     .venv/bin/python benchmarks/tools_dead_air.py --rejudge OUT   # score a kept --out again, no rooms
 """
@@ -42,12 +43,12 @@ QUIET = 300
 """int16 level under which the agent's sent audio is silence (the stand-in's trim level)"""
 
 
-def filler_ms(rate: int = 48000) -> int:
-    from floorbench.processors.reference import DEFAULT_VOICE
+def filler_ms(voice: str, rate: int = 24000) -> int:
+    """The stand-in's filler as it says it: trimmed, at the model's output rate."""
     from floorbench.speech.tts import synthesize
     from floorbench.suites.agent.tool_oracle import FILLER, trimmed
 
-    return len(trimmed(synthesize(FILLER, DEFAULT_VOICE, rate))) * 1000 // rate
+    return len(trimmed(synthesize(FILLER, voice, rate))) * 1000 // rate
 
 
 def test_file(delays: list[int], filler: int) -> str:
@@ -119,18 +120,22 @@ def main() -> None:
     ap.add_argument("-j", "--concurrency", default="2")
     ap.add_argument("--keep", type=Path, help="keep the test run's folder here")
     ap.add_argument("--rejudge", type=Path, help="score a kept run folder again (no rooms)")
+    ap.add_argument("--voice", default="flite:kal16", help="the stand-in's voice (flite says a line the same way "
+                    "every time; Piper's length varies by tens of ms)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     delays = [int(x) for x in args.delays.split(",")]
-    filler = filler_ms()
+    filler = filler_ms(args.voice)
     if args.rejudge is not None:
         rows = judged(args.rejudge)
     else:
         with tempfile.TemporaryDirectory(prefix="fb-dead-air-") as tmp:
             f = Path(tmp) / "dead_air.yaml"
             f.write_text(test_file(delays, filler))
+            config = Path(tmp) / "stand-in.yaml"
+            config.write_text(f"adapter: oracle\nvoice: {args.voice}\n")
             out = args.keep or Path(tmp) / "out"
-            cmd = [str(ROOT / ".venv/bin/floorbench"), "test", str(f), "--model", "oracle", "--trials",
+            cmd = [str(ROOT / ".venv/bin/floorbench"), "test", str(f), "--config", str(config), "--trials",
                    str(args.trials), "-j", args.concurrency, "--out", str(out), "--quiet"]
             subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=sys.stderr, env=os.environ.copy())
             rows = judged(out)
