@@ -146,3 +146,12 @@ def test_window_surprise_and_feeling_pairs(reply: str, turn: str, want: Verdict)
 ])
 def test_negation_inside_a_mention_and_set_phrases(reply: str, gold: str, question: str, want: Verdict) -> None:
     assert answer(reply, gold, question)[0] is want, answer(reply, gold, question)
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    ("The grey one, it sleeps four.", "the grey van", "Which van is roomier?", Verdict.correct),  # "one" = van
+    ("The white one's roomier, the grey one's cheaper.", "the grey van", "Which van is roomier?", Verdict.wrong),
+    ("A tenner.", "£10", "What did the taxi cost?", Verdict.correct),
+])
+def test_one_stands_for_the_asked_noun(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question)[0] is want, answer(reply, gold, question)

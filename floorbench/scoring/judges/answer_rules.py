@@ -73,6 +73,7 @@ from floorbench.scoring.judges.typed_rules import (
     digit_text,
     narrowed_to,
     numbered_answer,
+    one_as_head,
     spelled_answer,
     substituted,
 )
@@ -346,7 +347,11 @@ def _candidates(reply: Reply, gold_words: list[str]) -> list[Span]:
         people = _names(reply.inp.transcript) - NOT_NAMES - _names(reply.inp.context)
         out.extend((i, i + 1) for i, t in enumerate(reply.tokens)
                    if t in people and not word_matches(gold_words[0], t, name=True))
-    return sorted(out)
+    if len(gold_words) >= 2:  # "the red tent" beside the blue tent: the same head, another modifier
+        head, mods = gold_words[-1], set(gold_words[:-1])
+        out.extend((i - 1, i + 1) for i, t in enumerate(reply.tokens) if i > 0 and t == head
+                   and content([reply.tokens[i - 1]]) and reply.tokens[i - 1] not in mods)
+    return sorted(set(out))
 
 
 def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of_list: bool = False) -> Outcome:
@@ -522,6 +527,8 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     tell "Friday" from "Friday at 4", nor one noodle place from another."""
     refs = [r for r in (inp.gold or "", *inp.aliases) if r.strip()]
     inp = replace(inp, transcript=join_split_words(inp.transcript, [w for r in refs for w in content(lex(r))]))
+    if refs and gold_quantity(refs[0]) is None and not gold_code(refs[0]):
+        inp = replace(inp, transcript=one_as_head(inp.transcript, refs[0], inp.context))
     reply = Reply.of(inp)
     led = _polarity_led(refs[0], inp.transcript) if refs else None
     if led is not None:

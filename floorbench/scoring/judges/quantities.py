@@ -79,7 +79,7 @@ _SET_PHRASES = [(re.compile(rf"\b{a}\b"), b) for a, b in (
     ("half a dozen", "six"), ("a couple of dozen", "twenty four"), ("a dozen", "twelve"),
     ("a fortnight", "fourteen days"), ("(\\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred) grand",
      "\\1 thousand"), ("a grand", "one thousand"),
-    ("a score of", "twenty"),
+    ("a score of", "twenty"), ("a tenner", "ten"), ("a fiver", "five"),
 )]
 """set phrases for a number ("half a dozen", "a fortnight", "ten grand"): said as the number they mean"""
 

@@ -210,3 +210,20 @@ def narrowed_to(detail: list[str], transcript: str) -> str:
     if not rest or any(stem(t) in have for t in rest):
         return ""
     return " ".join(said[at:])
+
+
+def one_as_head(transcript: str, gold: str, question: str) -> str:
+    """The reply with "one" after a modifier read as the gold's head noun when the question names that
+    noun ("Which tent is bigger?" -- "the blue one" is the blue tent); unchanged otherwise."""
+    words = content(lex(gold))
+    if len(words) < 2 or words[-1] not in lex(question) or numeric(words[-1]):
+        return transcript
+    head = words[-1]
+
+    def swap(m: re.Match[str]) -> str:
+        before = m.group(1)
+        if before.lower() in ("the", "this", "that", "which", "each", "every", "no", "any", "another", "a"):
+            return m.group(0)
+        return f"{before} {head}{m.group(2) or ''}"
+
+    return re.sub(r"\b([A-Za-z]+) one('s)?\b", swap, transcript)
