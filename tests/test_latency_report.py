@@ -7,10 +7,10 @@ from pathlib import Path
 
 from floorbench.records import ClockAnchor, RunMeta
 from floorbench.report.load import ScoredRun
-from floorbench.report.markdown import summary_lines
-from floorbench.report.tables import runs_table
 from floorbench.scoring.scores_file import ScoresFile
 from floorbench.scoring.transport_summary import latency_cell, transport_summary
+from floorbench.suites.mpe.report import summary_lines
+from floorbench.suites.mpe.report_tables import runs_table
 
 
 def meta(sid: str, latencies: list[float], network: dict | None = None) -> RunMeta:

@@ -66,7 +66,7 @@ SUITE_ROLES: dict[str, str] = {
     **dict.fromkeys(("score", "events", "export", "match", "tables", "agreement", "expected", "frames", "inputs",
                      "judge", "verdicts", "timing", "assertions", "baseline", "load", "persona_judge",
                      "results_file", "clip_score"), "scoring"),
-    "report": "report",
+    "report": "report", "report_tables": "report", "timeline": "report",
     "commands": "top", "load_command": "top", "cli": "top",
 }
 """a suite module's layer by its name (floorbench/suites/<suite>/<name>.py)"""

@@ -14,7 +14,8 @@ from fixtures.scoring import build  # type: ignore[import-not-found]
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.report.render import NO_CURVE, write_report
+from floorbench.report.render import write_report
+from floorbench.suites.mpe.report import NO_CURVE
 from floorbench.suites.mpe.score import ScoreOptions, score
 
 # scores whole recordings with the packaged ASR and MiniLM models: seconds per module
@@ -151,10 +152,10 @@ def test_a_broken_scores_json_is_one_line(runs: tuple[Path, Path], tmp_path: Pat
 
 
 def test_unscorable_items_are_shown_beside_n_and_never_as_pass_or_fail() -> None:
-    from floorbench.report.render import _summary
-    from floorbench.report.tables import SPLIT_TITLES, fmt_score
     from floorbench.scoring.items import Item, Kind, Metric
     from floorbench.scoring.metrics import MetricScore
+    from floorbench.suites.mpe.report import _summary
+    from floorbench.suites.mpe.report_tables import SPLIT_TITLES, fmt_score
 
     assert fmt_score(MetricScore(value=0.5, n=2, passed=1, unscorable=3), with_ci=False) == "0.500 (n=2, unscorable 3)"
     assert fmt_score(MetricScore(value=None, n=0, passed=0, unscorable=1)) == "— (n=0, unscorable 1)"

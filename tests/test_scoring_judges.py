@@ -468,11 +468,11 @@ def test_an_unsure_verdict_is_kept_out_of_the_rate_and_counted_beside_it(tmp_pat
     import numpy as np
 
     from floorbench.records import DialogueTurn, DialogueTurns
-    from floorbench.report.tables import fmt_score
     from floorbench.scoring.asr import Transcriber
     from floorbench.scoring.content import PendingDialogue, fill_content
     from floorbench.scoring.items import Item, Kind, Metric
     from floorbench.scoring.metrics import condition_scores
+    from floorbench.suites.mpe.report_tables import fmt_score
 
     turns = DialogueTurns(scenario_id="s1", pair_id="p1", condition="explicit", turns=[
         DialogueTurn(turn_id=1, speaker="A", label="N2", start_ms=0, end_ms=1000, text="Ola, the boiler broke.")])

@@ -28,6 +28,6 @@ PLUGIN = SuitePlugin(
         GenerateOption("--llm", Path, None, "LLM config YAML: let an OpenAI-compatible model write the turns"),
     ),
     score="floorbench.suites.mpe.commands:score",
-    report="floorbench.report.render:write_scored_report",
+    report="floorbench.suites.mpe.report:write_scored_report",
     commands="floorbench.suites.mpe.commands:commands",
 )

@@ -62,7 +62,7 @@ def _write_generated(req: GenerateRequest, turns: tuple[int, int], llm: Path | N
 
 def score(target: Path, req: ScoreRequest) -> ScoreOutcome:
     """Suite mpe's part `score`: timing from VAD, content from ASR + judge, intervals, McNemar."""
-    from floorbench.report.markdown import summary_lines
+    from floorbench.suites.mpe.report import summary_lines
     from floorbench.suites.mpe.score import ScoreOptions
     from floorbench.suites.mpe.score import score as score_run
 
