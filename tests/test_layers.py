@@ -8,7 +8,7 @@ or a room, which holds only while it never reaches into transports or
 pipelines.
 
     base        errors, records, clock, redact, paths, safe_http, escape, readers, options, child_env, plugins, suites,
-                audio, speech
+                audio, speech, tools (a conversation test's mock tools: pure records and their own server)
                 (audio never imports speech)
     scenarios   base (but the offline judge's lexicon and turn reader: a branch reads the agent's intent as the
                 scorer reads a backchannel)
@@ -37,7 +37,7 @@ from tests.support.source import parse_source
 PACKAGE = Path(__file__).resolve().parents[1] / "floorbench"
 
 BASE = frozenset({"errors", "records", "clock", "redact", "paths", "safe_http", "escape", "readers", "options", "child_env",
-                  "plugins", "suites", "audio", "speech"})
+                  "plugins", "suites", "audio", "speech", "tools"})
 ALL = BASE | {"scenarios", "transports", "processors", "phone", "pipelines", "scoring", "report", "top"}
 
 LEXICON = frozenset({"scoring.judges", "scoring.judges.offline", "scoring.judges.turn_acts", "scoring.judges.normalize"})
@@ -60,13 +60,14 @@ ALLOWED: dict[str, frozenset[str]] = {
 SUITE_ROLES: dict[str, str] = {
     "__init__": "suites", "rules": "suites", "words": "suites",
     **dict.fromkeys(("schema", "validate", "generate", "importer", "tasks", "vocab", "phrases", "llm", "draw",
-                     "files", "branch", "intents", "persona_format"), "scenarios"),
-    **dict.fromkeys(("schedule", "ear", "persona_caller", "persona_llm", "persona_standin"), "pipelines"),
-    "oracle": "processors",
+                     "files", "branch", "intents", "persona_format", "tool_format"), "scenarios"),
+    **dict.fromkeys(("schedule", "ear", "persona_caller", "persona_llm", "persona_standin", "tool_live"), "pipelines"),
+    "oracle": "processors", "tool_oracle": "processors",
     **dict.fromkeys(("score", "events", "export", "match", "tables", "agreement", "expected", "frames", "inputs",
                      "judge", "verdicts", "timing", "assertions", "baseline", "load", "persona_judge",
-                     "results_file", "clip_score"), "scoring"),
-    "report": "report", "report_tables": "report", "timeline": "report",
+                     "results_file", "clip_score", "tool_checks"), "scoring"),
+    **dict.fromkeys(("items", "metrics", "content", "scores_file", "sound_flags"), "scoring"),
+    "report": "report", "report_tables": "report", "timeline": "report", "scored_runs": "report", "tool_report": "report",
     "commands": "top", "load_command": "top", "cli": "top",
 }
 """a suite module's layer by its name (floorbench/suites/<suite>/<name>.py)"""
@@ -182,7 +183,7 @@ def test_the_checker_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
     assert allowed("speech", "floorbench.audio.files")
     assert allowed("scoring", "floorbench.scenarios.schema")
     assert not allowed("scoring", "floorbench.scenarios.validate")
-    assert not allowed("pipelines", "floorbench.scoring.metrics") and allowed("pipelines", "floorbench.scoring.asr")
+    assert not allowed("pipelines", "floorbench.scoring.stats") and allowed("pipelines", "floorbench.scoring.asr")
     assert not allowed("pipelines", "floorbench.cli")
     assert allowed("audio", "floorbench")
 

@@ -148,7 +148,7 @@ def use_tools_host(host: str | None) -> None:
     import os
 
     from floorbench.errors import OptionError
-    from floorbench.suites.agent.tool_live import TOOLS_HOST_ENV
+    from floorbench.tools.env import TOOLS_HOST_ENV
 
     if host is None:
         return

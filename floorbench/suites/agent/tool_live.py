@@ -24,18 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from floorbench.records import EventKind, write_json_atomic
+from floorbench.tools.env import MCP_URL_ENV, TOOLS_HOST_ENV, TOOLS_URL_ENV
 from floorbench.tools.records import TOOLS_FILE, ToolCall
 from floorbench.tools.server import ToolMock
 from floorbench.tools.spec import ToolSet
 
 log = logging.getLogger(__name__)
 
-TOOLS_URL_ENV = "FLOORBENCH_TOOLS_URL"
-"""the mock's plain HTTP base (GET /tools, POST /tools/NAME) in the model process's environment"""
-MCP_URL_ENV = "FLOORBENCH_MCP_URL"
-"""the mock's MCP endpoint (streamable HTTP) in the model process's environment"""
-TOOLS_HOST_ENV = "FLOORBENCH_TOOLS_HOST"
-"""the address the mock listens on (default 127.0.0.1), as `--tools-host`"""
 
 
 class LiveTools:

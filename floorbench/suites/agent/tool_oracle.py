@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from floorbench.processors.reference import OracleProcessor, OracleSettings, _tts
+from floorbench.processors.reference import OracleProcessor, OracleSettings
 from floorbench.suites.agent.schema import AgentScenario
-from floorbench.suites.agent.tool_live import TOOLS_URL_ENV
+from floorbench.tools.env import TOOLS_URL_ENV
 from floorbench.tools.expect import oracle_arguments
 
 FILLER = "One moment, let me check."
@@ -114,7 +114,9 @@ def factory(calls: dict[int, list[dict[str, Any]]], needs: dict[int, Any] | None
             from floorbench.suites.agent.oracle import talking_through
 
             talking_through(segments, settings, out_rate, needs)
-        filler = trimmed(_tts(FILLER, settings.voice, out_rate))
+        from floorbench.speech.tts import synthesize
+
+        filler = trimmed(synthesize(FILLER, settings.voice, out_rate))
         return ToolOracleProcessor(segments, calls, os.environ.get(TOOLS_URL_ENV), filler,
                                    response_delay_ms=settings.response_delay_ms, n4_wait_ms=settings.n4_wait_ms,
                                    out_rate=out_rate)
