@@ -37,6 +37,10 @@ FLOORS = {
     # issue 34's varied set, both sources: 1.000 / 0.981 / 0.98 (the kept-out source varied-b, measured
     # once at the end: 28/28 answers, 18/19 windows: "Oh, brilliant, just brilliant." read as floor-holding)
     "calibration-varied": (1.00, 0.98, 0.98),
+    # the first independent sample, tuning material since its one measurement (0.903 / 0.914 then):
+    # 0.989 / 0.992 / 0.67 after the second issue-34 round (3 unsure: "lin new yen", "Carter Street",
+    # "Vale."; closest_place 2 of 3 with one of them unsure)
+    "calibration-independent": (0.98, 0.99, 0.66),
 }
 """the offline judge's measured agreement with people, rounded down: a change that makes it
 agree less fails here (the v1 judge: 0.777 / 0.945 and 0.788 / 0.922; v2 before issue 25: 0.988 /
