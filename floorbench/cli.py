@@ -129,6 +129,22 @@ def _fail(message: str, code: int) -> NoReturn:
     raise SystemExit(code)
 
 
+def _model_config_text(value: str) -> str:
+    """`--config`'s text, from a path or a packaged config's name ('' when neither reads): the loopback
+    interposer stays off when the model's config names a host outside loopback (transports/loopback.py)."""
+    from pathlib import Path
+
+    from floorbench.scenarios.files import resolve_model_config
+
+    try:
+        path = resolve_model_config(Path(value))
+        if path.is_file() and path.stat().st_size <= 1_000_000:
+            return path.read_text(errors="replace")
+    except Exception:  # an unreadable config is the command's own error to report, after this
+        return ""
+    return ""
+
+
 def main() -> None:
     """The console script: `run_cli`, and the last resort for a bug — an exception no reader expected is
     one ``error:`` line naming the command and its input, its traceback (secrets redacted) in a crash
@@ -138,7 +154,7 @@ def main() -> None:
     from floorbench.errors import CRASH_EXIT, crash_line
     from floorbench.transports.loopback import reexec_if_wanted
 
-    reexec_if_wanted(sys.argv[1:])  # WebRTC sockets on loopback only when every peer is (transports/loopback.py)
+    reexec_if_wanted(sys.argv[1:], _model_config_text)  # WebRTC sockets on loopback only when every peer is
     _quiet_logs()
     try:
         run_cli(app)

@@ -61,7 +61,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_interposer_rebinds_ephemeral_binds_outside_loopback_and_leaves_chosen_ports(library: Path) -> None:
-    env = {**os.environ, "LD_PRELOAD": str(library)}
+    env = {**os.environ, "LD_PRELOAD": str(library), loopback.ACTIVE_VAR: str(library)}
     out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, timeout=60)
     got = json.loads(out.stdout)
     assert got["udp4_any"] == "127.0.0.1"
@@ -104,6 +104,25 @@ def test_a_model_config_naming_an_outside_host_keeps_every_interface(tmp_path: P
     near.write_text("adapter: webrtc\nurl: http://localhost:7860/api/offer\n")
     assert "product.example.com" in (loopback.why_not_loopback(["run", "--config", str(far)], {}) or "")
     assert loopback.why_not_loopback(["run", "--config", str(near)], {}) is None
+    from floorbench.cli import _model_config_text  # a packaged config by name: the CLI resolves it
+
+    assert loopback.why_not_loopback(["run", "--config", "webrtc-pipecat"], {}, _model_config_text) is None
+
+
+def test_a_process_whose_peer_is_outside_releases_the_interposer(
+    library: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(loopback.ACTIVE_VAR, str(library))
+    monkeypatch.setenv("LD_PRELOAD", str(library))
+    assert loopback.release_for_peers("http://127.0.0.1:7860/api/offer", "stun:127.0.0.1:3478") is None
+    assert loopback.active_library() == str(library)
+    assert loopback.release_for_peers("https://api.openai.com/v1/realtime/calls") == "api.openai.com"
+    assert loopback.active_library() is None and "LD_PRELOAD" not in os.environ
+    probe = "import os, socket; os.environ.pop('FLOORBENCH_LOOPBACK_LIB'); s = socket.socket(socket.AF_INET, " \
+            "socket.SOCK_DGRAM); s.bind(('0.0.0.0', 0)); print(s.getsockname()[0])"
+    env = {**os.environ, loopback.ACTIVE_VAR: str(library), "LD_PRELOAD": str(library)}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
+    assert out.stdout.strip() == "0.0.0.0"  # unset at run time: the loaded library binds as asked
 
 
 _octet = st.integers(0, 255)

@@ -43,6 +43,7 @@ from floorbench.processors.room_audio import ModelLinkProcessor
 from floorbench.processors.webrtc_peer import ArrivalClock, DelayLog, RoomTrack, mono_int16
 from floorbench.processors.webrtc_signalling import OPENAI_CALLS_URL, STYLES, Signalling, SignallingFailed
 from floorbench.redact import redact_url
+from floorbench.transports.loopback import release_for_peers
 
 MEASURE_EVERY_S = 2.0
 DELAY_METHOD = (
@@ -117,6 +118,8 @@ class WebRTCBridge(ModelLinkProcessor):
     async def _connect(self) -> None:
         from aiortc import RTCConfiguration, RTCIceServer, RTCPeerConnection, RTCSessionDescription
 
+        # a product outside loopback needs this process's sockets on every interface (transports/loopback.py)
+        release_for_peers(self.signalling.url, *self.ice_servers)
         config = RTCConfiguration(iceServers=[RTCIceServer(urls=u) for u in self.ice_servers])
         pc = self.pc = RTCPeerConnection(config)
         transceiver = pc.addTransceiver(self.room_track, direction="sendrecv")

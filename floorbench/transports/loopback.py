@@ -20,7 +20,9 @@ server, pool workers. TCP sockets are left alone (the mock tool server, a
 demo page, an operator's own address), and so is everything when any UDP peer
 of the command is outside loopback: a ``--livekit-url`` on another host, a
 ``--via`` SIP URI elsewhere, a model config naming a host outside loopback
-(a WebRTC product), a managed server bound elsewhere (``FLOORBENCH_LIVEKIT_BIND``). Linux only; elsewhere, and where no compiler is found,
+(a WebRTC product), a managed server bound elsewhere (``FLOORBENCH_LIVEKIT_BIND``). A process
+that learns only later that its WebRTC peer is elsewhere (the `webrtc` bridge's default endpoint)
+unsets the variable the interposer reads at every bind (`release_for_peers`). Linux only; elsewhere, and where no compiler is found,
 the command says once that its sockets bind on every interface and goes on.
 ``FLOORBENCH_LOOPBACK=0`` turns it off.
 """
@@ -34,6 +36,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parent.parent / "data" / "native" / "loopback_bind.c"
@@ -74,20 +77,23 @@ def _option_values(argv: list[str], name: str) -> list[str]:
     return out
 
 
-def _config_text(value: str) -> str:
-    """A model config's text, from a path or a packaged config's name ('' when neither reads)."""
+def _config_file_text(value: str) -> str:
+    """A model config's text when `value` is a readable file of at most 1 MB ('' otherwise)."""
     try:
-        from floorbench.scenarios.files import resolve_model_config
-
-        path = resolve_model_config(Path(value))
+        path = Path(value)
         if path.is_file() and path.stat().st_size <= 1_000_000:
             return path.read_text(errors="replace")
-    except Exception:  # an unreadable config is the command's own error to report, later
+    except OSError:  # an unreadable config is the command's own error to report, later
         return ""
     return ""
 
 
-def why_not_loopback(argv: list[str], environ: dict[str, str] | None = None) -> str | None:
+ConfigText = Callable[[str], str]
+"""`--config`'s value → the config's text ('' when it cannot be read); the CLI resolves packaged names"""
+
+
+def why_not_loopback(argv: list[str], environ: dict[str, str] | None = None,
+                     config_text: ConfigText = _config_file_text) -> str | None:
     """Why the command `argv` (without the program name) must not be bound to loopback; None when it may."""
     environ = dict(os.environ) if environ is None else environ
     if not argv or argv[0] not in LIVE_COMMANDS:
@@ -102,7 +108,7 @@ def why_not_loopback(argv: list[str], environ: dict[str, str] | None = None) -> 
     peers = [*urls, *_option_values(argv, "--via"), *_option_values(argv, "--sip")]
     if bind and not is_loopback_host(bind):
         return f"the managed server binds {bind} (FLOORBENCH_LIVEKIT_BIND)"
-    peers += [_config_text(c) for c in _option_values(argv, "--config")]
+    peers += [config_text(c) for c in _option_values(argv, "--config")]
     outside = [h for text in peers for h in outside_hosts(text)]
     if outside:
         return f"a peer outside loopback ({outside[0]})"
@@ -155,13 +161,28 @@ def child_variables(environ: dict[str, str] | None = None) -> dict[str, str]:
     return {ACTIVE_VAR: lib, "LD_PRELOAD": lib} if lib else {}
 
 
-def reexec_if_wanted(argv: list[str]) -> None:
+def release_for_peers(*peers: str) -> str | None:
+    """Let this process bind as asked from now on when one of `peers` (URLs, hosts) is outside loopback.
+
+    The component that learns its WebRTC peer (the `webrtc` bridge's offer URL and ICE servers) calls
+    this before it gathers candidates: the interposer reads its variable at every bind, so unsetting it
+    here turns it off for this process and the children it starts later. Returns the outside host.
+    """
+    outside = [h for p in peers for h in (outside_hosts(p) if "://" in p or ":" in p else
+                                          ([] if is_loopback_host(p) else [p]))]
+    if outside and os.environ.pop(ACTIVE_VAR, None):
+        os.environ.pop("LD_PRELOAD", None)  # for children; this process keeps the library loaded, inert
+        return outside[0]
+    return outside[0] if outside else None
+
+
+def reexec_if_wanted(argv: list[str], config_text: ConfigText = _config_file_text) -> None:
     """Run this command again with the interposer when it joins rooms on a loopback server only.
 
     Called first thing by the console script; returns when the process already runs with it, may not,
     or cannot (a one-line warning says why, and the command goes on with sockets on every interface).
     """
-    if active_library() or why_not_loopback(argv) is not None:
+    if active_library() or why_not_loopback(argv, config_text=config_text) is not None:
         return
     lib, why = build_library()
     if lib is None:

@@ -7,11 +7,13 @@
  * ::1, ::ffff:127.0.0.1). libwebrtc then gathers its ICE host candidates (UDP,
  * and passive TCP) on loopback only: nothing listens on the machine's network.
  * A bind to a chosen port (an operator's server) and a bind that already names
- * loopback pass through untouched.
+ * loopback pass through untouched, and so does every bind of a process that has
+ * unset FLOORBENCH_LOOPBACK_LIB (its WebRTC peer is outside loopback).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -21,6 +23,9 @@ typedef int (*bind_fn)(int, const struct sockaddr *, socklen_t);
 int bind(int fd, const struct sockaddr *addr, socklen_t len) {
     static bind_fn real_bind;
     if (!real_bind) real_bind = (bind_fn)dlsym(RTLD_NEXT, "bind");
+    /* a process whose peer is outside loopback (a WebRTC product) unsets the variable: binds as asked */
+    const char *on = getenv("FLOORBENCH_LOOPBACK_LIB");
+    if (!on || !*on) return real_bind(fd, addr, len);
     if (addr && addr->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
         struct sockaddr_in a;
         memcpy(&a, addr, sizeof a);
