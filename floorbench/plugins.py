@@ -115,7 +115,9 @@ class SuitePlugin:
     - ``cli_commands(app) -> None`` — adds the suite's own top-level commands to
       `floorbench` itself (suite agent's `floorbench test`);
     - ``own_labels(path) -> bool`` and ``label_agreement(path, judge, out, options)`` —
-      `floorbench judge-agreement --labels` on a label file of the suite's own judge.
+      `floorbench judge-agreement --labels` on a label file of the suite's own judge;
+    - ``run_agreement(scored, a, b, sample=, seed=, out=, options_a=, options_b=) -> (result, written)`` —
+      `floorbench judge-agreement SCORED --b JUDGE`: two judges on a scored run's items.
     """
 
     name: str
@@ -144,6 +146,8 @@ class SuitePlugin:
     """``(path) -> bool``: a human-label file of this suite's own judge (not the answer/intrusion labels)"""
     label_agreement: str | None = None
     """``(path, judge, out, options) -> (lines, written)``: `judge-agreement --labels` on such a file"""
+    run_agreement: str | None = None
+    """two judges on the same sample of a scored run's items (mpe: answers and intrusions)"""
     labels: tuple[str, ...] = ()
     """the turn labels its scenarios and recordings carry (`turns.json` is checked against them)"""
     paired: bool = False
@@ -168,6 +172,7 @@ class SuitePlugin:
 PART_NAMES = frozenset({
     "load_scenario", "suite_info", "live_schedule", "score", "recognises", "generate", "oracle", "check_suite",
     "report", "reports", "commands", "cli_commands", "own_labels", "label_agreement",
+    "run_agreement",
 })
 
 

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 from floorbench.records import ClockAnchor, RunMeta
-from floorbench.report.load import ScoredRun
-from floorbench.scoring.scores_file import ScoresFile
 from floorbench.scoring.transport_summary import latency_cell, transport_summary
 from floorbench.suites.mpe.report import summary_lines
 from floorbench.suites.mpe.report_tables import runs_table
+from floorbench.suites.mpe.scored_runs import ScoredRun
+from floorbench.suites.mpe.scores_file import ScoresFile
 
 
 def meta(sid: str, latencies: list[float], network: dict | None = None) -> RunMeta:

@@ -152,8 +152,8 @@ def test_a_broken_scores_json_is_one_line(runs: tuple[Path, Path], tmp_path: Pat
 
 
 def test_unscorable_items_are_shown_beside_n_and_never_as_pass_or_fail() -> None:
-    from floorbench.scoring.items import Item, Kind, Metric
-    from floorbench.scoring.metrics import MetricScore
+    from floorbench.suites.mpe.items import Item, Kind, Metric
+    from floorbench.suites.mpe.metrics import MetricScore
     from floorbench.suites.mpe.report import _summary
     from floorbench.suites.mpe.report_tables import SPLIT_TITLES, fmt_score
 

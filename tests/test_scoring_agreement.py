@@ -16,7 +16,7 @@ from support.chat_endpoint import send_chat_reply
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.scoring.agreement import cohen_kappa
+from floorbench.suites.mpe.agreement import cohen_kappa
 from floorbench.suites.mpe.score import ScoreOptions, score_async
 
 # scores whole recordings with the packaged ASR and MiniLM models: seconds per module
@@ -111,7 +111,7 @@ def test_judge_agreement_needs_a_scored_folder(tmp_path: Path) -> None:
 def test_importing_scoring_and_report_pulls_in_no_livekit_or_pipecat() -> None:
     code = (
         "import sys, floorbench.scoring, floorbench.suites.mpe.score, floorbench.scoring.commands, "
-        "floorbench.report.render, floorbench.scoring.judges.llm, floorbench.scoring.agreement;"
+        "floorbench.report.render, floorbench.scoring.judges.llm, floorbench.suites.mpe.agreement;"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('livekit', 'pipecat', 'torch'));"
         "print(bad); sys.exit(1 if bad else 0)"
     )

@@ -15,7 +15,7 @@ import pytest
 from fixtures.scoring import build  # type: ignore[import-not-found]
 from support.scoring_checks import assert_presence_identity
 
-from floorbench.scoring.items import Item, Kind, Metric
+from floorbench.suites.mpe.items import Item, Kind, Metric
 from floorbench.suites.mpe.score import ScoreOptions, score
 
 # scores whole recordings with the packaged ASR and MiniLM models: seconds per module

@@ -350,8 +350,8 @@ def test_an_unreadable_reply_is_a_failure_shown_in_the_item(
 
     from floorbench.records import DialogueTurn, DialogueTurns
     from floorbench.scoring.asr import Transcriber
-    from floorbench.scoring.content import PendingDialogue, fill_content
-    from floorbench.scoring.items import Item, Kind, Metric
+    from floorbench.suites.mpe.content import PendingDialogue, fill_content
+    from floorbench.suites.mpe.items import Item, Kind, Metric
 
     _Endpoint.reply = reply
     label = "T" if metric == "conditional_accuracy" else "N2"
@@ -469,9 +469,9 @@ def test_an_unsure_verdict_is_kept_out_of_the_rate_and_counted_beside_it(tmp_pat
 
     from floorbench.records import DialogueTurn, DialogueTurns
     from floorbench.scoring.asr import Transcriber
-    from floorbench.scoring.content import PendingDialogue, fill_content
-    from floorbench.scoring.items import Item, Kind, Metric
-    from floorbench.scoring.metrics import condition_scores
+    from floorbench.suites.mpe.content import PendingDialogue, fill_content
+    from floorbench.suites.mpe.items import Item, Kind, Metric
+    from floorbench.suites.mpe.metrics import condition_scores
     from floorbench.suites.mpe.report_tables import fmt_score
 
     turns = DialogueTurns(scenario_id="s1", pair_id="p1", condition="explicit", turns=[

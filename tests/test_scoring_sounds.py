@@ -17,9 +17,9 @@ from fixtures.scoring import build  # type: ignore[import-not-found]
 
 from floorbench.audio.sounds import SoundRules, non_speech_sounds, overlap_ms
 from floorbench.audio.vad import probabilities_to_segments, speech_probabilities
-from floorbench.scoring.items import Item, Kind, Metric
-from floorbench.scoring.sound_flags import refuse_silent_passes, sound_warning
 from floorbench.scoring.vad_stage import window_rms
+from floorbench.suites.mpe.items import Item, Kind, Metric
+from floorbench.suites.mpe.sound_flags import refuse_silent_passes, sound_warning
 
 SR = 16000
 

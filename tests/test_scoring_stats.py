@@ -7,8 +7,8 @@ import pytest
 from scipy.stats import binomtest, spearmanr
 
 from floorbench.scoring import stats
-from floorbench.scoring.items import Item, Kind, Metric
-from floorbench.scoring.metrics import by_condition, paired_accuracy, presence_mcnemar
+from floorbench.suites.mpe.items import Item, Kind, Metric
+from floorbench.suites.mpe.metrics import by_condition, paired_accuracy, presence_mcnemar
 
 
 def item(sid: str, metric: Metric, passed: bool | None, counted: bool = True, cond: str = "explicit",
@@ -106,8 +106,8 @@ def test_paired_accuracy_only_on_requests_where_both_spoke() -> None:
 
 
 def test_unscorable_items_are_counted_apart_and_kept_out_of_every_denominator() -> None:
-    from floorbench.scoring.items import Item, Kind, Metric
-    from floorbench.scoring.metrics import condition_scores
+    from floorbench.suites.mpe.items import Item, Kind, Metric
+    from floorbench.suites.mpe.metrics import condition_scores
 
     def item(metric: Metric, turn: int, kind: Kind, counted: bool, passed: bool | None) -> Item:
         return Item(scenario_id="s1", pair_id="p1", condition="explicit", metric=metric, turn_id=turn,

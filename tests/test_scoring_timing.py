@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from floorbench.records import DialogueTurn
-from floorbench.scoring.items import Kind, Metric
+from floorbench.suites.mpe.items import Kind, Metric
 from floorbench.suites.mpe.rules import MpeRules
 from floorbench.suites.mpe.timing import Dialogue, response_end, timing_items
 

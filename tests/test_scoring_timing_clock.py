@@ -21,9 +21,9 @@ from floorbench.audio.track_alignment import warp
 from floorbench.pipelines.room.sender_log import SentClock
 from floorbench.pipelines.run.sender_timing import model_leg
 from floorbench.pipelines.run.sent_tracks import SentTrack
-from floorbench.scoring.content import clip_for
 from floorbench.scoring.inputs import clock_counts, discover
-from floorbench.scoring.items import Metric
+from floorbench.suites.mpe.content import clip_for
+from floorbench.suites.mpe.items import Metric
 from floorbench.suites.mpe.score import ScoreOptions, _timing_stage
 from tests.conftest import TINY_SUITE
 

@@ -5,7 +5,7 @@ answers with a tone, hold music, an earcon or a broken TTS's noise is silent to
 them: it would keep every silence window and yield at once, for free. Such
 sound is found here from the two curves scoring already has per 32 ms window —
 the Silero probability and the RMS level — and scoring then refuses to count a
-silence it covers as a pass (`floorbench.scoring.sound_flags`).
+silence it covers as a pass (`floorbench.suites.mpe.sound_flags`).
 
 A window is *sound* when it is loud (RMS at or above `SoundRules.min_rms`, full
 scale = 1) and Silero's probability stays under `SoundRules.max_probability`;

@@ -7,9 +7,25 @@ turn texts, labels), so a transcript containing markup stays text.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from floorbench.escape import html_text
-from floorbench.scoring.metrics import MetricScore
+
+
+class Score(Protocol):
+    """What a bar needs of one score (a suite's own score record, e.g. mpe's `MetricScore`)."""
+
+    @property
+    def value(self) -> float | None: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def ci_low(self) -> float | None: ...
+    @property
+    def ci_high(self) -> float | None: ...
+    @property
+    def reportable(self) -> bool | None: ...
+
 
 RUN_COLORS = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d")
 
@@ -20,7 +36,7 @@ def esc(text: object) -> str:
 
 
 def bar_chart(title: str, groups: Sequence[str], series: Sequence[str],
-              values: dict[tuple[str, str], MetricScore | None]) -> str:
+              values: dict[tuple[str, str], Score | None]) -> str:
     """Grouped bars (groups = conditions, series = runs) on 0..1 with 95% interval whiskers."""
     w, h, left, top, bottom = 460, 220, 40, 28, 40
     plot_h = h - top - bottom

@@ -28,7 +28,6 @@ from typing import Any
 
 from floorbench.errors import read_utf8
 from floorbench.records import write_json_atomic
-from floorbench.scoring.agreement import cohen_kappa
 from floorbench.scoring.cache import JsonlCache
 from floorbench.scoring.inputs import InputError
 from floorbench.scoring.judges import VERDICTS, JudgeInput, Task, judge_cached, judge_id, make_judge
@@ -71,6 +70,18 @@ class LabelledItem:
     source: str = ""
     """who or what wrote the item (its ``source`` field, else the folder it came from): what
     agreement is split by, so a source can be held out entirely"""
+
+
+def cohen_kappa(a: list[str], b: list[str]) -> float | None:
+    n = len(a)
+    if n == 0:
+        return None
+    po = sum(x == y for x, y in zip(a, b, strict=True)) / n
+    ca, cb = Counter(a), Counter(b)
+    pe = sum(ca[k] * cb[k] for k in set(ca) | set(cb)) / (n * n)
+    if pe == 1.0:
+        return 1.0 if po == 1.0 else None
+    return (po - pe) / (1.0 - pe)
 
 
 def label_files(spec: str | Path) -> list[Path]:

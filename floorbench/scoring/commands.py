@@ -141,13 +141,18 @@ def judge_agreement_cmd(
         _judge_labels(labels, scored, judge, out, _judge_options(judge, judge_base_url, judge_key_env,
                                                                  judge_concurrency), hold_out_source)
         return
-    from floorbench.scoring.agreement import agreement
+    from floorbench.plugins import suite_reporting
 
     if scored is None or b is None:
         _fail(OptionError("judge-agreement needs --labels FILE, or a scored run folder and --b JUDGE"))
     if (scored / "av_scores.json").is_file():
         _fail(OptionError(f"{scored}: an av run's rubric is measured against people only: --labels FILE with its "
                           "clips' rubric_payload (docs/suites/av.md, Scoring)"))
+    suite = suite_reporting([scored])
+    if not suite.has("run_agreement"):
+        _fail(OptionError(f"{scored}: suite {suite.name}'s judges are measured against people only: --labels FILE "
+                          f"(docs/{suite.doc})"))
+    agreement = suite.part("run_agreement")
     try:
         result, path = agreement(
             scored, a, b, sample=sample, seed=seed, out=out,

@@ -181,6 +181,16 @@ def load_turns(path: Path) -> DialogueTurns:
     return turns
 
 
+def read_scored_text(path: Path) -> str:
+    """A file `floorbench score` wrote, as text; one-line `InputError` if it is not UTF-8 or unreadable."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text (byte {e.start}); re-run `floorbench score`") from e
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror}); re-run `floorbench score`") from e
+
+
 def check_turns(turns: DialogueTurns, path: Path) -> None:
     """The constraints scoring relies on (a subset of the scenario validator's)."""
     ts = sorted(turns.turns, key=lambda t: (t.start_ms, t.turn_id))

@@ -145,7 +145,7 @@ def refuse_silent_alignment(clip: ClipScore, sounds: list[tuple[int, int]], rule
                             ) -> str | None:
     """A clip aligned by the model's silence (stay silent, yield, a backchannel not taken) whose window
     loud non-speech sound covers is not aligned: the rules hear speech only, and a tone or noise there
-    is a silence the model did not keep (as `floorbench.scoring.sound_flags` refuses mpe's silence
+    is a silence the model did not keep (as `floorbench.suites.mpe.sound_flags` refuses mpe's silence
     passes). Returns the warning line for a clip whose window holds such sound, else None."""
     ev, window = clip.inp.event, clip.inp.window
     assert ev is not None and window is not None

@@ -29,5 +29,6 @@ PLUGIN = SuitePlugin(
     ),
     score="floorbench.suites.mpe.commands:score",
     report="floorbench.suites.mpe.report:write_scored_report",
+    run_agreement="floorbench.suites.mpe.agreement:agreement",
     commands="floorbench.suites.mpe.commands:commands",
 )

@@ -17,12 +17,10 @@ from pathlib import Path
 
 from floorbench.escape import md_cell
 from floorbench.report.html import CSS
-from floorbench.report.load import ScoredRun, load_runs
 from floorbench.report.render import write_pages
 from floorbench.report.svg import bar_chart, esc
-from floorbench.scoring.items import CAPACITIES, DIAGNOSTICS, Item, Kind
-from floorbench.scoring.scores_file import ScoresFile
 from floorbench.scoring.transport_summary import latency_cell
+from floorbench.suites.mpe.items import CAPACITIES, DIAGNOSTICS, Item, Kind
 from floorbench.suites.mpe.report_tables import (
     METRIC_TITLES,
     Table,
@@ -31,6 +29,8 @@ from floorbench.suites.mpe.report_tables import (
     failures_table,
     fmt_score,
 )
+from floorbench.suites.mpe.scored_runs import ScoredRun, load_runs
+from floorbench.suites.mpe.scores_file import ScoresFile
 from floorbench.suites.mpe.timeline import LABEL_COLORS, timeline
 
 

@@ -9,11 +9,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from floorbench.report.load import ScoredRun
 from floorbench.scoring import stats
-from floorbench.scoring.items import CAPACITIES, DIAGNOSTICS, Metric
-from floorbench.scoring.metrics import SENSITIVITY_MS, MetricScore, paired_accuracy
 from floorbench.scoring.transport_summary import latency_cell
+from floorbench.suites.mpe.items import CAPACITIES, DIAGNOSTICS, Metric
+from floorbench.suites.mpe.metrics import SENSITIVITY_MS, MetricScore, paired_accuracy
+from floorbench.suites.mpe.scored_runs import ScoredRun
 
 METRIC_TITLES = {
     Metric.fresh_onset_rate: "Fresh-onset response rate",

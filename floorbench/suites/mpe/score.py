@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 from floorbench.audio.vad import WINDOW_MS, VadRules
 from floorbench.paths import outputs
-from floorbench.scoring import metrics
 from floorbench.scoring.cache import JsonlCache
 from floorbench.scoring.inputs import (
     DialogueSource,
@@ -38,15 +37,16 @@ from floorbench.scoring.inputs import (
     read_model_track,
     run_label,
 )
-from floorbench.scoring.items import Item
 from floorbench.scoring.outcome import ScoreRequest
-from floorbench.scoring.scores_file import (
+from floorbench.scoring.transport_summary import transport_summary
+from floorbench.suites.mpe import metrics
+from floorbench.suites.mpe.items import Item
+from floorbench.suites.mpe.rules import MpeRules
+from floorbench.suites.mpe.scores_file import (
     OUTPUTS,
     ScoresFile,
     write_outputs,
 )
-from floorbench.scoring.transport_summary import transport_summary
-from floorbench.suites.mpe.rules import MpeRules
 from floorbench.suites.mpe.timing import Dialogue, timing_items
 
 if TYPE_CHECKING:
@@ -98,15 +98,15 @@ def _timing_stage(
     """VAD on every model track, then the timing rules on its speech: (items per dialogue, vad.jsonl rows,
     warnings).
 
-    A silence pass over loud sound that is not speech is refused (`floorbench.scoring.sound_flags`),
+    A silence pass over loud sound that is not speech is refused (`floorbench.suites.mpe.sound_flags`),
     with one warning per dialogue that holds such sound.
 
     A track that cannot be read (or holds no samples, or NaN/inf samples) marks
     its dialogue unreadable (`error`) and is left out; items whose window lies
     past the end of the recording come out `unscorable`.
     """
-    from floorbench.scoring.sound_flags import refuse_silent_passes, sound_warning
     from floorbench.scoring.vad_stage import heard_speech, run_vad
+    from floorbench.suites.mpe.sound_flags import refuse_silent_passes, sound_warning
 
     vad = run_vad(
         [s.model_wav for s in sources], workers=opts.workers, batch=opts.vad_batch,
@@ -174,8 +174,8 @@ def _content_stage(
 ) -> tuple[Transcriber, Judge]:
     """ASR of the speech in every window that needs a transcript, then the judges; fills the items in place."""
     from floorbench.scoring.asr import Transcriber
-    from floorbench.scoring.content import PendingDialogue, fill_content
     from floorbench.scoring.judges import make_judge
+    from floorbench.suites.mpe.content import PendingDialogue, fill_content
 
     transcriber = Transcriber(
         opts.asr, allow_download=opts.asr_download, cpu_threads=opts.asr_threads,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from floorbench.records import DialogueTurn
 from floorbench.report.load import Curve
 from floorbench.report.svg import esc
-from floorbench.scoring.items import Item, Kind, Metric
+from floorbench.suites.mpe.items import Item, Kind, Metric
 
 LABEL_COLORS = {
     "T": "#1f77b4", "N1": "#9467bd", "N2": "#8c564b", "N3": "#7f7f7f", "N4Q": "#ff7f0e", "N4R": "#2ca02c",

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from floorbench.records import DialogueTurn
-from floorbench.scoring.items import Item, Kind, Metric
+from floorbench.suites.mpe.items import Item, Kind, Metric
 from floorbench.suites.mpe.rules import MpeRules
 
 Segment = tuple[int, int]

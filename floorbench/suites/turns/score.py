@@ -126,7 +126,7 @@ def silence_over_sound(clips: Sequence[DialogueTurn], outcome: DialogueOutcome, 
 
     The counts stay TurnBench's (they read speech decisions only, and so does its scorer); a true negative
     a tone or noise covers is earned by silence the model did not keep, so it is counted here and
-    warned about, never left to pass unsaid (`floorbench.scoring.sound_flags` does the same for mpe)."""
+    warned about, never left to pass unsaid (`floorbench.suites.mpe.sound_flags` does the same for mpe)."""
     out: dict[str, int] = {}
     for track, events, counts in (("eot", eot_events(clips), outcome.eot), ("yield", yield_events(clips), outcome.yield_)):
         n = 0

@@ -16,9 +16,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from floorbench.paths import outputs
 from floorbench.records import write_json_atomic
-from floorbench.scoring import metrics
-from floorbench.scoring.inputs import InputError, first_error
-from floorbench.scoring.items import Item
+from floorbench.scoring.inputs import InputError, first_error, read_scored_text
+from floorbench.suites.mpe import metrics
+from floorbench.suites.mpe.items import Item
 
 SCORES_VERSION = 1
 
@@ -81,16 +81,6 @@ def read_items(path: Path) -> list[Item]:
                     f"{path}:{n}: not an item of this version ({first_error(e)}); re-run `floorbench score`"
                 ) from e
     return items
-
-
-def read_scored_text(path: Path) -> str:
-    """A file `floorbench score` wrote, as text; one-line `InputError` if it is not UTF-8 or unreadable."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: not UTF-8 text (byte {e.start}); re-run `floorbench score`") from e
-    except OSError as e:
-        raise InputError(f"{path}: cannot be read ({e.strerror}); re-run `floorbench score`") from e
 
 
 def read_scores(folder: Path) -> ScoresFile:

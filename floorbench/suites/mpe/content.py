@@ -20,8 +20,8 @@ from floorbench.audio.time_map import TimeMap
 from floorbench.records import DialogueTurns
 from floorbench.scoring.asr import Transcriber, clip_audio
 from floorbench.scoring.cache import JsonlCache
-from floorbench.scoring.items import Item, Kind, Metric
 from floorbench.scoring.judges import Judge, JudgeInput, Task, Verdict, judge_cached
+from floorbench.suites.mpe.items import Item, Kind, Metric
 
 
 @dataclass

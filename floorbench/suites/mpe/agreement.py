@@ -15,24 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from floorbench.records import write_json_atomic
+from floorbench.scoring.agreement_labels import cohen_kappa
 from floorbench.scoring.cache import JsonlCache
-from floorbench.scoring.content import turn_context
 from floorbench.scoring.inputs import InputError, load_turns
-from floorbench.scoring.items import Item, Metric
 from floorbench.scoring.judges import JudgeInput, Task, judge_cached, judge_id, make_judge
-from floorbench.scoring.scores_file import read_items, read_scores, read_vad_rows
-
-
-def cohen_kappa(a: list[str], b: list[str]) -> float | None:
-    n = len(a)
-    if n == 0:
-        return None
-    po = sum(x == y for x, y in zip(a, b, strict=True)) / n
-    ca, cb = Counter(a), Counter(b)
-    pe = sum(ca[k] * cb[k] for k in set(ca) | set(cb)) / (n * n)
-    if pe == 1.0:
-        return 1.0 if po == 1.0 else None
-    return (po - pe) / (1.0 - pe)
+from floorbench.suites.mpe.content import turn_context
+from floorbench.suites.mpe.items import Item, Metric
+from floorbench.suites.mpe.scores_file import read_items, read_scores, read_vad_rows
 
 
 def _decided(va: list[str], vb: list[str]) -> float | None:

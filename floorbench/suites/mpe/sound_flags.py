@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from floorbench.audio.sounds import SoundRules, overlap_ms
-from floorbench.scoring.items import Item, Kind
+from floorbench.suites.mpe.items import Item, Kind
 
 Segment = tuple[int, int]
 

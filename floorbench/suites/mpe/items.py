@@ -98,7 +98,7 @@ class Kind(StrEnum):
     # silence_keeping, yield_rate
     non_speech_sound = "non_speech_sound"
     """no speech, but loud sound the VAD does not call speech covers the window (a tone, music, noise):
-    a silence the model did not keep (fail; `floorbench.scoring.sound_flags`)"""
+    a silence the model did not keep (fail; `floorbench.suites.mpe.sound_flags`)"""
 
 
 class Item(BaseModel):

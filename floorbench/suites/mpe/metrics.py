@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from floorbench.scoring import stats
-from floorbench.scoring.items import Item, Kind, Metric
+from floorbench.suites.mpe.items import Item, Kind, Metric
 
 YIELD_MIN_N = 20
 SENSITIVITY_MS = (0, 100, 200, 300, 500)
