@@ -117,7 +117,9 @@ class SuitePlugin:
     - ``own_labels(path) -> bool`` and ``label_agreement(path, judge, out, options)`` —
       `floorbench judge-agreement --labels` on a label file of the suite's own judge;
     - ``run_agreement(scored, a, b, sample=, seed=, out=, options_a=, options_b=) -> (result, written)`` —
-      `floorbench judge-agreement SCORED --b JUDGE`: two judges on a scored run's items.
+      `floorbench judge-agreement SCORED --b JUDGE`: two judges on a scored run's items;
+    - ``check_turns(turns) -> str | None`` — the suite's own rules on a dialogue's turns.json (in time
+      order) beyond the shared ones, the first broken one as "turn N: …" (`floorbench.scoring.inputs`).
     """
 
     name: str
@@ -148,6 +150,7 @@ class SuitePlugin:
     """``(path, judge, out, options) -> (lines, written)``: `judge-agreement --labels` on such a file"""
     run_agreement: str | None = None
     """two judges on the same sample of a scored run's items (mpe: answers and intrusions)"""
+    check_turns: str | None = None
     labels: tuple[str, ...] = ()
     """the turn labels its scenarios and recordings carry (`turns.json` is checked against them)"""
     paired: bool = False
@@ -172,7 +175,7 @@ class SuitePlugin:
 PART_NAMES = frozenset({
     "load_scenario", "suite_info", "live_schedule", "score", "recognises", "generate", "oracle", "check_suite",
     "report", "reports", "commands", "cli_commands", "own_labels", "label_agreement",
-    "run_agreement",
+    "run_agreement", "check_turns",
 })
 
 

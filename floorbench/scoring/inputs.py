@@ -26,19 +26,19 @@ from floorbench.audio.consistency import recording_disagreement
 from floorbench.audio.time_map import TimeMap, time_map_of
 from floorbench.errors import FloorbenchError
 from floorbench.paths import inside, inside_each
+from floorbench.plugins import SuitePlugin, all_suites
 from floorbench.records import DialogueTurns, Outcome, RunMeta
-from floorbench.suites.registry import all_suites, get_suite
 
 ACCEPTED_RATES = (16000, 24000, 48000)
 
 
-def suite_labels(first: str) -> tuple[str, ...]:
-    """The turn labels of the suite whose labels include `first` (a dialogue holds one suite's
-    labels only; each suite declares them, `SuitePlugin.labels`); () when none does."""
+def suite_of_labels(first: str) -> SuitePlugin | None:
+    """The suite whose turn labels include `first` (a dialogue holds one suite's labels only; each suite
+    declares them, `SuitePlugin.labels`); None when none does."""
     for s in all_suites():
         if first in s.labels:
-            return s.labels
-    return ()
+            return s
+    return None
 SCORING_RATE = 16000
 
 
@@ -197,7 +197,11 @@ def check_turns(turns: DialogueTurns, path: Path) -> None:
     if not ts:
         raise InputError(f"{path}: 'turns' is empty; a dialogue needs its human turns")
     seen: set[int] = set()
-    known = suite_labels(ts[0].label) or get_suite(None).labels
+    suite = suite_of_labels(ts[0].label)
+    if suite is None:
+        raise InputError(f"{path}: turn {ts[0].turn_id}: unknown label '{ts[0].label}'; use one suite's labels: "
+                         + "; ".join(f"{s.name}: {', '.join(s.labels)}" for s in all_suites() if s.labels))
+    known = suite.labels
     for i, t in enumerate(ts):
         where = f"{path}: turn {t.turn_id}"
         if t.turn_id in seen:
@@ -212,12 +216,8 @@ def check_turns(turns: DialogueTurns, path: Path) -> None:
                 f"{where}: ends at {t.end_ms} ms after turn {ts[i + 1].turn_id} starts "
                 f"({ts[i + 1].start_ms} ms); human turns must not overlap"
             )
-        if t.label == "T" and not (t.gold or "").strip():
-            raise InputError(f"{where}: a T turn needs a 'gold' answer")
-        if t.label == "N4Q" and (i + 1 >= len(ts) or ts[i + 1].label != "N4R"):
-            raise InputError(f"{where}: an N4Q must be followed immediately by its N4R")
-        if t.label == "N4R" and (i == 0 or ts[i - 1].label != "N4Q"):
-            raise InputError(f"{where}: an N4R must follow its N4Q immediately")
+    if suite.has("check_turns") and (problem := suite.part("check_turns")(ts)):
+        raise InputError(f"{path}: {problem}")
 
 
 def _check_inside(root: Path, folder: Path) -> None:

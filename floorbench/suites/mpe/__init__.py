@@ -30,5 +30,6 @@ PLUGIN = SuitePlugin(
     score="floorbench.suites.mpe.commands:score",
     report="floorbench.suites.mpe.report:write_scored_report",
     run_agreement="floorbench.suites.mpe.agreement:agreement",
+    check_turns="floorbench.suites.mpe.timing:check_turns",
     commands="floorbench.suites.mpe.commands:commands",
 )

@@ -363,3 +363,17 @@ def timing_items(d: Dialogue, segments: Sequence[Segment], rules: MpeRules = Mpe
         elif turn.label == "N4Q":
             items.extend(n4_items(d, i, segs, rules))
     return items
+
+
+def check_turns(turns: Sequence[DialogueTurn]) -> str | None:
+    """Suite mpe's part `check_turns`: the turn rules its timing relies on, beyond what every suite's turns.json
+    keeps; the first broken one as "turn N: …" (the engine names the file), or None. `turns` are in time order."""
+    for i, t in enumerate(turns):
+        where = f"turn {t.turn_id}"
+        if t.label == "T" and not (t.gold or "").strip():
+            return f"{where}: a T turn needs a 'gold' answer"
+        if t.label == "N4Q" and (i + 1 >= len(turns) or turns[i + 1].label != "N4R"):
+            return f"{where}: an N4Q must be followed immediately by its N4R"
+        if t.label == "N4R" and (i == 0 or turns[i - 1].label != "N4Q"):
+            return f"{where}: an N4R must follow its N4Q immediately"
+    return None
