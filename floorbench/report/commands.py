@@ -1,7 +1,7 @@
 """`floorbench report`: scored runs side by side, as Markdown and self-contained HTML.
 
 One error line and exit 2 on any expected failure; the suite of the runs decides the
-report's shape (its part `report`, floorbench.suites.registry).
+report's shape (its part `report`, floorbench.plugins).
 """
 
 from __future__ import annotations

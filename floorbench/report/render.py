@@ -16,7 +16,7 @@ from floorbench.scoring.inputs import InputError
 def write_report(paths: list[Path], out: Path, title: str = "floorbench report",
                  max_timelines: int = 12) -> tuple[Path, Path]:
     """report.md and report.html of `paths`, in the shape of the suite they all belong to."""
-    from floorbench.suites.registry import suite_reporting
+    from floorbench.plugins import suite_reporting
 
     report = suite_reporting(paths).part("report")
     try:

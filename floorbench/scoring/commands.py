@@ -74,8 +74,8 @@ def score_cmd(
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:
     """Score recordings: timing from VAD, content from ASR + judge, intervals, McNemar."""
+    from floorbench.plugins import suite_recognising
     from floorbench.scoring.outcome import ScoreRequest
-    from floorbench.suites.registry import suite_recognising
 
     _check(("--judge-concurrency", judge_concurrency, 1, MAX_CONCURRENCY), ("--workers", workers, 1, MAX_CONCURRENCY),
            ("--resamples", resamples, 0, MAX_RESAMPLES), ("--seed", seed, 0, MAX_SEED))
@@ -172,8 +172,8 @@ def judge_agreement_cmd(
 def _judge_labels(labels: str, scored: Path | None, judge: str, out: Path | None,
                   options: dict[str, object], hold_out: list[str] | None = None) -> None:
     """`--labels`: the judge (and the offline judge beside an LLM one) against human verdicts."""
+    from floorbench.plugins import suite_owning_labels
     from floorbench.scoring.agreement_labels import calibrate, report_lines
-    from floorbench.suites.registry import suite_owning_labels
 
     if scored is not None:
         _fail(OptionError("--labels measures a judge against human labels; give no scored run folder with it"))

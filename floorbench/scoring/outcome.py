@@ -1,6 +1,6 @@
 """What `floorbench score` hands a suite's scorer, and what the scorer hands back to print.
 
-Every suite's part `score` (floorbench.suites.registry) is called with the same
+Every suite's part `score` (floorbench.plugins) is called with the same
 `ScoreRequest` (the command line's options) and answers with a `ScoreOutcome`; the
 command prints it the same way for every suite, so a suite's scorer never prints.
 A suite's own options are a `ScoreRequest` subclass that adds its rules

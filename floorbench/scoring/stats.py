@@ -1,5 +1,5 @@
-"""Statistics of suite mpe (docs/suites/mpe.md): scenario bootstrap, exact McNemar, Spearman rank agreement;
-and the Wilson score interval of a pass rate (suite agent's trials, docs/testing.md).
+"""Statistics every suite's scorer shares: scenario bootstrap, exact McNemar, Spearman rank agreement (mpe's metrics,
+turns' and av's intervals, docs/suites/); and the Wilson score interval of a pass rate (suite agent's trials, docs/testing.md).
 
 The bootstrap resamples *scenarios* with replacement (all items of a drawn
 scenario come along) and recomputes each metric as a ratio of sums, so

@@ -1,9 +1,9 @@
 """Suite `mpe` — multi-party selective engagement (docs/suites/mpe.md): answer when addressed, else stay silent.
 
-Its scenario records, validator and scorer are the engine's own shared core
-(`floorbench.scenarios.schema`, `floorbench.scenarios.validate`, `floorbench.scoring`,
-`floorbench.report`), which the other suites build on; its rules, live schedule, oracle,
-generator and timing rules are in this folder.
+Its rules, live schedule, oracle, generator, timing rules, items, metrics, scores file
+and report are in this folder, reached by the engine only through the parts below; the
+engine lends it what every suite shares (windows, VAD, ASR, judges, bootstrap, the
+report's page shell).
 """
 
 from pathlib import Path
