@@ -58,6 +58,7 @@ from floorbench.processors.cascade_answer import answer
 from floorbench.processors.cascade_llm import LLMLink, LLMResponder, LLMSettings
 from floorbench.processors.cascade_speech import Transcriber, Voice, resolve_asr_model, resolve_voice
 from floorbench.processors.cascade_text import Addressing, Heard, addressing
+from floorbench.processors.cascade_tools import FILLER, ToolPlan, ToolRules, fetch_tools, tools_url
 from floorbench.processors.registry import Model, ModelContext
 from floorbench.processors.room_audio import RoomAudioProcessor
 
@@ -158,6 +159,8 @@ class CascadeProcessor(RoomAudioProcessor):
         """pipecat's LocalSmartTurnAnalyzerV3 when `turn_detector` is smart_turn_v3"""
         self._turn_verdict: bool | None = None
         """Smart Turn's verdict on the current silence (None: not asked since the last speech)"""
+        self.tool_rules: ToolRules | None = None
+        """the trial's mock tools when the runner serves them (cascade_tools), read at start"""
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -182,6 +185,13 @@ class CascadeProcessor(RoomAudioProcessor):
         loop = asyncio.get_running_loop()
         self._loaded = loop.run_in_executor(self._asr_pool, self._load)
         self._worker = self.create_task(self._utterance_worker(), name="cascade-utterances")
+        if (base := tools_url()) is not None:
+            try:
+                self.tool_rules = ToolRules(base, await fetch_tools(base))
+            except Exception as e:  # the scenario's tool checks then fail; the conversation goes on
+                await self.push_error(f"cascade tools: cannot read {base}/tools ({type(e).__name__}: {e})")
+            if self.llm is not None and self.tool_rules is not None:
+                self.llm.tools = self.tool_rules
 
     async def on_room_audio(self, frame: InputAudioRawFrame) -> None:
         await self._on_audio(frame)
@@ -326,6 +336,12 @@ class CascadeProcessor(RoomAudioProcessor):
         t = time.monotonic()
         reply: str | None = None
         rule = verdict.reason
+        plan = None
+        if self.tool_rules is not None and self.llm is None:
+            plan = self.tool_rules.plan(text, prev.text if prev is not None and before else None)
+        if plan is not None:
+            await self._answer_with_tool(plan, text, end_ms, asr_ms)
+            return
         if self.llm is not None and (verdict.addressed or self.llm.decides_addressing):
             try:
                 reply, _ = await self.llm.reply(self.s.name, context, self.spoken, joined)
@@ -363,6 +379,26 @@ class CascadeProcessor(RoomAudioProcessor):
         self._pending_answer = True
         self._tts_cancel = threading.Event()
         self._speak_task = self.create_task(self._speak(reply, record), name="cascade-speak")
+
+    async def _answer_with_tool(self, plan: ToolPlan, text: str, end_ms: int, asr_ms: int) -> None:
+        """Say a filler, call the tool meanwhile, then speak what it answered (cascade_tools)."""
+        assert self.tool_rules is not None
+        record: dict[str, Any] = {"event": "decision", "addressed": True, "reason": "tool", "rule": "tool_filler",
+                                  "tool": plan.tool.name, "arguments": plan.arguments, "text": text,
+                                  "reply": FILLER, "speech_end_ms": end_ms, "asr_ms": asr_ms}
+        self._pending_answer = True
+        self._tts_cancel = threading.Event()
+        self._speak_task = filler = self.create_task(self._speak(FILLER, record), name="cascade-speak")
+        reply = await self.tool_rules.run(plan)
+        await asyncio.wait({filler})  # played out, or cut by a barge-in
+        if self._in_speech and self._onset_ms > end_ms:
+            await self._marker({**record, "rule": "tool_answer", "reply": reply,
+                                "dropped": "someone took the floor during the tool call"})
+            return
+        answer_record = {**record, "rule": "tool_answer", "reply": reply, "speech_end_ms": _now_ms(self._t0)}
+        self._pending_answer = True
+        self._tts_cancel = threading.Event()
+        self._speak_task = self.create_task(self._speak(reply, answer_record), name="cascade-speak")
 
     # --- speaking ---------------------------------------------------------------------
 

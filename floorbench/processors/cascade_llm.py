@@ -27,6 +27,7 @@ from pydantic import Field, field_validator
 from floorbench import safe_http
 from floorbench.processors.adapter_config import KeyFromEnv, ModelError, public_url
 from floorbench.processors.cascade_text import Heard
+from floorbench.processors.cascade_tools import ToolRules, openai_tools, run_tool_calls
 from floorbench.redact import redact_url
 
 SYSTEM_PROMPT = (
@@ -37,6 +38,9 @@ SYSTEM_PROMPT = (
     "are fine. If people talk to each other, to another device, to themselves, or only mention "
     "you, reply with exactly SILENT."
 )
+
+MAX_TOOL_ROUNDS = 3
+"""tool-call rounds in one reply before the model's last words are taken as they are"""
 
 
 class LLMSettings(KeyFromEnv):
@@ -63,6 +67,8 @@ class LLMSettings(KeyFromEnv):
 class LLMResponder:
     settings: LLMSettings
     api_key: str | None
+    tools: ToolRules | None = None
+    """the trial's mock tools, offered to the model as functions (set by the cascade at start)"""
 
     @classmethod
     def from_settings(cls, settings: LLMSettings, model_name: str) -> LLMResponder:
@@ -140,21 +146,29 @@ class LLMResponder:
 
         headers = self._headers()
         s = self.settings
-        body = {
-            "model": s.model,
-            "messages": self.messages(name, history, spoken, latest),
-            "max_tokens": s.max_tokens,
-            "temperature": s.temperature,
-        }
+        messages: list[dict[str, Any]] = list(self.messages(name, history, spoken, latest))
+        body: dict[str, Any] = {"model": s.model, "messages": messages, "max_tokens": s.max_tokens,
+                                "temperature": s.temperature}
+        if self.tools is not None and self.tools.tools:
+            body["tools"] = openai_tools(self.tools.tools)
         t0 = time.monotonic()
         timeout = aiohttp.ClientTimeout(total=s.timeout_s)
+        message: dict[str, Any] = {}
         async with aiohttp.ClientSession(timeout=timeout) as session:
-            async with safe_http.request(session, "POST", f"{s.base_url}/chat/completions", json=body,
-                                         headers=headers) as r:
-                if r.status != 200:
-                    raise RuntimeError(f"LLM endpoint {public_url(s.base_url)} answered HTTP {r.status}")
-                data = await r.json()
-        text = str(data["choices"][0]["message"]["content"] or "").strip()
+            for _ in range(MAX_TOOL_ROUNDS + 1):
+                async with safe_http.request(session, "POST", f"{s.base_url}/chat/completions", json=body,
+                                             headers=headers) as r:
+                    if r.status != 200:
+                        raise RuntimeError(f"LLM endpoint {public_url(s.base_url)} answered HTTP {r.status}")
+                    data = await r.json()
+                message = data["choices"][0]["message"]
+                calls = message.get("tool_calls") or []
+                if not calls or self.tools is None:
+                    break
+                # the model asked for tools: run them on the mock, hand back the results, ask again
+                messages.append({"role": "assistant", "content": message.get("content"), "tool_calls": calls})
+                messages.extend(await run_tool_calls(self.tools.base, calls))
+        text = str(message.get("content") or "").strip()
         ms = int((time.monotonic() - t0) * 1000)
         if not text or text.strip(" .!\"'").upper() == "SILENT":
             return None, ms
