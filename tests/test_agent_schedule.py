@@ -214,3 +214,33 @@ def test_describe_records_the_branch_rules_and_the_callers_asr(tmp_path: Path) -
     rules = d["steps"][1]["branch"]["rules"]
     assert [r["name"] for r in rules] == ["order", "sorry"] and [r["clip"] for r in rules] == [2, 3]
     assert d["caller_asr"] == "fake"
+
+
+class PhoneRoom(FakeRoom):
+    """A playback with a data channel to a phone leg: what the schedule asked it to send, and when."""
+
+    def __init__(self, model: ScriptedModel, sample_rate: int = SR) -> None:
+        super().__init__(model, sample_rate)
+        self.sent: list[tuple[int, dict[str, object]]] = []
+
+    async def send_data(self, message: dict[str, object]) -> None:
+        self.sent.append((self.clock.now_ns() // 1_000_000, message))
+
+
+def test_a_dtmf_step_presses_its_keys_once_the_agents_turn_has_ended(tmp_path: Path) -> None:
+    """say 500–1500; the agent answers 1800–3000; the keys go at 3000 + gap 500 = 3500, five of 100 ms;
+    the agent reads them back 4200–5000 and the next say waits for that turn to end."""
+    s = scenario(tmp_path, '- say: hello\n- dtmf: "1234#"\n  duration_ms: 100\n- say: bye')
+    audio = {c.id: np.zeros(SR, dtype=np.int16) for c in s.turns}
+    room = PhoneRoom(ScriptedModel([(1800, 3000), (4200, 5000)]), SR)
+    run_virtual(AgentSchedule(s, audio, SR, EXACT).run(room))
+    assert room.sent == [(3500, {"floorbench": "dtmf", "digits": "1234#", "step": 2, "duration_ms": 100})]
+    mark = next(f for k, f in room.events if k is EventKind.marker)
+    assert (mark["step"], mark["reason"], mark["t_ms"], mark["end_ms"], mark["digits"]) == (2, "dtmf", 3500, 4000, "1234#")
+    assert starts_by_step(room) == {1: 500, 3: 5000 + 500}
+
+
+def test_a_dtmf_step_without_a_data_channel_says_so_on_the_timeline(tmp_path: Path) -> None:
+    room = play(scenario(tmp_path, '- say: hello\n- dtmf: "9"'), [(1800, 3000)])
+    mark = next(f for k, f in room.events if k is EventKind.marker)
+    assert (mark["step"], mark["reason"]) == (2, "not_sent") and "end_ms" not in mark

@@ -98,7 +98,7 @@ async def test_a_bad_dtmf_request_is_one_error():
         leg = _leg(uri=agent.uri)
         _, up = await run_test(leg, frames_to_send=[SleepFrame(sleep=0.8), ask, SleepFrame(sleep=0.2)])
     errors = _errors(up)
-    assert len(errors) == 1 and "digits are 0-9, *, #, A-D" in errors[0]
+    assert len(errors) == 1 and "write the keys as a string of 0-9, *, #, A-D" in errors[0]
 
 
 @pytest.mark.parametrize(("answer", "kind", "status", "wait_s"), [

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
 from typing import Any, ClassVar
 
@@ -43,6 +42,7 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pydantic import Field, field_validator
 
+from floorbench.phone.dtmf import DTMF_REQUEST, dtmf_problem
 from floorbench.phone.stack import CLOCK_RATE, CallState, SipStack
 from floorbench.phone.uri import PhoneError, SipTarget, codec_names, parse_target
 from floorbench.processors.adapter_config import AdapterSettings, ModelError, Seconds
@@ -69,9 +69,6 @@ def agent_clock(rtp: dict[str, Any]) -> str:
 
 
 BUSY, DECLINED, NO_ANSWER = {486, 600}, {603, 403}, {408, 480, 487}
-DTMF_DIGITS = re.compile(r"[0-9*#A-Da-d]{1,32}")
-DTMF_REQUEST = "dtmf"
-"""a room data message ``{"floorbench": "dtmf", "digits": "1234#"}`` makes the leg send those digits"""
 
 
 def failure(status: int | None, reason: str, uri: str, codecs: list[str]) -> tuple[str, str]:
@@ -120,22 +117,27 @@ class PhoneLeg(ModelLinkProcessor):
         if isinstance(frame, InputTransportMessageFrame) and isinstance(frame.message, dict) \
                 and frame.message.get("floorbench") == DTMF_REQUEST:
             await super(RoomAudioProcessor, self).process_frame(frame, direction)
-            await self.send_dtmf(str(frame.message.get("digits", "")))
+            await self.send_dtmf(str(frame.message.get("digits", "")), frame.message.get("duration_ms"),
+                                 frame.message.get("step"))
             return
         await super().process_frame(frame, direction)
 
-    async def send_dtmf(self, digits: str) -> None:
-        """Send `digits` to the agent as RFC 4733 telephone events; a timeline marker says when."""
-        if not DTMF_DIGITS.fullmatch(digits):
-            await self.push_error(f"{self.name}: DTMF {digits!r}: digits are 0-9, *, #, A-D (1 to 32 of them)")
+    async def send_dtmf(self, digits: str, duration_ms: object = None, step: object = None) -> None:
+        """Send `digits` to the agent as RFC 4733 telephone events (each held `duration_ms`); a timeline
+        marker says when (with the test's `step` that asked, if one did)."""
+        problem = dtmf_problem(digits, duration_ms)
+        if problem is not None:
+            await self.push_error(f"{self.name}: {problem}")
             return
         if not self._ready.is_set() or self.stack is None:
             await self.push_error(f"{self.name}: DTMF {digits!r} asked before the call was answered")
             return
         stack = self.stack
-        await asyncio.wrap_future(stack.submit(lambda: stack.send_dtmf(self.call, digits)))
+        held = duration_ms if isinstance(duration_ms, int) else None
+        await asyncio.wrap_future(stack.submit(lambda: stack.send_dtmf(self.call, digits, held)))
         self.dtmf_sent.append(digits)
-        await self._marker({"event": "dtmf", "direction": "to_agent", "digits": digits})
+        await self._marker({"event": "dtmf", "direction": "to_agent", "digits": digits,
+                            **({"step": step} if isinstance(step, int) else {})})
 
     async def _marker(self, record: dict[str, Any]) -> None:
         """A data message in the room: the recorder writes it on the timeline."""

@@ -390,10 +390,12 @@ class SipStack:
         }
         return state.stats
 
-    def send_dtmf(self, state: CallState, digits: str) -> None:
-        """RFC 4733 telephone events (stack thread)."""
+    def send_dtmf(self, state: CallState, digits: str, duration_ms: int | None = None) -> None:
+        """RFC 4733 telephone events, each held `duration_ms` (None: PJSIP's 160 ms) (stack thread)."""
         prm = self.pj.CallSendDtmfParam()
         prm.digits = digits
+        if duration_ms is not None:
+            prm.duration = duration_ms
         prm.method = self.pj.PJSUA_DTMF_METHOD_RFC2833
         state.handle.sendDtmf(prm)
 

@@ -322,6 +322,12 @@ class PlaybackParticipant(RoomParticipant):
         await self.leave()
         await settle(self.source.aclose(), None, "playback: closing the audio source")
 
+    async def send_data(self, message: dict[str, object]) -> None:
+        """A JSON data message to the room, reliable (a phone leg's DTMF request: `floorbench.phone.leg`)."""
+        import json
+
+        await self.room.local_participant.publish_data(json.dumps(message).encode(), reliable=True)
+
     def log(self, kind: EventKind, **fields: object) -> None:
         """A schedule decision; `t_ms` defaults to now, `decided_ms` is always now."""
         now = self.clock.now_ms()

@@ -195,6 +195,9 @@ def play_tests(chosen: list[Any], out: Path, trials: int, model: str | None, con
         cfg_path = resolve_model_config(config) if config is not None else None
         connection = LiveKitConnection.from_env(livekit_url)  # a URL without its key: said before anything is written
         name, cfg = system_under_test(model, cfg_path, identity, dispatch, via)  # an unknown model too
+        from floorbench.suites.agent.dtmf_format import needs_phone
+
+        needs_phone(((f"{t.source}: test {t.name}", t.steps) for t in chosen), name)  # keys need a phone line
         # a link OUT/suite or OUT/run leading elsewhere is refused before anything is written or deleted
         for sub in ("suite", "run"):
             inside(out, sub, f"{out}: {sub}/", ScenarioError)

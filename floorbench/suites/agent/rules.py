@@ -38,6 +38,9 @@ class StepKind(StrEnum):
     persona = "persona"
     """an LLM plays the caller for up to `max_turns` lines, each generated live from the agent's last
     turn (ASR), spoken with a local voice, until its reply says it is done (docs/callers.md)"""
+    dtmf = "dtmf"
+    """once the agent's turn has ended (as a say), press keys: the phone leg sends the digits to the agent
+    as RFC 4733 events (docs/phone.md "DTMF"); a test with one runs only over a phone leg (``--via sip:``)"""
 
 
 CLIP_LABELS: dict[StepKind, str] = {
@@ -57,7 +60,7 @@ PERSONA_BACKCHANNEL = "caller_persona_backchannel"
 LABELS: tuple[str, ...] = (*CLIP_LABELS.values(), PERSONA_BACKCHANNEL)
 SAYS = frozenset({StepKind.say, StepKind.branch})
 """steps that speak once the agent's turn has ended (a branch is a say whose line the agent's words choose)"""
-TURN_ENDS = frozenset({StepKind.say, StepKind.branch, StepKind.barge_in, StepKind.persona})
+TURN_ENDS = frozenset({StepKind.say, StepKind.branch, StepKind.barge_in, StepKind.persona, StepKind.dtmf})
 """steps whose clip hands the floor to the agent (a say the caller goes on with after a pause does not)"""
 
 
@@ -117,6 +120,7 @@ STEP_CHECKS: dict[StepKind, frozenset[Check]] = {
     StepKind.branch: frozenset({Check.responds_within_ms, Check.no_overlap_ms, Check.silent, Check.took_branch})
     | CONTENT,
     StepKind.persona: frozenset({Check.goal_reached, Check.responds_within_ms, Check.no_overlap_ms}) | CONTENT,
+    StepKind.dtmf: frozenset({Check.responds_within_ms, Check.silent}) | CONTENT,
 }
 """the assertions a step of each kind may carry"""
 QUALITY = frozenset({Check.mos_min, Check.mos_p10_min})

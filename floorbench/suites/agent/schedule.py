@@ -185,6 +185,10 @@ class AgentSchedule:
                 await self._turn_over(pb, st, reply, self._gap(st), wait, not_before=max(first, w.cursor))
                 prev_end, end_ns = await self._play(pb, st, max(first, w.cursor), "turn_over")
                 reply, turn_given = Reply(end_ns), True
+            elif st.kind is StepKind.dtmf:
+                wait = st.wait_ms if st.wait_ms is not None else (self.rules.wait_ms if turn_given else 0)
+                await self._turn_over(pb, st, reply, self._gap(st), wait, not_before=max(first, w.cursor))
+                reply, turn_given = Reply(await self._press(pb, st)), True
             elif st.kind in TIMED_TO_AGENT:
                 onset = await self._onset(pb, reply, self.rules.onset_window_ms)
                 if onset is None:
@@ -200,6 +204,25 @@ class AgentSchedule:
         else:
             await self._turn_over(pb, None, reply, self.rules.tail_ms, self.rules.wait_ms if turn_given else 0)
         pb.log(EventKind.end, sample=w.cursor, t_ms=w.playout_ns(w.cursor) // MS)
+
+    async def _press(self, pb: Playback, st: AgentStep) -> int:
+        """Ask the phone leg to send the step's keys (a room data message); log when, and when the last key
+        ends (`dtmf_span_ms`: the keys are sent one after another); return the send time (session ns)."""
+        from floorbench.phone.dtmf import DTMF_REQUEST, dtmf_span_ms
+
+        assert st.digits is not None
+        send = getattr(pb, "send_data", None)
+        sent_ns = pb.clock.now_ns()
+        if send is None:
+            pb.log(EventKind.marker, step=st.n, by="caller", reason="not_sent", label=str(st.kind), digits=st.digits,
+                   why="this playback has no data channel to the phone leg")
+            return sent_ns
+        await send({"floorbench": DTMF_REQUEST, "digits": st.digits, "step": st.n,
+                    **({"duration_ms": st.duration_ms} if st.duration_ms is not None else {})})
+        end_ms = sent_ns // MS + dtmf_span_ms(st.digits, st.duration_ms)
+        pb.log(EventKind.marker, t_ms=sent_ns // MS, step=st.n, by="caller", reason="dtmf", label=str(st.kind),
+               digits=st.digits, duration_ms=st.duration_ms, end_ms=end_ms)
+        return sent_ns
 
     def _sample_at(self, pb: Playback, t_ns: int) -> int:
         """The track sample that leaves at `t_ns` (the cursor if that moment has passed)."""

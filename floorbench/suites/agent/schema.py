@@ -187,6 +187,8 @@ class AgentStep(_Bounded):
     after_ms: int | None = Field(default=None, description="barge_in, backchannel: offset from the agent's onset")
     ms: int | None = Field(default=None, description="silence: how long")
     reply: str | None = Field(default=None, description="what the `oracle` reference agent says after this step")
+    digits: str | None = Field(default=None, description="dtmf: the keys pressed (0-9, *, #, A-D)")
+    duration_ms: int | None = Field(default=None, description="dtmf: how long each key is held")
     label: str | None = Field(default=None, description="the name a branch's goto jumps to")
     branch: Branch | None = Field(default=None, description="branch: its rules (and each line's clip)")
     persona: Persona | None = Field(default=None, description="persona: who plays the caller (and its clips)")

@@ -109,6 +109,8 @@ def _evidence(d: DialogueSource, plan: list[StepPlan], rules: AgentRules, vad: A
     clips = {t.turn_id: Placed(t.start_ms, t.end_ms, **speech_fields(offsets, t.turn_id, t.start_ms, t.end_ms))
              for t in d.turns.turns}
     placed = {by_clip[tid]: p for tid, p in clips.items() if tid in by_clip}
+    placed |= {n: Placed(e.t_ms, int(x["end_ms"])) for e, x, n in stepped  # keys pressed: the request, the last key's end
+               if e.kind is EventKind.marker and e.reason == "dtmf" and isinstance(x.get("end_ms"), int)}
     missing = [st.n for st in plan if (st.clip is not None or st.kind is StepKind.branch)
                and st.n not in placed and st.n not in not_run and st.n not in skipped]
     personas, lines = _personas(stepped, clips)

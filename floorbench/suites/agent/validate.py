@@ -48,7 +48,7 @@ from floorbench.scenarios.validate import (
     read_yaml,
 )
 from floorbench.speech.languages import LANGUAGES, Language, LanguageError, check_voice, language
-from floorbench.suites.agent import tool_format
+from floorbench.suites.agent import dtmf_format, tool_format
 from floorbench.suites.agent.intents import Intent
 from floorbench.suites.agent.persona_format import STEP_OPTIONS as PERSONA_OPTIONS
 from floorbench.suites.agent.persona_format import endpoint, persona
@@ -89,9 +89,10 @@ STEP_OPTIONS: dict[StepKind, tuple[str, ...]] = {
     StepKind.hang_up: ("gap_ms", "label"),
     StepKind.branch: ("voice", "gap_ms", "wait_ms", "label", "expect"),
     StepKind.persona: PERSONA_OPTIONS,
+    StepKind.dtmf: ("duration_ms", "gap_ms", "wait_ms", "reply", "label", "expect"),
 }
 STEP_FORMS = ("say: TEXT, barge_in: TEXT, backchannel: TEXT, silence: MS, branch: {rules, otherwise}, "
-              "persona: {goal, endpoint} or hang_up")
+              "persona: {goal, endpoint}, dtmf: KEYS or hang_up")
 BRANCH_KEYS = ("after", "rules", "otherwise")
 RULE_KEYS = ("name", "contains", "matches", "intent", "say", "voice", "audio", "reply", "goto")
 OTHERWISE_KEYS = ("say", "voice", "audio", "reply", "goto")
@@ -296,7 +297,7 @@ def _kind(where: str, raw: object) -> tuple[StepKind, object, dict[str, Any]]:
     if len(kinds) != 1:
         found = ", ".join(map(str, kinds)) or "none of them"
         raise AgentTestError(
-            f"{where}: a step has exactly one of say, barge_in, backchannel, silence, branch, persona, hang_up ({found} given)"
+            f"{where}: a step has exactly one of {', '.join(StepKind)} ({found} given)"
         )
     kind = StepKind(kinds[0])
     where = f"{where} ({kind})"
@@ -319,6 +320,10 @@ def _step(path: Path, where: str, n: int, raw: object, voice: str,
         step.gap_ms = _ms(where, "gap_ms", opt.get("gap_ms"))
         step.gap_ms = gap if step.gap_ms is None else step.gap_ms
         return step, None, []
+    if kind is StepKind.dtmf:
+        step.gap_ms, step.wait_ms = _ms(where, "gap_ms", opt.get("gap_ms")), _ms(where, "wait_ms", opt.get("wait_ms"))
+        step.gap_ms = gap if step.gap_ms is None else step.gap_ms
+        return dtmf_format.keys(where, step, value, opt), None, []
     if kind is StepKind.silence:
         step.ms = _int(where, "silence", value, 1, RULES.max_ms)
         return step, CallerLine(voice="", text=f"(silence {step.ms} ms)"), []
@@ -602,6 +607,9 @@ def check_agent_scenario(s: AgentScenario, path: Path) -> None:
         if st.kind is StepKind.hang_up:
             if st.clip is not None or i != len(s.steps) - 1:
                 raise ScenarioError(f"{at}: hang_up plays nothing and comes last")
+            continue
+        if st.kind is StepKind.dtmf:
+            dtmf_format.check(at, st)
             continue
         if (st.kind is StepKind.branch) != (st.branch is not None):
             raise ScenarioError(f"{at}: rules belong to a branch step, and a branch step has them; "
