@@ -92,6 +92,27 @@ async def test_dtmf_asked_in_the_room_reaches_the_agent_as_rfc4733_events_and_th
     assert leg.measures()["dtmf_sent"] == ["1234#"]
 
 
+async def test_the_oracle_behind_the_phone_reads_back_the_keys_it_heard_and_silent_does_not():
+    """A test's dtmf step as the phone leg carries it: the step's number rides on the marker, each key is
+    held 80 ms; the oracle answers once the keys stop (at once on #), the silent agent says nothing."""
+    ask = InputTransportMessageFrame(message={"floorbench": "dtmf", "digits": "12#", "duration_ms": 80, "step": 2})
+    got = {}
+    for model in ("oracle", "silent"):
+        with PhoneAgent("--model", model) as agent:
+            leg = _leg(uri=agent.uri)
+            down, up = await run_test(leg, frames_to_send=[SleepFrame(sleep=1.0), ask, SleepFrame(sleep=2.5)])
+        assert _errors(up) == []
+        assert "".join(e["digit"] for e in agent.log() if e["event"] == "dtmf") == "12#"
+        markers = [json.loads(f.message) for f in down if isinstance(f, OutputTransportMessageUrgentFrame)]
+        assert [(m["digits"], m["step"]) for m in markers if m.get("event") == "dtmf"] == [("12#", 2)]
+        audio, rate = output_audio(list(down))
+        got[model] = ([e for e in agent.log() if e["event"] == "reply"], voiced_ms(audio, rate))
+    (reply,), oracle_ms = got["oracle"]
+    assert (reply["keys"], reply["text"]) == ("12#", "You pressed one, two, pound.")
+    assert oracle_ms >= 500  # the read-back (its start, within the 2.5 s heard), back through G.711
+    assert got["silent"] == ([], 0)
+
+
 async def test_a_bad_dtmf_request_is_one_error():
     ask = InputTransportMessageFrame(message={"floorbench": "dtmf", "digits": "12x"})
     with PhoneAgent("--model", "silent") as agent:

@@ -11,7 +11,10 @@ headers, which the phone leg sends only to a loopback address.
 ``--answer`` makes the endpoint misbehave on purpose, for the phone's failure
 kinds: ``busy`` (486), ``decline`` (603), ``ring`` (rings, never answers),
 ``drop:S`` (answers, hangs up after S seconds). Every call and every DTMF
-digit heard is one JSON line on stdout (the agent's log).
+digit heard is one JSON line on stdout (the agent's log). The ``oracle`` also
+answers keys (`KeyReader`): once they stop, it says which it heard, so a test's
+``dtmf:`` step has a reply to judge; the other agents ignore them (``silent``
+fails such a test as "no response").
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ from floorbench.phone.uri import PhoneError
 ANSWERS = {"answer": 200, "busy": 486, "decline": 603, "ring": 180}
 REPLY_QUEUE_MS = 120_000
 """a reference agent hands a whole reply at once; the call's media clock paces it out"""
+KEYS_OVER_MS = 600
+"""the oracle answers keys once none has come for this long, or at once on ``#``"""
+KEY_WORDS = {"*": "star", "#": "pound", **{str(i): w for i, w in enumerate(
+    "zero one two three four five six seven eight nine".split())}}
 
 
 def parse_answer(text: str) -> tuple[int, float | None]:
@@ -46,6 +53,40 @@ def parse_answer(text: str) -> tuple[int, float | None]:
     if text not in ANSWERS:
         raise PhoneError(f"--answer {text!r}: choose one of {', '.join(ANSWERS)} or drop:SECONDS")
     return ANSWERS[text], None
+
+
+def read_back(keys: str) -> str:
+    """What the oracle says after keys: ``1#`` → "You pressed one, pound."."""
+    return "You pressed " + ", ".join(KEY_WORDS.get(k, k) for k in keys) + "."
+
+
+class KeyReader:
+    """The oracle's answer to keys on one call: said into the call once they stop (`KEYS_OVER_MS`, or ``#``)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, outbox: Outbox, voice: str) -> None:
+        self.loop, self.outbox, self.voice = loop, outbox, voice
+        self.keys = ""
+        self._timer: asyncio.TimerHandle | None = None
+
+    def digit(self, key: str) -> None:
+        """A key heard (event loop)."""
+        self.keys += key
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self.loop.call_later(0 if key == "#" else KEYS_OVER_MS / 1000, self._over)
+
+    def _over(self) -> None:
+        keys, self.keys, self._timer = self.keys, "", None
+        if keys:
+            self.loop.create_task(self._say(keys))
+
+    async def _say(self, keys: str) -> None:
+        from floorbench.speech.tts import synthesize
+
+        text = read_back(keys)
+        pcm = await asyncio.to_thread(synthesize, text, self.voice, CLOCK_RATE)
+        self.outbox.feed(pcm.astype(np.int16).tobytes())
+        _log("reply", keys=keys, text=text)
 
 
 def _log(event: str, **kw: Any) -> None:
@@ -130,6 +171,8 @@ async def play_call(call: CallState, model: str, config: dict[str, Any], inbox: 
 
 async def serve(port: int, model: str, config: dict[str, Any], answer: str, codecs: list[str]) -> None:
     """Answer calls on 127.0.0.1:`port` until interrupted."""
+    from floorbench.processors.reference import DEFAULT_VOICE
+
     status, drop_after = parse_answer(answer)
     loop = asyncio.get_running_loop()
 
@@ -137,7 +180,14 @@ async def serve(port: int, model: str, config: dict[str, Any], answer: str, code
         call.outbox = Outbox(max_ms=REPLY_QUEUE_MS)
         inbox: asyncio.Queue[bytes] = asyncio.Queue()
         call.on_audio = lambda pcm, t: loop.call_soon_threadsafe(inbox.put_nowait, pcm)
-        call.on_digit = lambda d, t: _log("dtmf", digit=d)
+        reader = KeyReader(loop, call.outbox, str(config.get("voice") or DEFAULT_VOICE)) if model == "oracle" else None
+
+        def digit(d: str, t: float) -> None:
+            _log("dtmf", digit=d)
+            if reader is not None:
+                loop.call_soon_threadsafe(reader.digit, d)
+
+        call.on_digit = digit
         _log("call", status=status, scenario=call.headers.get("x-floorbench-scenario"))
         if status == 200:
             loop.call_soon_threadsafe(lambda: loop.create_task(_answered(call, inbox)))
