@@ -39,6 +39,7 @@ def as_tools() -> list[Tool]:
     [
         ("Hello, where is my order four two seven?", None, "lookup_order", {"order_id": "427"}),
         ("Can you check order five one eight for me?", None, "lookup_order", {"order_id": "518"}),
+        ("Hello, where is my order for two seven?", None, "lookup_order", {"order_id": "427"}),  # ASR's "for"
         # a refund needs an amount it did not hear: the order is looked up first
         ("I would like a refund for order four two seven.", None, "lookup_order", {"order_id": "427"}),
         ("My email is ada at example dot com, I want to return my kettle.", None, "find_customer",
@@ -126,3 +127,16 @@ async def test_an_llm_tool_call_is_run_on_the_mock_and_its_result_handed_back() 
     assert fns[0] == "lookup_order" and seen[0]["tools"][0]["function"]["parameters"]["required"] == ["order_id"]
     assert seen[1]["messages"][-2]["tool_calls"][0]["id"] == "c1" and seen[1]["messages"][-1]["tool_call_id"] == "c1"
     assert [(c.tool, c.arguments, c.via) for c in rec.calls] == [("lookup_order", {"order_id": "427"}, "http")]
+
+
+def test_the_webrtc_bridge_hands_the_tools_to_a_loopback_pipecat_bot_only(monkeypatch) -> None:
+    from floorbench.processors.webrtc_signalling import PipecatSignalling
+
+    monkeypatch.setenv("FLOORBENCH_TOOLS_URL", "http://127.0.0.1:5123")
+    monkeypatch.setenv("FLOORBENCH_MCP_URL", "http://127.0.0.1:5123/mcp")
+    local = PipecatSignalling("http://127.0.0.1:7860/api/offer", options={"request_data": {"lang": "en"}})
+    assert local._body("v=0")["requestData"] == {
+        "tools_url": "http://127.0.0.1:5123", "mcp_url": "http://127.0.0.1:5123/mcp", "lang": "en"}
+    assert "requestData" not in PipecatSignalling("https://bot.example.com/api/offer")._body("v=0")
+    monkeypatch.delenv("FLOORBENCH_TOOLS_URL")
+    assert "requestData" not in PipecatSignalling("http://127.0.0.1:7860/api/offer")._body("v=0")

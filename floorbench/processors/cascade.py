@@ -15,6 +15,9 @@ What it does with the room audio (16 kHz mono, everything the humans say):
    `cascade_text.answer` (arithmetic over quantities heard, else extractive);
    or, with ``llm:`` configured, an OpenAI-compatible LLM writes the answer.
    A request split by a short pause (< ``join_gap_ms``) is judged joined.
+   When the runner serves mock tools (``FLOORBENCH_TOOLS_URL``), the rules first
+   try a tool (`cascade_tools`: a filler, the call, an answer from its
+   response), and an LLM is offered them as functions.
 4. **Speaking** — Piper, sentence by sentence in a worker thread, pushed as
    24 kHz ``OutputAudioRawFrame``s paced in real time with ``output_lead_ms``
    of lead, so the cascade knows when it is audible.

@@ -10,11 +10,11 @@ tools once (``GET /tools``) and then:
   a word with what the caller said, and whose *required* arguments can all be
   filled from it, is called — a small, general slot filler driven by the
   declared JSON Schema, not per-task code: an ``enum`` value heard; an email
-  ("ada at example dot com"); a number or a digit string ("four two seven" →
-  "427", checked against the property's ``pattern``); a code of letters and a
+  ("ada at example dot com"); a number or a digit string ("four two seven", or
+  ASR's "for two seven" → "427", checked against the property's ``pattern``); a code of letters and a
   number ("B twelve" → "B12"); a clock time ("two thirty" → "14:30"). The
   cascade says a short filler, calls the tool over HTTP (``POST /tools/NAME``;
-  one retry after an error) and speaks an answer built from the response;
+  one retry after an error that reads as passing, like a timeout) and speaks an answer built from the response;
 - **through an OpenAI-compatible LLM** (`openai_tools`, `run_tool_calls`): the
   tools go to the model as chat-completions ``tools`` (function definitions);
   each ``tool_calls`` entry it sends back is executed against the mock and its
@@ -37,6 +37,10 @@ FILLER = "One moment, let me check that."
 TIMEOUT_S = 15.0
 DIGITS = {k: str(v) for k, v in SMALL.items() if v < 10 and k not in ("a", "an")} | {"oh": "0"}
 TENS = {k: v for k, v in SMALL.items() if v >= 10}
+HOMOPHONES = {"for": "4", "to": "2", "too": "2", "won": "1"}
+"""what ASR writes for a digit said among digits ("my order for two seven")"""
+TRANSIENT = re.compile(r"time ?out|timed out|unavailable|temporar|try again|busy|overload", re.IGNORECASE)
+"""an error worth one more try (a "no such order" is not)"""
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
@@ -89,9 +93,10 @@ async def call_tool(base: str, name: str, args: dict[str, Any]) -> tuple[Any, st
 def _digit_runs(ws: list[str]) -> list[str]:
     """Digit strings said digit by digit or written: "four two seven" → "427", "518" → "518"."""
     runs, cur = [], ""
-    for w in ws:
-        if w in DIGITS:
-            cur += DIGITS[w]
+    for i, w in enumerate(ws):
+        nxt = ws[i + 1] if i + 1 < len(ws) else ""
+        if w in DIGITS or (w in HOMOPHONES and nxt in DIGITS):
+            cur += DIGITS.get(w) or HOMOPHONES[w]
             continue
         if cur:
             runs.append(cur)
@@ -245,10 +250,10 @@ class ToolRules:
         return best[1] if best else None
 
     async def run(self, plan: ToolPlan) -> str:
-        """Call the planned tool (again once after an error) and say what came back."""
+        """Call the planned tool (again once after an error that reads as passing) and say what came back."""
         self.done.append((plan.tool.name, plan.arguments))
         result, error = await call_tool(self.base, plan.tool.name, plan.arguments)
-        if error is not None:
+        if error is not None and TRANSIENT.search(error):
             result, error = await call_tool(self.base, plan.tool.name, plan.arguments)
         return spoken_answer(plan.tool, result, error)
 

@@ -2,7 +2,8 @@
 
 - ``pipecat``: a pipecat bot serving ``SmallWebRTCTransport`` (its runner's
   ``POST /api/offer``). As pipecat's own clients do: POST JSON ``{sdp, type}``
-  (plus ``requestData`` when configured), read ``{sdp, type, pc_id}``; open a
+  (plus ``requestData`` when configured; for a bot on loopback it also carries
+  the trial's mock tools, ``tools_url`` and ``mcp_url``), read ``{sdp, type, pc_id}``; open a
   data channel, say the microphone track is on (``trackStatus``) and send a
   ``ping`` every second (the bot judges the client alive by them); answer the
   bot's ``renegotiate`` request with a new offer carrying ``pc_id``; the bot's
@@ -26,15 +27,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from loguru import logger
 
 from floorbench import safe_http
 from floorbench.processors.adapter_config import public_url
 from floorbench.redact import redact_text
+from floorbench.tools.env import MCP_URL_ENV, TOOLS_URL_ENV
+from floorbench.transports.loopback import is_loopback_host
 
 OPENAI_CALLS_URL = "https://api.openai.com/v1/realtime/calls"
 
@@ -146,6 +150,19 @@ class Signalling:
         self._tasks.append(asyncio.get_running_loop().create_task(coro))
 
 
+def tools_for_bot(offer_url: str) -> dict[str, str]:
+    """The trial's mock tools for a bot on this machine (``tools_url``, ``mcp_url``); none for one elsewhere.
+
+    A bot outside loopback could not reach the mock on 127.0.0.1 anyway, and its
+    URLs are no business of a remote service: such a bot gets them through
+    ``--print-join`` or its own configuration.
+    """
+    base = os.environ.get(TOOLS_URL_ENV)
+    if not base or not is_loopback_host(urlsplit(offer_url).hostname or ""):
+        return {}
+    return {"tools_url": base, "mcp_url": os.environ.get(MCP_URL_ENV) or base + "/mcp"}
+
+
 def _answer_sdp(text: str, where: str, style: str) -> str:
     if not text.lstrip().startswith("v=0"):
         raise SignallingFailed(
@@ -203,8 +220,12 @@ class PipecatSignalling(Signalling):
         body: dict[str, Any] = {"sdp": sdp, "type": "offer"}
         if self.pc_id:
             body.update(pc_id=self.pc_id, restart_pc=False)
-        if self.options.get("request_data") is not None:
-            body["requestData"] = self.options["request_data"]
+        data = self.options.get("request_data")
+        tools = tools_for_bot(self.url)
+        if tools and (data is None or isinstance(data, dict)):
+            data = {**tools, **(data or {})}  # the configured request data wins
+        if data is not None:
+            body["requestData"] = data
         return body
 
     async def exchange(self, sdp: str) -> str:
