@@ -393,19 +393,19 @@ class CascadeProcessor(RoomAudioProcessor):
         self._tts_cancel = threading.Event()
         self._speak_task = filler = self.create_task(self._speak(FILLER, record), name="cascade-speak")
         reply = await self.tool_rules.run(plan)
-        await asyncio.wait({filler})  # played out, or cut by a barge-in
-        if self._in_speech and self._onset_ms > end_ms:
+        if self._tts_cancel.is_set() or (self._in_speech and self._onset_ms > end_ms):
             await self._marker({**record, "rule": "tool_answer", "reply": reply,
                                 "dropped": "someone took the floor during the tool call"})
             return
+        # synthesised now, while the filler may still play; spoken when it has ended (`after`)
         answer_record = {**record, "rule": "tool_answer", "reply": reply, "speech_end_ms": _now_ms(self._t0)}
         self._pending_answer = True
-        self._tts_cancel = threading.Event()
-        self._speak_task = self.create_task(self._speak(reply, answer_record), name="cascade-speak")
+        self.create_task(self._speak(reply, answer_record, after=filler), name="cascade-speak")
 
     # --- speaking ---------------------------------------------------------------------
 
-    async def _speak(self, text: str, record: dict[str, Any]) -> None:
+    async def _speak(self, text: str, record: dict[str, Any], after: asyncio.Task | None = None) -> None:
+        """Say `text` (after the task `after` has ended: a tool's answer after its filler)."""
         assert self._voice is not None
         loop = asyncio.get_running_loop()
         chunks: asyncio.Queue[np.ndarray | None] = asyncio.Queue()
@@ -433,6 +433,11 @@ class CascadeProcessor(RoomAudioProcessor):
         pushed = 0
         try:
             while (pcm := await chunks.get()) is not None:
+                if after is not None:
+                    await asyncio.wait({after})  # the filler played out, or was cut
+                    if cancel.is_set():
+                        return
+                    after, self._speak_task = None, asyncio.current_task()
                 if not start_ns:
                     if self._in_speech and self._onset_ms > record["speech_end_ms"]:
                         # someone took the floor while the answer was being synthesised
