@@ -127,9 +127,13 @@ def test_the_pipecat_example_passes_its_tests_through_the_webrtc_bridge(tmp_path
     with started(cmd, log, dict(os.environ), lambda: listening(port), "the bot"):
         code, text, results = floorbench_test(tmp_path / "out", livekit,
                                               widened(EXAMPLES / "pipecat_bot" / "tests.yaml", tmp_path / "tests.yaml"),
+                                              widened(EXAMPLES / "pipecat_bot" / "tools.yaml", tmp_path / "tools.yaml"),
                                               "--config", str(config))
     print(f"pipecat bot example: {time.monotonic() - t0:.0f} s")
     assert_passed(code, text, results, log)
+    # its tool test: the bridge put the mock's URL in the offer's request data, the bot called it over HTTP
+    calls = [c for t in results["trials"] for c in (t.get("tools") or {}).get("calls", [])]
+    assert [(c["tool"], c["via"], c["arguments"]) for c in calls] == [("lookup_order", "http", {"order_id": "427"})], text
 
 
 def free_port() -> int:

@@ -108,6 +108,7 @@ class RuleReplies(FrameProcessor):
 # --- tools: the caller's request, filled from the tool's JSON Schema ------------------------------
 
 DIGITS = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine".split())}
+SOUNDS_LIKE = {"for": "four", "to": "two", "too": "two"}
 
 
 def loopback_url(url: Any) -> str | None:
@@ -122,7 +123,9 @@ def arguments_for(schema: dict[str, Any], text: str) -> dict[str, Any] | None:
     """The arguments a tool needs, from what was said: a listed (enum) value, else a number said
     digit by digit or written; None when a required one is missing."""
     heard = re.findall(r"[a-z0-9]+", text.lower())
-    number = "".join(DIGITS.get(w, w if w.isdigit() else " ") for w in heard).split()
+    # ASR writes "for two seven" for "four two seven": "for"/"to" before a digit word is a digit
+    said = [SOUNDS_LIKE[w] if w in SOUNDS_LIKE and nxt in DIGITS else w for w, nxt in zip(heard, [*heard[1:], ""], strict=True)]
+    number = "".join(DIGITS.get(w, w if w.isdigit() else " ") for w in said).split()
     args: dict[str, Any] = {}
     for key, prop in (schema.get("properties") or {}).items():
         if isinstance(prop.get("enum"), list):
