@@ -35,7 +35,7 @@ def test_a_dtmf_step_reads_its_keys_and_how_long_each_is_held(tmp_path: Path) ->
     assert (st.kind, st.digits, st.duration_ms, st.reply, st.clip) == (StepKind.dtmf, "12*#AB", 80, "You pressed them.", None)
     assert st.expect.responds_within_ms == 2000 and st.expect.contains == ["pressed"]
     assert load_test_file(steps(tmp_path, "- dtmf: 1234"))[0].steps[1].digits == "1234"  # a bare number: its digits
-    assert dtmf_span_ms("1234#", None) == 5 * 160 and dtmf_span_ms("12", 100) == 200
+    assert dtmf_span_ms("1234#", None) == 5 * 160 + 4 * 40 and dtmf_span_ms("12", 100) == 240
 
 
 @pytest.mark.parametrize(("step", "said"), [

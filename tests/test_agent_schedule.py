@@ -228,7 +228,7 @@ class PhoneRoom(FakeRoom):
 
 
 def test_a_dtmf_step_presses_its_keys_once_the_agents_turn_has_ended(tmp_path: Path) -> None:
-    """say 500–1500; the agent answers 1800–3000; the keys go at 3000 + gap 500 = 3500, five of 100 ms;
+    """say 500–1500; the agent answers 1800–3000; the keys go at 3000 + gap 500 = 3500, five of 100 ms 40 ms apart;
     the agent reads them back 4200–5000 and the next say waits for that turn to end."""
     s = scenario(tmp_path, '- say: hello\n- dtmf: "1234#"\n  duration_ms: 100\n- say: bye')
     audio = {c.id: np.zeros(SR, dtype=np.int16) for c in s.turns}
@@ -236,7 +236,7 @@ def test_a_dtmf_step_presses_its_keys_once_the_agents_turn_has_ended(tmp_path: P
     run_virtual(AgentSchedule(s, audio, SR, EXACT).run(room))
     assert room.sent == [(3500, {"floorbench": "dtmf", "digits": "1234#", "step": 2, "duration_ms": 100})]
     mark = next(f for k, f in room.events if k is EventKind.marker)
-    assert (mark["step"], mark["reason"], mark["t_ms"], mark["end_ms"], mark["digits"]) == (2, "dtmf", 3500, 4000, "1234#")
+    assert (mark["step"], mark["reason"], mark["t_ms"], mark["end_ms"], mark["digits"]) == (2, "dtmf", 3500, 4160, "1234#")
     assert starts_by_step(room) == {1: 500, 3: 5000 + 500}
 
 

@@ -94,7 +94,7 @@ async def test_dtmf_asked_in_the_room_reaches_the_agent_as_rfc4733_events_and_th
 
 async def test_the_oracle_behind_the_phone_reads_back_the_keys_it_heard_and_silent_does_not():
     """A test's dtmf step as the phone leg carries it: the step's number rides on the marker, each key is
-    held 80 ms; the oracle answers once the keys stop (at once on #), the silent agent says nothing."""
+    held 80 ms; the oracle answers once the keys stop (200 ms after #), the silent agent says nothing."""
     ask = InputTransportMessageFrame(message={"floorbench": "dtmf", "digits": "12#", "duration_ms": 80, "step": 2})
     got = {}
     for model in ("oracle", "silent"):

@@ -6,7 +6,9 @@ Two `floorbench phone-agent` processes answer on loopback (the oracle and
 room whose phone line calls the agent over SIP, G.711 both ways. The oracle
 passes (exit 0) with the call's codec recorded as PCMU at 8 kHz, set-up time
 and RTP counters in meta.json; `silent` fails the greeting's
-`responds_within_ms` as "no response" (exit 1).
+`responds_within_ms` as "no response" (exit 1). The example's `phone-keys` test
+presses ``1234#`` (a dtmf step, RFC 4733 on the call): the oracle reads the keys
+back and passes; silent does not answer them and fails.
 
 The example's `contains: banana` is left out here: Whisper tiny hears the
 oracle's word through G.711 right most of the time, not always (1 trial of 5
@@ -39,7 +41,7 @@ TESTS = ROOT / "examples" / "phone" / "tests.yaml"
 def _test(out: Path, conn: LiveKitConnection, uri: str, tests: Path) -> subprocess.Popen[str]:
     env = {**os.environ, "LIVEKIT_API_KEY": conn.api_key, "LIVEKIT_API_SECRET": conn.api_secret,
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    cmd = [sys.executable, "-c", "from floorbench.cli import main; main()", "test", str(tests), "-k", "phone-greeting",
+    cmd = [sys.executable, "-c", "from floorbench.cli import main; main()", "test", str(tests), "-k", "phone-greeting", "-k", "phone-keys",
            "--via", uri, "--out", str(out), "--livekit-url", conn.url, "--quiet"]
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
@@ -63,9 +65,13 @@ def test_the_oracle_passes_and_silent_fails_over_the_phone(tmp_path: Path, livek
     assert leg["rtp"]["rx_packets"] > 100 and leg["model_to_room"]["n"] > 100
     assert meta["model"]["protocol"] == "sip/rtp"
     assert any(e["event"] == "call" and e["scenario"] == "phone-greeting.t1" for e in oracle.log())
+    # the dtmf step: the keys reached the agent (its log), it answered, and the timeline has them
+    assert [e["keys"] for e in oracle.log() if e["event"] == "reply"] == ["1234#"]
+    timeline = next((tmp_path / "oracle" / "run").glob("phone-keys*/timeline.jsonl")).read_text()
+    sent = [json.loads(x) for x in timeline.splitlines() if '"dtmf"' in x]
+    assert any(e.get("reason") == "dtmf" and e.get("digits") == "1234#" and e.get("step") == 2 for e in sent)
 
     assert runs["silent"].returncode == 1, texts["silent"]
     results = json.loads((tmp_path / "silent" / "results.json").read_text())
-    (test,) = results["tests"]
-    assert test["status"] == "failed"
+    assert [t["status"] for t in results["tests"]] == ["failed", "failed"]
     assert "no response" in texts["silent"]

@@ -35,7 +35,9 @@ ANSWERS = {"answer": 200, "busy": 486, "decline": 603, "ring": 180}
 REPLY_QUEUE_MS = 120_000
 """a reference agent hands a whole reply at once; the call's media clock paces it out"""
 KEYS_OVER_MS = 600
-"""the oracle answers keys once none has come for this long, or at once on ``#``"""
+"""the oracle answers keys once none has come for this long, or `HASH_OVER_MS` after ``#``"""
+HASH_OVER_MS = 200
+"""a key is heard as it starts: the oracle lets the ``#`` end (160 ms, PJSIP's) before it answers"""
 KEY_WORDS = {"*": "star", "#": "pound", **{str(i): w for i, w in enumerate(
     "zero one two three four five six seven eight nine".split())}}
 
@@ -61,7 +63,7 @@ def read_back(keys: str) -> str:
 
 
 class KeyReader:
-    """The oracle's answer to keys on one call: said into the call once they stop (`KEYS_OVER_MS`, or ``#``)."""
+    """The oracle's answer to keys on one call: said into the call once they stop (`KEYS_OVER_MS`, or after ``#``)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, outbox: Outbox, voice: str) -> None:
         self.loop, self.outbox, self.voice = loop, outbox, voice
@@ -73,7 +75,7 @@ class KeyReader:
         self.keys += key
         if self._timer is not None:
             self._timer.cancel()
-        self._timer = self.loop.call_later(0 if key == "#" else KEYS_OVER_MS / 1000, self._over)
+        self._timer = self.loop.call_later((HASH_OVER_MS if key == "#" else KEYS_OVER_MS) / 1000, self._over)
 
     def _over(self) -> None:
         keys, self.keys, self._timer = self.keys, "", None

@@ -18,6 +18,9 @@ DTMF_DIGITS = re.compile(rf"[0-9*#A-Da-d]{{1,{DTMF_MAX}}}")
 DIGIT_MS = 160
 """how long each key is held by default (PJSIP's; RFC 4733 events, one after another)"""
 DIGIT_MS_MIN, DIGIT_MS_MAX = 40, 1000
+KEY_GAP_MS = 40
+"""PJSIP's pause between one key's event and the next (measured on loopback: keys held 160 ms start 200 ms
+apart, held 100 ms 140 ms apart, as the agent's stack reports them)"""
 DTMF_REQUEST = "dtmf"
 """a room data message ``{"floorbench": "dtmf", "digits": "1234#", "duration_ms": 160}`` makes the leg send those
 digits"""
@@ -35,4 +38,4 @@ def dtmf_problem(digits: object, duration_ms: object = None) -> str | None:
 
 def dtmf_span_ms(digits: str, duration_ms: int | None) -> int:
     """How long the keys take to send, one after another: the last key ends this long after the first starts."""
-    return len(digits) * (DIGIT_MS if duration_ms is None else duration_ms)
+    return len(digits) * (DIGIT_MS if duration_ms is None else duration_ms) + (len(digits) - 1) * KEY_GAP_MS

@@ -207,7 +207,8 @@ class AgentSchedule:
 
     async def _press(self, pb: Playback, st: AgentStep) -> int:
         """Ask the phone leg to send the step's keys (a room data message); log when, and when the last key
-        ends (`dtmf_span_ms`: the keys are sent one after another); return the send time (session ns)."""
+        ends (`dtmf_span_ms`: the keys are sent one after another); return that end (session ns), from which
+        the agent's reply is awaited (the agent's earlier turn, still fading in the live VAD, is not it)."""
         from floorbench.phone.dtmf import DTMF_REQUEST, dtmf_span_ms
 
         assert st.digits is not None
@@ -222,7 +223,7 @@ class AgentSchedule:
         end_ms = sent_ns // MS + dtmf_span_ms(st.digits, st.duration_ms)
         pb.log(EventKind.marker, t_ms=sent_ns // MS, step=st.n, by="caller", reason="dtmf", label=str(st.kind),
                digits=st.digits, duration_ms=st.duration_ms, end_ms=end_ms)
-        return sent_ns
+        return end_ms * MS
 
     def _sample_at(self, pb: Playback, t_ns: int) -> int:
         """The track sample that leaves at `t_ns` (the cursor if that moment has passed)."""

@@ -109,7 +109,8 @@ def _evidence(d: DialogueSource, plan: list[StepPlan], rules: AgentRules, vad: A
     clips = {t.turn_id: Placed(t.start_ms, t.end_ms, **speech_fields(offsets, t.turn_id, t.start_ms, t.end_ms))
              for t in d.turns.turns}
     placed = {by_clip[tid]: p for tid, p in clips.items() if tid in by_clip}
-    placed |= {n: Placed(e.t_ms, int(x["end_ms"])) for e, x, n in stepped  # keys pressed: the request, the last key's end
+    t0 = d.meta.tracks["model"].start_ms if d.meta is not None and "model" in d.meta.tracks else 0  # model.wav's 0
+    placed |= {n: Placed(e.t_ms - t0, int(x["end_ms"]) - t0) for e, x, n in stepped  # keys: asked, the last one's end
                if e.kind is EventKind.marker and e.reason == "dtmf" and isinstance(x.get("end_ms"), int)}
     missing = [st.n for st in plan if (st.clip is not None or st.kind is StepKind.branch)
                and st.n not in placed and st.n not in not_run and st.n not in skipped]
