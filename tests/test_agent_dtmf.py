@@ -68,3 +68,14 @@ def test_a_suite_file_holds_a_dtmf_step_to_the_same_rules(tmp_path: Path) -> Non
     with pytest.raises(ScenarioError, match=r"step 2 \(dtmf\): DTMF '1x'.*regenerate it from its test file"):
         check_agent_scenario(s, tmp_path / "x.yaml")
     assert dtmf_problem("1", 40) is None and dtmf_problem("1", True) is not None
+
+
+def test_the_report_draws_the_keys_on_the_callers_lane() -> None:
+    from floorbench.suites.agent.report import events, timeline_svg
+
+    conv = {"duration_ms": 6000, "agent_speech": [[4300, 5600]], "words": [],
+            "steps": [{"n": 1, "kind": "say", "text": "hello", "start_ms": 500, "end_ms": 1500},
+                      {"n": 2, "kind": "dtmf", "text": "(keys 1234#)", "start_ms": 3000, "end_ms": 3960}]}
+    svg = timeline_svg(conv)
+    assert "step 2 dtmf 3000–3960 ms: (keys 1234#)" in svg and 'fill="#54a24b"' in svg
+    assert (3000, 3960, "caller", "step 2 dtmf: (keys 1234#)") in events(conv)

@@ -42,7 +42,7 @@ RECORDINGS = (("agent", "model.wav"), ("caller", "humans.wav"))
 """(who, file) of the recordings linked per trial: the agent's and the caller's tracks as the room's recorder
 heard them"""
 STATUS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR"}
-STEP_COLORS = {"say": "#4c78a8", "barge_in": "#f58518", "backchannel": "#b279a2", "silence": "#bab0ac"}
+STEP_COLORS = {"say": "#4c78a8", "barge_in": "#f58518", "backchannel": "#b279a2", "silence": "#bab0ac", "dtmf": "#54a24b"}
 TEST_CSS = (
     ".PASS{color:#2a7d2a;font-weight:600}.FAIL{color:#b22;font-weight:600}.ERROR{color:#b22;font-weight:600}"
     ".trial{border:1px solid #ddd;padding:4px 10px;margin:8px 0}.words{fill:#f2cf5b;opacity:.45}"
