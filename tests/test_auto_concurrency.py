@@ -15,7 +15,7 @@ from floorbench.pipelines.run import runner
 from floorbench.pipelines.run.auto_concurrency import AutoConcurrency, estimate
 from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.records import FailureKind, Outcome, RunMeta
-from floorbench.scenarios.schema import Scenario
+from floorbench.suites.mpe.schema import Scenario
 from tests.test_concurrency_units import CONN, IDS
 from tests.test_resume import TINY, folder, meta
 

@@ -16,8 +16,8 @@ from floorbench.pipelines.run import runner
 from floorbench.pipelines.run.progress import RunProgress, Tally, format_left
 from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.records import FailureKind, Outcome, RunMeta, write_json_atomic
-from floorbench.scenarios.schema import Scenario
 from floorbench.scenarios.validate import load_suite
+from floorbench.suites.mpe.schema import Scenario
 from floorbench.transports.server import LiveKitConnection
 from tests.test_resume import TINY, folder, meta
 

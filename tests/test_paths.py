@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from floorbench.scenarios.schema import ID_RULE, PathEscapeError, Scenario, check_id, inside
+from floorbench.scenarios.schema import ID_RULE, PathEscapeError, check_id, inside
 from floorbench.scenarios.validate import ScenarioError, load_suite
 from floorbench.scoring.inputs import discover
 from floorbench.suites.mpe.importer import import_scenarios
+from floorbench.suites.mpe.schema import Scenario
 from floorbench.suites.mpe.validate import parse_scenario
 from tests.test_scenarios_import import _user_pair
 

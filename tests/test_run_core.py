@@ -23,7 +23,7 @@ from floorbench.pipelines.run.turn_mapping import (
     turn_entries,
 )
 from floorbench.records import EventKind, TimelineEvent
-from floorbench.scenarios.schema import Label, Turn
+from floorbench.suites.mpe.schema import Label, Turn
 
 SR = 8000
 P0 = 1_200_000_000

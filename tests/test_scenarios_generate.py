@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.scenarios.schema import Label
 from floorbench.scenarios.validate import load_suite
 from floorbench.suites.mpe.generate import generate_pairs, write_generated_suite
+from floorbench.suites.mpe.schema import Label
 from floorbench.suites.mpe.tasks import FAMILIES, Ctx, clock_gold, number_words
 from floorbench.suites.mpe.vocab import ACTIVITIES, vocabulary
 

@@ -12,9 +12,9 @@ import yaml
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.scenarios.schema import Label
 from floorbench.scenarios.validate import ScenarioError, load_suite
 from floorbench.suites.mpe.llm import LLMConfig, build_prompt, extract_json, generate_with_llm, load_config
+from floorbench.suites.mpe.schema import Label
 
 
 def _user_pair(pid: str, bad: bool = False) -> list[dict]:

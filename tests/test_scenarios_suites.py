@@ -9,9 +9,9 @@ import pytest
 import soundfile as sf
 
 from floorbench.scenarios.render import file_sha256
-from floorbench.scenarios.schema import Label
 from floorbench.scenarios.validate import load_suite
 from floorbench.speech import tts
+from floorbench.suites.mpe.schema import Label
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "floorbench" / "data" / "suites" / "example"

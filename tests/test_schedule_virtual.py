@@ -19,9 +19,9 @@ import pytest
 from support.virtual_room import FakeRoom, ScriptedModel, run_virtual  # type: ignore[import-not-found]
 
 from floorbench.records import EventKind
-from floorbench.scenarios.schema import Label, Scenario, Turn
 from floorbench.suites.mpe.rules import MpeRules
 from floorbench.suites.mpe.schedule import MpeSchedule, MpeScheduleConfig
+from floorbench.suites.mpe.schema import Label, Scenario, Turn
 
 SR = 16000
 EXACT = MpeScheduleConfig(vad_margin_ms=0)

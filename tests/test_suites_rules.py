@@ -9,11 +9,11 @@ import pytest
 from support.virtual_room import FakeRoom, ScriptedModel, run_virtual  # type: ignore[import-not-found]
 
 from floorbench.records import DialogueTurn
-from floorbench.scenarios.schema import Label, Scenario, Turn
 from floorbench.suites.mpe import rules as mpe
 from floorbench.suites.mpe.items import Kind, Metric
 from floorbench.suites.mpe.rules import MpeRules
 from floorbench.suites.mpe.schedule import MpeSchedule, MpeScheduleConfig
+from floorbench.suites.mpe.schema import Label, Scenario, Turn
 from floorbench.suites.mpe.score import ScoreOptions
 from floorbench.suites.mpe.timing import Dialogue, timing_items
 

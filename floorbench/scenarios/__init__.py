@@ -1,7 +1,8 @@
 """Scenario suites, whatever the suite: reading and checking files, writing them, audio, suite facts.
 
-    schema    the suite header record (`Suite`), and suite mpe's scenario record (read by the scoring
-              core, so still here; its rules are in floorbench/suites/mpe/validate.py)
+    schema    the records every suite shares: the suite header (`Suite`), the id rule, a speaker, a
+              clip's head (each suite's own scenario record is in its folder: mpe's in suites/mpe/schema.py)
+    interface what the engine reads of any suite's scenario (`ScenarioRecord`, `ScenarioTurn`)
     validate  load a suite: each file by its suite's rules (part `load_scenario`), the suite's own
               cross-scenario rules (part `check_suite`), one line per broken rule
     files     write scenario and suite files in one canonical, byte-stable form

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel
 
-from floorbench.scenarios.schema import Scenario, Suite
+from floorbench.scenarios.schema import Suite
 from floorbench.scenarios.validate import ScenarioError
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
@@ -55,7 +56,7 @@ def _clean(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def scenario_to_dict(s: Scenario) -> dict[str, Any]:
+def scenario_to_dict(s: BaseModel) -> dict[str, Any]:
     d = s.model_dump(mode="json")
     d["turns"] = [_clean(t) for t in d["turns"]]
     if not d.get("meta"):
@@ -71,7 +72,7 @@ def suite_to_dict(s: Suite) -> dict[str, Any]:
     return d
 
 
-def dump_scenario(s: Scenario) -> str:
+def dump_scenario(s: BaseModel) -> str:
     return dump_yaml(scenario_to_dict(s))
 
 
@@ -92,7 +93,7 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
-def write_scenario(path: Path, s: Scenario) -> None:
+def write_scenario(path: Path, s: BaseModel) -> None:
     write_text_atomic(path, dump_scenario(s))
 
 

@@ -2,7 +2,7 @@
 
 The run loop, its records, the model's context and the suite loader handle every
 suite's scenarios alike; they read only what is declared here, never a suite's own
-record class. A suite's record (suite mpe's `floorbench.scenarios.schema.Scenario`,
+record class. A suite's record (suite mpe's `floorbench.suites.mpe.schema.Scenario`,
 suite turns' dialogue, suite av's clip sequence, suite agent's test trial) meets
 these protocols by its fields or properties; pyright checks it where a suite hands
 its records to the engine.
@@ -11,6 +11,7 @@ its records to the engine.
 - ``scenario_id``: the record's id, its file's and its run folder's name;
 - ``turns``: what the playback plays, in order: each with its ``id``, ``speaker``,
   ``label`` (one of the suite's labels), ``text`` and rendered ``audio``;
+- ``speakers``: who speaks the turns, each with the ``voice`` the renderer speaks them in;
 - ``pair_id`` and ``condition``: what meta.json and turns.json carry beside the id (a
   suite without pairs gives its own id and its kind).
 
@@ -20,7 +21,7 @@ suite's own parts' business, read through its plug-in (`floorbench.plugins`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 
@@ -40,6 +41,12 @@ class ScenarioTurn(Protocol):
     def audio(self) -> str | None: ...
 
 
+class ScenarioSpeaker(Protocol):
+    """A speaker of a scenario's turns: the renderer speaks them in its voice (and may map it)."""
+
+    voice: str
+
+
 @runtime_checkable
 class ScenarioRecord(Protocol):
     """One scenario of any suite, as the engine reads it."""
@@ -54,3 +61,5 @@ class ScenarioRecord(Protocol):
     def condition(self) -> str: ...
     @property
     def turns(self) -> Sequence[ScenarioTurn]: ...
+    @property
+    def speakers(self) -> Mapping[str, ScenarioSpeaker]: ...

@@ -31,6 +31,9 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
+
+from pydantic import BaseModel
 
 from floorbench.paths import inside, remove_stale
 from floorbench.plugins import suite_of
@@ -303,7 +306,8 @@ def _write_back(
     if ("preamble",) in where:
         s_suite.preamble.audio = by_key[where[("preamble",)]].rel
     for s in suite.scenarios:
-        new = s.model_copy(deep=True)
+        # every suite's record is a pydantic model: a copy with the voices and audio paths set
+        new: Any = cast(BaseModel, s).model_copy(deep=True)
         for sp in new.speakers.values():
             sp.voice = voice_map.get(sp.voice, sp.voice)
         for t in new.turns:

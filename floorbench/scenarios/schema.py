@@ -1,23 +1,23 @@
-"""Scenario records for the `mpe` suite (Duplex-MPE), as stored on disk in YAML.
+"""The scenario records every suite shares, as stored on disk in YAML.
 
 A *suite* is a folder:
 
-    suite.yaml              suite-level facts: name, assistant name, duty preamble, voices
-    scenarios/*.yaml        one file per scenario (one condition of one pair)
+    suite.yaml              suite-level facts: name, the suite whose rules it follows, duty preamble
+    scenarios/*.yaml        one file per scenario
     audio/...               rendered turn and preamble audio (paths are relative to the suite)
 
-These are plain versioned pydantic models that import nothing heavy, so the CLI
-and the scoring package can read them without pulling in LiveKit or pipecat.
-The constraints of suite mpe (docs/suites/mpe.md) are *not* enforced here but in
-`floorbench.scenarios.validate`, so that one bad file yields one clear error
-naming the file, scenario and turn instead of a pydantic trace.
+Here are the parts common to all suites: the id rule, the suite header (`Suite`,
+`Preamble`), a speaker, the head of a clip (`Clip`, `UngradedClip`) and of a
+scenario that is its own pair (`OwnPairScenario`). Each suite's own scenario record
+lives in its folder (suite mpe's in floorbench/suites/mpe/schema.py); the engine reads
+any of them through `floorbench.scenarios.interface`. These are plain versioned
+pydantic models that import nothing heavy, so the CLI and the scoring package can
+read them without pulling in LiveKit or pipecat.
 """
 
 from __future__ import annotations
 
 import re
-import warnings
-from enum import StrEnum
 from pathlib import PurePosixPath, PureWindowsPath
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -46,52 +46,6 @@ def relative_pattern(value: str) -> str:
         if pure.is_absolute() or pure.anchor or ".." in pure.parts:
             raise ValueError(f"{value!r} must be relative to the suite folder, without '..'; fix it")
     return value
-
-
-class Label(StrEnum):
-    """What a human turn asks of Aria (docs/suites/mpe.md)."""
-
-    T = "T"
-    """A direct, unresolved request to Aria: she must answer correctly."""
-    N1 = "N1"
-    """Mentions Aria but asks nothing of her: stay silent."""
-    N2 = "N2"
-    """Addressed to another human or another device: stay silent."""
-    N3 = "N3"
-    """Self-talk, no addressee: stay silent."""
-    N4Q = "N4Q"
-    """A question to Aria that a human will resolve: start answering."""
-    N4R = "N4R"
-    """The resolution of the preceding N4Q: yield and stay silent."""
-
-
-SILENT_LABELS = frozenset({Label.N1, Label.N2, Label.N3})
-
-
-class Condition(StrEnum):
-    """How the `T` request addresses Aria."""
-
-    explicit = "explicit"
-    """The request names Aria."""
-    implicit = "implicit"
-    """Context makes clear Aria should answer; her name is not said."""
-
-
-with warnings.catch_warnings():
-    # `register` is the benchmark's own word for the speaking register; pydantic
-    # warns that it shadows a deprecated BaseModel attribute, which is harmless here.
-    warnings.filterwarnings("ignore", message='Field name "register"', category=UserWarning)
-
-    class Attributes(BaseModel):
-        """The five scenario attributes, each drawn from a fixed vocabulary."""
-
-        model_config = ConfigDict(extra="forbid")
-
-        location: str
-        activity: str
-        relationship: str
-        device_context: str
-        register: str
 
 
 class Speaker(BaseModel):
@@ -128,64 +82,6 @@ class UngradedClip(Clip):
     @property
     def gold_aliases(self) -> list[str]:
         return []
-
-
-class Turn(Clip):
-    """One human turn of suite mpe; exactly one label; its speaker is one of the humans A-D."""
-
-    label: Label
-    text: str
-    audio: str | None = Field(
-        default=None, description="path of the rendered audio, relative to the suite folder"
-    )
-    gold: str | None = Field(default=None, description="gold answer; required on T")
-    gold_aliases: list[str] = Field(
-        default_factory=list, description="other phrasings that also count as the gold answer"
-    )
-    attempt: str | None = Field(
-        default=None,
-        description="for N4Q: what an eager assistant would start to say (oracle uses it)",
-    )
-
-
-class Scenario(BaseModel):
-    """One scenario = one condition of one scenario pair."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    schema_version: int = SCHEMA_VERSION
-    suite: str = "mpe"
-    """this record is suite mpe's own (its scenario files record ``suite: mpe``)"""
-    scenario_id: str = Field(description=f"the scenario's id, also its file and run folder name: {ID_RULE}")
-    pair_id: str = Field(description=f"the pair's id: {ID_RULE}")
-    condition: Condition
-    attributes: Attributes
-    speakers: dict[str, Speaker]
-    turns: list[Turn]
-    differs: list[int] = Field(
-        default_factory=list,
-        description="ids of the turns whose text differs from the paired scenario",
-    )
-    meta: dict[str, str | int] = Field(
-        default_factory=dict,
-        description="provenance, e.g. the generator and task family; never read by scoring",
-    )
-
-    @field_validator("scenario_id", "pair_id")
-    @classmethod
-    def _id_rule(cls, value: str) -> str:
-        return check_id(value)
-
-    def turn(self, turn_id: int) -> Turn:
-        for t in self.turns:
-            if t.id == turn_id:
-                return t
-        raise KeyError(turn_id)
-
-    @property
-    def request(self) -> Turn:
-        """The single `T` turn (validated scenarios have exactly one)."""
-        return next(t for t in self.turns if t.label is Label.T)
 
 
 class OwnPairScenario(BaseModel):

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ValidationError
 
 from floorbench.errors import FloorbenchError
 from floorbench.plugins import SuiteNotFound, suite_of
-from floorbench.scenarios.schema import Scenario, Suite, inside
+from floorbench.scenarios.interface import ScenarioRecord
+from floorbench.scenarios.schema import Suite, inside
 
 SUPPORTED_RATES = (16000, 24000, 48000)
 
@@ -34,7 +35,7 @@ class LoadedSuite:
 
     root: Path
     suite: Suite
-    scenarios: list[Scenario]
+    scenarios: list[ScenarioRecord]
     files: dict[str, Path] = field(default_factory=dict)
     """scenario_id -> the YAML file it came from"""
 
@@ -42,8 +43,8 @@ class LoadedSuite:
         """The audio file `rel` names, resolved; a ScenarioError if it leads outside the suite folder."""
         return inside(self.root, rel, f"{self.root}: audio path", ScenarioError)
 
-    def pairs(self) -> dict[str, list[Scenario]]:
-        out: dict[str, list[Scenario]] = {}
+    def pairs(self) -> dict[str, list[ScenarioRecord]]:
+        out: dict[str, list[ScenarioRecord]] = {}
         for s in self.scenarios:
             out.setdefault(s.pair_id, []).append(s)
         return out
@@ -152,7 +153,7 @@ def check_clips_audio(root: Path | None, path: Path, clips: Iterable[tuple[str, 
 
 def load_scenario_file(
     path: Path, root: Path | None = None, audio: bool = False, strict_vocab: bool = False
-) -> Scenario:
+) -> ScenarioRecord:
     """Parse and check one scenario file (and, with `audio`, its audio files).
 
     The file's ``suite`` (which it must record: no suite is a default) names the rules that
@@ -198,7 +199,7 @@ def load_suite(
             check_audio(root, suite.preamble.audio, f"{suite_file}: preamble", required=bool(suite.preamble.text.strip()))
         except ScenarioError as e:
             problems.append(str(e))
-    scenarios: list[Scenario] = []
+    scenarios: list[ScenarioRecord] = []
     files: dict[str, Path] = {}
     paths = sorted(root.glob(suite.scenario_glob))
     if not paths:

@@ -56,7 +56,7 @@ from floorbench.escape import printable
 from floorbench.pipelines.run.scenario_run import ScenarioSettings
 from floorbench.records import FailureKind, Outcome, RunMeta, read_meta, write_json_atomic
 from floorbench.redact import names_a_secret
-from floorbench.scenarios.schema import Scenario
+from floorbench.scenarios.interface import ScenarioRecord
 
 DEFAULT_AGENT = "floorbench"
 STAGING = ".dispatch"
@@ -347,7 +347,7 @@ def publish(out: Path, spec: JobSpec, worker: str) -> bool:
     return True
 
 
-def take_over(out: Path, scenario: Scenario, suite: str, model_card: dict[str, Any]) -> RunMeta | None:
+def take_over(out: Path, scenario: ScenarioRecord, suite: str, model_card: dict[str, Any]) -> RunMeta | None:
     """Before a runner dispatches a scenario: settle what an earlier runner, killed mid-attempt, left in flight.
 
     Under the folder's lock. A result that attempt's worker published since is kept: its meta.json is
@@ -384,7 +384,7 @@ def take_over(out: Path, scenario: Scenario, suite: str, model_card: dict[str, A
 
 
 def stand_in_meta(
-    scenario: Scenario, suite: str, room: str, model_card: dict[str, Any], attempt: int,
+    scenario: ScenarioRecord, suite: str, room: str, model_card: dict[str, Any], attempt: int,
     kind: FailureKind, reason: str, staged: Path | None = None,
 ) -> RunMeta:
     """A failed meta.json for an attempt whose worker left none (lost, refused, or failed before its room).

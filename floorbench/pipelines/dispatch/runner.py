@@ -29,7 +29,7 @@ from floorbench.pipelines.dispatch.protocol import JobSpec
 from floorbench.pipelines.run.scenario_run import ScenarioSettings
 from floorbench.records import FailureKind, RunMeta, read_meta, write_json_atomic
 from floorbench.redact import redact_text
-from floorbench.scenarios.schema import Scenario
+from floorbench.scenarios.interface import ScenarioRecord
 from floorbench.transports.rooms import room_name
 from floorbench.transports.server import LiveKitConnection
 
@@ -104,14 +104,14 @@ class Dispatcher:
               file=sys.stderr, flush=True)
         return cls(conn, agent, base, out, times)
 
-    def take_over(self, scenario: Scenario, model_card: dict[str, Any]) -> RunMeta | None:
+    def take_over(self, scenario: ScenarioRecord, model_card: dict[str, Any]) -> RunMeta | None:
         """What an earlier, killed runner left in flight for the scenario (`dispatch.take_over`)."""
         return dispatch.take_over(self.out, scenario, str(self.base["suite"]), model_card)
 
     def job(self, scenario_id: str, attempt: int) -> JobSpec:
         return JobSpec(**self.base, scenario_id=scenario_id, token=dispatch.new_token(), attempt=attempt)
 
-    async def attempt(self, scenario: Scenario, attempt: int, model_card: dict[str, Any]) -> RunMeta:
+    async def attempt(self, scenario: ScenarioRecord, attempt: int, model_card: dict[str, Any]) -> RunMeta:
         spec = self.job(scenario.scenario_id, attempt)
         folder = self.out / scenario.scenario_id
         room = room_name(spec.room_run_id(), spec.scenario_id)
@@ -162,7 +162,7 @@ class Dispatcher:
                 return verdict
             await asyncio.sleep(self.times.poll_s)
 
-    async def _give_up(self, spec: JobSpec, room: str, scenario: Scenario, model_card: dict[str, Any],
+    async def _give_up(self, spec: JobSpec, room: str, scenario: ScenarioRecord, model_card: dict[str, Any],
                        verdict: Verdict) -> RunMeta:
         """Revoke the token (a late finisher then publishes nothing), close its room, record the failure."""
         folder = self.out / spec.scenario_id

@@ -47,7 +47,7 @@ from floorbench.pipelines.run.scenario_run import ScenarioRun, ScenarioSettings
 from floorbench.processors.registry import Model, ModelContext, create_model
 from floorbench.records import Outcome, RunMeta, read_meta
 from floorbench.redact import redact, redact_text, redact_url
-from floorbench.scenarios.schema import Scenario
+from floorbench.scenarios.interface import ScenarioRecord
 from floorbench.scenarios.validate import LoadedSuite, load_suite
 from floorbench.transports.server import LiveKitConnection, LiveKitServer, ServerError
 
@@ -182,7 +182,7 @@ def capacity_verdict(meta: RunMeta) -> str | None:
     return "degraded" if meta.failure_kind in resume.OVERLOAD else None
 
 
-def _model_for(opts: RunOptions, suite: LoadedSuite, scenario: Scenario) -> Model:
+def _model_for(opts: RunOptions, suite: LoadedSuite, scenario: ScenarioRecord) -> Model:
     """A fresh model session: its per-scenario context carries the scenario."""
     return create_model(
         ModelContext(name=opts.model, config=opts.config, scenario=scenario, suite=suite.suite, suite_root=suite.root)
@@ -247,7 +247,7 @@ class _Runner:
         return self.conn
 
     async def run(
-        self, planned: list[str], chosen: list[Scenario], on_scenario: Callable[[RunMeta], None] | None
+        self, planned: list[str], chosen: list[ScenarioRecord], on_scenario: Callable[[RunMeta], None] | None
     ) -> RunSummary:
         self.out.mkdir(parents=True, exist_ok=True)
         todo = resume.plan(self.out, [s.scenario_id for s in chosen])
@@ -319,7 +319,7 @@ class _Runner:
             self.dispatcher = self._dispatcher(conn, self.pool.agent)
 
     async def _run_all(
-        self, queue: list[Scenario], book: RunBook, progress: RunProgress, on_scenario: Callable[[RunMeta], None] | None
+        self, queue: list[ScenarioRecord], book: RunBook, progress: RunProgress, on_scenario: Callable[[RunMeta], None] | None
     ) -> None:
         """`concurrency` workers take the scenarios in suite order; any stop cancels every running one.
 
@@ -344,7 +344,7 @@ class _Runner:
                 running -= 1
                 gate.notify_all()
 
-        async def play(scenario: Scenario, again: bool) -> RunMeta:
+        async def play(scenario: ScenarioRecord, again: bool) -> RunMeta:
             generation = await take_a_room()
             try:
                 progress.started(scenario.scenario_id)
@@ -370,7 +370,7 @@ class _Runner:
                     )
             return meta
 
-        again_queue: list[Scenario] = []
+        again_queue: list[ScenarioRecord] = []
         floor_said: list[str] = []
 
         async def worker() -> None:
@@ -396,7 +396,7 @@ class _Runner:
                 w.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
 
-    def _summary(self, chosen: list[Scenario], book: RunBook | None, kept: list[str]) -> RunSummary:
+    def _summary(self, chosen: list[ScenarioRecord], book: RunBook | None, kept: list[str]) -> RunSummary:
         """What this invocation leaves; a SIGTERM is a one-line `RunInterrupted` naming how to resume."""
         counts = book.counts() if book is not None else {}
         if self.stopped_by is not None:
@@ -407,7 +407,7 @@ class _Runner:
         metas = [m for m in (read_meta(self.out / s.scenario_id) for s in chosen) if m is not None]
         return RunSummary(self.out, metas, counts, kept)
 
-    async def _attempts(self, scenario: Scenario) -> RunMeta:
+    async def _attempts(self, scenario: ScenarioRecord) -> RunMeta:
         """Run the scenario; again after an infrastructure failure while retries are left. Every attempt is kept.
 
         Dispatched, an attempt a killed runner left in flight is settled first: a result its worker published

@@ -39,7 +39,7 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from floorbench.paths import inside
-from floorbench.scenarios.schema import Scenario
+from floorbench.scenarios.interface import ScenarioRecord
 from floorbench.scenarios.validate import (
     ScenarioError,
     check_audio,
@@ -629,10 +629,10 @@ def check_agent_scenario(s: AgentScenario, path: Path) -> None:
 
 def load_agent_scenario(
     path: Path, data: object, root: Path | None = None, audio: bool = False, strict_vocab: bool = False
-) -> Scenario:
+) -> ScenarioRecord:
     """Suite agent's part `load_scenario` (`strict_vocab` is suite mpe's)."""
     s = parse_agent_scenario(path, data)
     check_agent_scenario(s, path)
     if audio:
         check_clips_audio(root, path, ((f"{path}: scenario {s.scenario_id}: step {c.step}", c.audio) for c in s.turns))
-    return cast(Scenario, s)
+    return cast(ScenarioRecord, s)

@@ -17,7 +17,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from floorbench.scenarios.schema import Scenario, inside
+from floorbench.scenarios.interface import ScenarioRecord
+from floorbench.scenarios.schema import inside
 from floorbench.scenarios.validate import SUPPORTED_RATES, LoadedSuite, ScenarioError, parse_record
 from floorbench.suites.av.rules import CATEGORY, DURING_MODEL_SPEECH, AvRules, Category, Dynamic, category_of
 from floorbench.suites.av.schema import AvClip, AvScenario
@@ -263,7 +264,7 @@ def _video(root: Path, rel: str, where: str, s: AvScenario) -> VideoFacts:
 
 def load_av_scenario(
     path: Path, data: object, root: Path | None = None, audio: bool = False, strict_vocab: bool = False
-) -> Scenario:
+) -> ScenarioRecord:
     """Parse and check an av scenario file (and, with `audio`, its clips' audio and video files).
 
     Returned as the runner's `Scenario` type: the runner uses only what the
@@ -273,7 +274,7 @@ def load_av_scenario(
     check_av_scenario(s, path)
     if audio:
         check_av_files(s, path, root or path.parent)
-    return cast(Scenario, s)
+    return cast(ScenarioRecord, s)
 
 
 def av_suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> SuiteInfo:

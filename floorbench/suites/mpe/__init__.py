@@ -1,6 +1,6 @@
 """Suite `mpe` — multi-party selective engagement (docs/suites/mpe.md): answer when addressed, else stay silent.
 
-Its rules, live schedule, oracle, generator, timing rules, items, metrics, scores file
+Its scenario record, rules, live schedule, oracle, generator, timing rules, items, metrics, scores file
 and report are in this folder, reached by the engine only through the parts below; the
 engine lends it what every suite shares (windows, VAD, ASR, judges, bootstrap, the
 report's page shell).

@@ -21,9 +21,10 @@ from pathlib import Path
 
 from floorbench.paths import prepare_out
 from floorbench.scenarios.files import write_scenario, write_suite
-from floorbench.scenarios.schema import Label, Preamble, Scenario, Suite
+from floorbench.scenarios.schema import Preamble, Suite
 from floorbench.scenarios.validate import ScenarioError
 from floorbench.suites.mpe import phrases as P
+from floorbench.suites.mpe.schema import Label, Scenario
 from floorbench.suites.mpe.tasks import FAMILIES, NUMERIC_FAMILIES, Ctx, Fact, Task, cap
 from floorbench.suites.mpe.validate import check_pair, check_scenario
 from floorbench.suites.mpe.vocab import (

@@ -3,7 +3,7 @@
 Accepted input (docs/scenarios.md, "Import format"): a folder of `.yaml`/`.yml`/`.json`
 files, one YAML/JSON file holding one scenario or a list of scenarios, or a
 `.jsonl` file with one scenario per line. Each record uses the schema of
-`floorbench.scenarios.schema.Scenario`, with three conveniences for hand- or
+`floorbench.suites.mpe.schema.Scenario`, with three conveniences for hand- or
 LLM-written files:
 
 - turn `id`s may be left out (they are numbered 1, 2, 3 …);
@@ -24,8 +24,9 @@ from typing import Any
 
 from floorbench.paths import prepare_out
 from floorbench.scenarios.files import write_scenario, write_suite
-from floorbench.scenarios.schema import Preamble, Scenario, Suite, inside
+from floorbench.scenarios.schema import Preamble, Suite, inside
 from floorbench.scenarios.validate import ScenarioError, read_yaml
+from floorbench.suites.mpe.schema import Scenario
 from floorbench.suites.mpe.validate import check_pair, check_scenario, check_vocabulary, parse_scenario
 from floorbench.suites.mpe.vocab import PREAMBLE_VOICE, SPEAKER_VOICES
 

@@ -38,8 +38,9 @@ from floorbench import safe_http
 from floorbench.paths import prepare_out
 from floorbench.redact import is_env_name, redact_text, redact_url
 from floorbench.scenarios.files import write_scenario, write_suite, write_text_atomic
-from floorbench.scenarios.schema import Label, Preamble, Scenario, Suite
+from floorbench.scenarios.schema import Preamble, Suite
 from floorbench.scenarios.validate import ScenarioError, read_yaml
+from floorbench.suites.mpe.schema import Label, Scenario
 from floorbench.suites.mpe.validate import check_pair, check_scenario, parse_scenario
 
 PROMPT_DIR = Path(__file__).parent / "prompts"

@@ -42,8 +42,8 @@ import numpy as np
 
 from floorbench.pipelines.room.schedule import MS, LiveKnobs, LivePlan, LiveRequest, Playback, SuiteSchedule
 from floorbench.records import EventKind
-from floorbench.scenarios.schema import Label, Scenario
 from floorbench.suites.mpe.rules import MpeRules
+from floorbench.suites.mpe.schema import Label, Scenario
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,6 @@
 """Suite mpe's rules of a scenario file and of a pair, and its parts `load_scenario` and `check_suite`.
 
-The record is `floorbench.scenarios.schema.Scenario` (still in the engine's module: the
-scoring core reads it); the rules are this suite's (docs/suites/mpe.md): one `T` with its
+The record is this suite's `floorbench.suites.mpe.schema.Scenario`; the rules are this suite's (docs/suites/mpe.md): one `T` with its
 gold, every `N4Q` followed by its `N4R`, three or four humans, and the pair rules — the
 explicit and implicit twins share everything but the request, and only the explicit
 request names the assistant. The attribute vocabularies of its generator
@@ -13,11 +12,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
+from typing import cast
 
 from pydantic import ValidationError
 
 from floorbench.scenarios.info import SuiteInfo, clip_durations_ms
-from floorbench.scenarios.schema import Label, Scenario, Suite
+from floorbench.scenarios.schema import Suite
 from floorbench.scenarios.validate import (
     LoadedSuite,
     ScenarioError,
@@ -26,6 +26,7 @@ from floorbench.scenarios.validate import (
     read_yaml,
     where,
 )
+from floorbench.suites.mpe.schema import Label, Scenario
 
 
 def check_vocabulary(scenario: Scenario, path: Path) -> None:
@@ -58,18 +59,20 @@ def load_scenario(
 
 def suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> SuiteInfo:
     """Suite mpe's part `suite_info`: labels, attributes, tasks, pairs and the rendered audio."""
-    rendered = bool(suite.suite.preamble.audio) and all(t.audio for s in suite.scenarios for t in s.turns)
-    labels = Counter(t.label.value for s in suite.scenarios for t in s.turns)
+    scenarios = cast(list[Scenario], suite.scenarios)  # loaded by this suite's load_scenario
+    pairs = cast(dict[str, list[Scenario]], suite.pairs())
+    rendered = bool(suite.suite.preamble.audio) and all(t.audio for s in scenarios for t in s.turns)
+    labels = Counter(t.label.value for s in scenarios for t in s.turns)
     attrs: dict[str, Counter] = {k: Counter() for k in ("location", "activity", "relationship", "device_context", "register")}
-    for s in suite.scenarios:
+    for s in scenarios:
         for k in attrs:
             attrs[k][getattr(s.attributes, k)] += 1
-    tasks = Counter(str(s.meta.get("task", "(hand-written)")) for s in suite.scenarios)
-    humans = Counter(len(s.speakers) for s in suite.scenarios)
-    lengths = [len(s.turns) for s in suite.scenarios]
-    quint = Counter(min(4, (s.request.id - 1) * 5 // len(s.turns)) for s in suite.scenarios)
+    tasks = Counter(str(s.meta.get("task", "(hand-written)")) for s in scenarios)
+    humans = Counter(len(s.speakers) for s in scenarios)
+    lengths = [len(s.turns) for s in scenarios]
+    quint = Counter(min(4, (s.request.id - 1) * 5 // len(s.turns)) for s in scenarios)
     differs: Counter = Counter()
-    for group in suite.pairs().values():
+    for group in pairs.values():
         s = group[0]
         rid = s.request.id
         key = "request only" if sorted(s.differs) == [rid] else (

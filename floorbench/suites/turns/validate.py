@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from floorbench.scenarios.schema import Scenario
+from floorbench.scenarios.interface import ScenarioRecord
 from floorbench.scenarios.validate import LoadedSuite, ScenarioError, check_clips_audio, parse_record
 from floorbench.suites.turns.rules import CONVERSATION_TYPES, USER_SPEECH, TurnEvent, TurnsRules
 from floorbench.suites.turns.schema import TurnsScenario
@@ -75,7 +75,7 @@ def _check_clip(s: TurnsScenario, cid: int, prev: TurnEvent | None, where: str, 
 
 def load_turns_scenario(
     path: Path, data: object, root: Path | None = None, audio: bool = False, strict_vocab: bool = False
-) -> Scenario:
+) -> ScenarioRecord:
     """Parse and check a turns scenario file (and, with `audio`, its clips' audio).
 
     Suite turns' part `load_scenario` (`strict_vocab` is suite mpe's; no vocabulary here).
@@ -87,7 +87,7 @@ def load_turns_scenario(
     check_turns_scenario(s, path)
     if audio:
         check_clips_audio(root, path, ((f"{path}: scenario {s.scenario_id}: clip {c.id}", c.audio) for c in s.turns))
-    return cast(Scenario, s)
+    return cast(ScenarioRecord, s)
 
 
 def turns_suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> SuiteInfo:
