@@ -79,3 +79,19 @@ def test_the_report_draws_the_keys_on_the_callers_lane() -> None:
     svg = timeline_svg(conv)
     assert "step 2 dtmf 3000–3960 ms: (keys 1234#)" in svg and 'fill="#54a24b"' in svg
     assert (3000, 3960, "caller", "step 2 dtmf: (keys 1234#)") in events(conv)
+
+
+def test_floorbench_test_refuses_keys_without_a_phone_leg_before_anything_is_written(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-c", "from floorbench.cli import main; main()", "test",
+                          "examples/phone/tests.yaml", "-k", "phone-keys", "--model", "oracle", "--out", str(out)],
+                         cwd=root, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.strip().splitlines() == [
+        "error: examples/phone/tests.yaml: test phone-keys: step 2 (dtmf) presses keys, which only a phone leg "
+        "carries; run it with --via sip:URI (docs/phone.md), or drop the step"]
+    assert not out.exists()
