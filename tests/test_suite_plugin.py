@@ -249,6 +249,22 @@ def test_register_suite_by_decorator_replaces_and_forgets() -> None:
     assert "decorated" not in registry.suite_names()
 
 
+def test_the_old_address_is_the_same_registry_and_names_no_default_suite() -> None:
+    from floorbench.suites import registry as old
+
+    @old.register_suite
+    def _plugin() -> old.SuitePlugin:
+        return old.SuitePlugin(name="via-old", summary="old", doc="", load_scenario="m:a",
+                               suite_info="m:b", live_schedule="m:c", score="m:d")
+
+    try:
+        assert registry.get_suite("via-old").summary == "old"  # one registration, whichever address
+    finally:
+        old.unregister_suite("via-old")
+    with pytest.raises(registry.SuiteNotFound, match="no suite named"):
+        old.get_suite("")
+
+
 @pytest.mark.live
 def test_an_out_of_tree_suite_generates_validates_runs_live_and_scores(
     tmp_path: Path, knock_installed: Path, livekit

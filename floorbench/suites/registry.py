@@ -1,16 +1,14 @@
 """The old address of the plug-in contract, now `floorbench.plugins` (kept only as a re-export).
 
-Two kinds of caller still use this path: suites outside floorbench written
-against it (``from floorbench.suites.registry import SuitePlugin``, as the
-docs said before the contract moved to the base layer), and three engine
-modules in scoring/ and report/ not yet moved over. New code imports
-`floorbench.plugins`, with one difference: `get_suite(None)` here still
-answers (the catch-all suite) for that old caller. Nothing here has state of its own: every name is the
-one object of `floorbench.plugins`, so a suite registered through either
-address is the same registration.
+Suites outside floorbench written before the contract moved to the base layer
+import it from here (``from floorbench.suites.registry import SuitePlugin``); this
+thin module keeps them working. Nothing in floorbench imports it, and the docs
+point new suites at `floorbench.plugins`. It has no state or behaviour of its
+own: every name is the one object of `floorbench.plugins` (a suite registered
+through either address is the same registration), and `get_suite` needs a name
+here too, since no suite is a default.
 """
 
-from floorbench import plugins
 from floorbench.plugins import (
     BUILTIN,
     ENTRY_POINT_GROUP,
@@ -20,6 +18,7 @@ from floorbench.plugins import (
     SuiteNotFound,
     SuitePlugin,
     all_suites,
+    get_suite,
     load_path,
     option_name,
     register_suite,
@@ -31,13 +30,6 @@ from floorbench.plugins import (
     suite_reporting,
     unregister_suite,
 )
-
-
-def get_suite(name: str | None) -> SuitePlugin:
-    """`floorbench.plugins.get_suite`; None: the suite that takes what no other claims (the one
-    caller, scoring/inputs.py, names its labels in an unknown-label error line)."""
-    return plugins.get_suite(name) if name else plugins.catch_all("recognises")
-
 
 __all__ = [
     "BUILTIN", "ENTRY_POINT_GROUP", "PART_NAMES", "GenerateOption", "GenerateRequest", "SuiteNotFound",
