@@ -65,7 +65,7 @@ SUITE_ROLES: dict[str, str] = {
     "oracle": "processors", "tool_oracle": "processors",
     **dict.fromkeys(("score", "events", "export", "match", "tables", "agreement", "expected", "frames", "inputs",
                      "judge", "verdicts", "timing", "assertions", "baseline", "load", "persona_judge",
-                     "results_file", "clip_score", "tool_checks"), "scoring"),
+                     "results_file", "clip_score", "tool_checks", "evidence"), "scoring"),
     **dict.fromkeys(("items", "metrics", "content", "scores_file", "sound_flags"), "scoring"),
     "report": "report", "report_tables": "report", "timeline": "report", "scored_runs": "report", "tool_report": "report",
     "commands": "top", "load_command": "top", "cli": "top",

@@ -23,128 +23,37 @@ Windows, on the model's clock:
 A branch step's clip is the line it chose (the timeline's ``branch`` line);
 a step a branch's ``goto`` jumped over was not on the trial's path, so its
 assertions are not judged in that trial (the trial lists it as skipped).
+
+The records judged (`StepPlan`, `Placed`, `Evidence`, `Result`) are in
+`floorbench.suites.agent.evidence`, which the persona judge reads too.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from floorbench.audio.sounds import SoundRules
 from floorbench.readers import search
+from floorbench.suites.agent import persona_judge
+from floorbench.suites.agent.evidence import (
+    END_SLACK_MS,
+    NOT_PLAYED,
+    Evidence,
+    Placed,
+    Result,
+    Segment,
+    StepPlan,
+    next_turn_start,
+)
+from floorbench.suites.agent.evidence import asserted as asserted  # the scorer reads it from here
 from floorbench.suites.agent.rules import CONTENT, SAYS, TURN_ENDS, AgentRules, Check, StepKind
 from floorbench.suites.agent.words import says
 
-Segment = tuple[int, int]
-END_SLACK_MS = 40
-"""a segment ending this close to the recording's end was cut by it (the agent was still talking)"""
 TEXT_SHOWN = 80
 
-
-@dataclass(frozen=True)
-class StepPlan:
-    """One step as meta.json ``schedule.steps`` records it."""
-
-    n: int
-    kind: StepKind
-    clip: int | None = None
-    pause_ms: int | None = None
-    expect: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> StepPlan:
-        return cls(int(d["n"]), StepKind(d["kind"]), d.get("clip"), d.get("pause_ms"), asserted(d.get("expect")))
-
-
-def asserted(expect: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The assertions an expectation record sets (unset ones are None or an empty list)."""
-    return {k: v for k, v in (expect or {}).items() if v is not None and v != []}
-
-
-@dataclass(frozen=True)
-class Placed:
-    """A caller clip as heard on the model's clock."""
-
-    start_ms: int
-    end_ms: int
-    speech_start_ms: int | None = None
-    """its first speech sample as sent, past the voice's silent pad (`floorbench.suites.agent.timing`)"""
-    speech_end_ms: int | None = None
-    """one past its last speech sample as sent"""
-
-    @property
-    def speech_from(self) -> int:
-        """where the caller starts speaking (the clip's start where its speech was not found)"""
-        return self.start_ms if self.speech_start_ms is None else self.speech_start_ms
-
-    @property
-    def speech_to(self) -> int:
-        return self.end_ms if self.speech_end_ms is None else self.speech_end_ms
-
-
-@dataclass
-class Evidence:
-    """One trial's recording, reduced to what the assertions read."""
-
-    placed: dict[int, Placed]
-    """step number → its clip, as heard"""
-    segments: list[Segment]
-    """the agent's speech (the shared VAD rules: 800 ms pauses merged)"""
-    fine: list[Segment]
-    """the agent's speech with pauses of `yield_gap_ms` ending a segment"""
-    duration_ms: int
-    not_run: set[int] = field(default_factory=set)
-    """timed steps the schedule did not play (the agent had not started speaking)"""
-    sounds: list[Segment] = field(default_factory=list)
-    """loud sound on the agent's track that VAD does not call speech (a tone, hold music, a broken
-    TTS's noise; `floorbench.audio.sounds`): the assertions read speech, so a silence or a yield
-    this covers is not the agent's"""
-    branches: dict[int, dict[str, Any]] = field(default_factory=dict)
-    """branch step number → its decision as the timeline records it (rule, why, transcript, latencies)"""
-    skipped: dict[int, int] = field(default_factory=dict)
-    """step number → the branch step whose goto jumped over it"""
-    lines: dict[int, list[Placed]] = field(default_factory=dict)
-    """persona step number → each line it said, as heard (its `placed` spans them all)"""
-    personas: dict[int, dict[str, Any]] = field(default_factory=dict)
-    """persona step number → its records (``lines``, ``backchannels``, ``end``) as the timeline has them"""
-    mos: list[float] | None = None
-    """the predicted MOS (DNSMOS OVRL) of each scored agent turn (floorbench.scoring.quality); None: not scored"""
-    language: str = "en"
-    """what the call was held in: `contains` reads number words in it (floorbench.speech.languages)"""
-
-
-@dataclass(frozen=True)
-class Result:
-    """One assertion on one trial."""
-
-    key: str
-    """stable over trials: ``step 2 responds_within_ms`` or ``test no_overlap_ms``"""
-    check: str
-    step: int | None
-    expected: str
-    passed: bool
-    measured: str
-    value: float | None = None
-    """the measured number, where there is one (ms)"""
-
-    def line(self) -> str:
-        where = f"step {self.step}" if self.step is not None else "test"
-        return f"{where}: {self.check} {self.expected}: measured {self.measured}"
-
-
-NOT_PLAYED = "not played (the agent did not start speaking after the caller's turn)"
-
-
 # -- windows -----------------------------------------------------------------------------------
-
-
-def next_turn_start(plan: Sequence[StepPlan], ev: Evidence, n: int) -> int:
-    for st in plan[n:]:
-        if st.kind in TURN_ENDS and st.n in ev.placed:
-            return ev.placed[st.n].start_ms
-    return ev.duration_ms
 
 
 def reply_window(plan: Sequence[StepPlan], ev: Evidence, n: int, rules: AgentRules) -> tuple[int, int] | None:
@@ -367,8 +276,6 @@ def measured_turns(plan: Sequence[StepPlan]) -> list[int]:
 
 def latencies(plan: Sequence[StepPlan], ev: Evidence, rules: AgentRules) -> list[int | None]:
     """The response latency of each measured turn on the trial's path (None: no response or not played)."""
-    from floorbench.suites.agent import persona_judge
-
     out: list[int | None] = []
     for st in plan:
         if st.n in ev.skipped:
@@ -444,8 +351,6 @@ def took_branch(ev: Evidence, n: int, names: Sequence[str]) -> Result:
 def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evidence, texts: Mapping[str, str],
              rules: AgentRules = AgentRules()) -> list[Result]:
     """Every assertion of one trial, in step order, then the test's own."""
-    from floorbench.suites.agent import persona_judge
-
     out: list[Result] = []
     for st in plan:
         e, n = st.expect, st.n

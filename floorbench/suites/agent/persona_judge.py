@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from floorbench.suites.agent.assertions import Evidence, Placed, Result, StepPlan, next_turn_start
+from floorbench.suites.agent.evidence import Evidence, Placed, Result, StepPlan, next_turn_start
 from floorbench.suites.agent.rules import CHAIN_FAILURES, DONE, AgentRules
 
 

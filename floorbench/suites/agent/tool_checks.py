@@ -33,7 +33,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from floorbench.suites.agent.assertions import Evidence, Result, StepPlan, next_turn_start, turns
+from floorbench.suites.agent.assertions import turns
+from floorbench.suites.agent.evidence import Evidence, Result, StepPlan, next_turn_start
 from floorbench.suites.agent.rules import ToolCheck
 from floorbench.tools.expect import ANY_TOOL, arguments_match, contains
 from floorbench.tools.records import ToolCall
