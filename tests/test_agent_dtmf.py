@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from floorbench.phone.dtmf import DTMF_MAX, dtmf_problem, dtmf_span_ms
+from floorbench.scenarios.dtmf import DTMF_MAX, dtmf_problem, dtmf_span_ms
 from floorbench.scenarios.validate import ScenarioError
 from floorbench.suites.agent.dtmf_format import needs_phone
 from floorbench.suites.agent.importer import write_test_suite

@@ -42,13 +42,13 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pydantic import Field, field_validator
 
-from floorbench.phone.dtmf import DTMF_REQUEST, dtmf_problem
 from floorbench.phone.stack import CLOCK_RATE, CallState, SipStack
 from floorbench.phone.uri import PhoneError, SipTarget, codec_names, parse_target
 from floorbench.processors.adapter_config import AdapterSettings, ModelError, Seconds
 from floorbench.processors.registry import Model, ModelContext
 from floorbench.processors.room_audio import ModelLinkProcessor, RoomAudioProcessor
 from floorbench.processors.webrtc_peer import DelayLog, mono_int16
+from floorbench.scenarios.dtmf import DTMF_REQUEST, dtmf_problem
 
 MEASURE_EVERY_S = 2.0
 DELAY_METHOD = (

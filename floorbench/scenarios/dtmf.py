@@ -1,10 +1,11 @@
 """What a DTMF request may hold: the keys, how many, how long each is held.
 
 One place for the rules, because two readers hold a request to them: the test
-format (a ``dtmf:`` caller step, `floorbench.suites.agent.validate`) refuses a
-bad one before anything runs, and the phone leg (`floorbench.phone.leg`)
-refuses one that reaches it in a room data message. Light on purpose: no SIP
-stack is imported to check a test file.
+format (a ``dtmf:`` caller step, `floorbench.suites.agent.dtmf_format`) refuses
+a bad one before anything runs, and the phone leg (`floorbench.phone.leg`)
+refuses one that reaches it in a room data message. It sits with the scenario
+records, the lowest layer both may import: no SIP stack is loaded to check a
+test file.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ turns into RFC 4733 telephone events (`floorbench.phone.leg`). So a test with
 a dtmf step runs only over a phone leg (``--via sip:``): over WebRTC there is
 nothing to carry the keys, and `needs_phone` refuses such a run in one line
 before any room starts, rather than let a test pass or fail on keys the agent
-was never sent. The rules on the keys are the leg's own (`floorbench.phone.dtmf`).
+was never sent. The rules on the keys are the leg's own (`floorbench.scenarios.dtmf`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from floorbench.phone.dtmf import dtmf_problem
+from floorbench.scenarios.dtmf import dtmf_problem
 from floorbench.scenarios.validate import ScenarioError
 from floorbench.suites.agent.rules import StepKind
 from floorbench.suites.agent.schema import AgentStep

@@ -209,7 +209,7 @@ class AgentSchedule:
         """Ask the phone leg to send the step's keys (a room data message); log when, and when the last key
         ends (`dtmf_span_ms`: the keys are sent one after another); return that end (session ns), from which
         the agent's reply is awaited (the agent's earlier turn, still fading in the live VAD, is not it)."""
-        from floorbench.phone.dtmf import DTMF_REQUEST, dtmf_span_ms
+        from floorbench.scenarios.dtmf import DTMF_REQUEST, dtmf_span_ms
 
         assert st.digits is not None
         send = getattr(pb, "send_data", None)
