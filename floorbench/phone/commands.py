@@ -62,7 +62,7 @@ def phone_agent(
     from floorbench.phone.agent import main, parse_answer
     from floorbench.phone.stack import load_pjsua2
     from floorbench.phone.uri import codec_names
-    from floorbench.pipelines.commands import read_model_config
+    from floorbench.pipelines.command_support import read_model_config
 
     check_range("--port", port, 0, 65535)
     parse_answer(answer)

@@ -11,6 +11,8 @@
     video/     video in the room: the user's camera, the recorder's video, markers, timing
     latency/   `floorbench latency`: chirp probes through the SFU and the sound devices' share
     commands   `floorbench server`, `run`, `models`
+    command_support  what the command modules share: `fail` (one error line, exit 2), the server's
+               wait, reading a model config file
 
 Layer: may import everything below it (base, scenarios, transports, processors), never
 scoring or report; see docs/architecture.md.

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from floorbench.pipelines.commands import StopOnSigterm, fail
+from floorbench.pipelines.command_support import StopOnSigterm, fail
 
 
 def worker(
