@@ -253,41 +253,49 @@ def system_under_test(
     return str(name), cfg
 
 
-def impair_profile(name: str | None, legs: str, seed: int | None) -> Any:
-    """The parsed `--impair` profile (an ImpairProfile) or None; one-line error on a bad one (a seed without
-    an impairment included: it would be ignored)."""
+def drawn_seed(option: str, name: str | None, seed: int | None, draws: str) -> int | None:
+    """The seed of a drawn condition (`--impair`, `--acoustics`): 0 when not given; None with no condition
+    named, and a one-line error for a seed given without one (it would be ignored) or out of range."""
     from floorbench.errors import OptionError, check_range
-    from floorbench.processors.impair import ImpairError, parse_profile
 
     if name is None:
         if seed is not None:
-            fail(f"--impair-seed {seed} without --impair: the seed draws an impairment; give --impair NAME too, "
+            fail(f"{option}-seed {seed} without {option}: the seed draws {draws}; give {option} NAME too, "
                  "or drop the seed")
         return None
     seed = 0 if seed is None else seed
     try:
-        check_range("--impair-seed", seed, 0, 2**31)
-        return parse_profile(name, legs, seed)
-    except (ImpairError, OptionError) as e:
+        check_range(f"{option}-seed", seed, 0, 2**31)
+    except OptionError as e:
+        fail(str(e))
+    return seed
+
+
+def impair_profile(name: str | None, legs: str, seed: int | None) -> Any:
+    """The parsed `--impair` profile (an ImpairProfile) or None; one-line error on a bad one (a seed without
+    an impairment included: it would be ignored)."""
+    from floorbench.processors.impair import ImpairError, parse_profile
+
+    drawn = drawn_seed("--impair", name, seed, "an impairment")
+    if name is None or drawn is None:
+        return None
+    try:
+        return parse_profile(name, legs, drawn)
+    except ImpairError as e:
         fail(str(e))
 
 
 def acoustics_profile(name: str | None, seed: int | None) -> Any:
     """The parsed `--acoustics` profile (an AcousticProfile) or None; one-line error on a bad one (a seed
     without a condition included: it would be ignored)."""
-    from floorbench.errors import OptionError, check_range
     from floorbench.speech.acoustics import AcousticsError, parse_acoustics
 
-    if name is None:
-        if seed is not None:
-            fail(f"--acoustics-seed {seed} without --acoustics: the seed draws an acoustic condition; "
-                 "give --acoustics NAME too, or drop the seed")
+    drawn = drawn_seed("--acoustics", name, seed, "an acoustic condition")
+    if name is None or drawn is None:
         return None
-    seed = 0 if seed is None else seed
     try:
-        check_range("--acoustics-seed", seed, 0, 2**31)
-        profile = parse_acoustics(name, seed)
-    except (AcousticsError, OptionError) as e:
+        profile = parse_acoustics(name, drawn)
+    except AcousticsError as e:
         fail(str(e))
     import importlib.util
 
