@@ -173,7 +173,7 @@ class ToolReplies(FrameProcessor):
                 data = await self._http("POST", f"/tools/{name}", args)
                 found = data.get("result") if "error" not in data else None
                 if isinstance(found, dict):
-                    said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in found.items())
+                    said = ", ".join(f"the {k.replace('_', ' ')} is {v}" for k, v in found.items())
                 else:
                     said = "nothing" if found is None else str(found)
                 await self.push_frame(TTSSpeakFrame(f"Here is what I found: {said}." if "error" not in data

@@ -200,7 +200,7 @@ def _said(value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(_said(v) for v in value) or "none"
     if isinstance(value, dict):
-        return ", ".join(f"{k.replace('_', ' ')} {_said(v)}" for k, v in value.items())
+        return ", ".join(f"the {k.replace('_', ' ')} is {_said(v)}" for k, v in value.items())
     return str(value)
 
 
