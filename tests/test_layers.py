@@ -60,7 +60,8 @@ ALLOWED: dict[str, frozenset[str]] = {
 SUITE_ROLES: dict[str, str] = {
     "__init__": "suites", "rules": "suites", "words": "suites",
     **dict.fromkeys(("schema", "validate", "generate", "importer", "tasks", "vocab", "phrases", "llm", "draw",
-                     "files", "branch", "intents", "persona_format", "tool_format", "dtmf_format"), "scenarios"),
+                     "files", "branch", "intents", "persona_format", "tool_format", "dtmf_format",
+                     "scenario_file"), "scenarios"),
     **dict.fromkeys(("schedule", "ear", "persona_caller", "persona_llm", "persona_standin", "tool_live"), "pipelines"),
     "oracle": "processors", "tool_oracle": "processors",
     **dict.fromkeys(("score", "events", "export", "match", "tables", "agreement", "expected", "frames", "inputs",
