@@ -86,9 +86,9 @@ def test_render_refuses_bad_rate_and_bad_voice(fresh_tiny, tmp_path):
     res = CliRunner().invoke(app, ["render", str(fresh_tiny), "--rate", "22050"])
     assert res.exit_code == 2 and "--rate must be one of 16000, 24000, 48000, got 22050" in res.output
     vm = tmp_path / "voices.yaml"
-    vm.write_text("flite:awb: espeak:en\n")
+    vm.write_text("flite:awb: coqui:en\n")  # espeak: is a backend now (languages); coqui: is none
     res = CliRunner().invoke(app, ["render", str(fresh_tiny), "--voice-map", str(vm)])
-    assert res.exit_code == 2 and "unknown backend 'espeak'" in res.output and "Traceback" not in res.output
+    assert res.exit_code == 2 and "unknown backend 'coqui'" in res.output and "Traceback" not in res.output
 
 
 _NUM = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
