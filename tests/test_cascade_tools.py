@@ -50,6 +50,7 @@ def as_tools() -> list[Tool]:
         ("Yes, nine fifteen.", "Please move my booking B twelve to Tuesday.", "change_appointment",
          {"booking_id": "B12", "day": "tuesday", "time": "09:15"}),
         ("Cancel my appointment B twelve please.", None, "cancel_appointment", {"booking_id": "B12"}),
+        ("Cancel my appointment, be 12 please.", None, "cancel_appointment", {"booking_id": "B12"}),  # ASR's "be"
         ("What are your opening hours?", None, None, None),
     ],
 )

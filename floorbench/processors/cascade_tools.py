@@ -41,6 +41,9 @@ HOMOPHONES = {"for": "4", "to": "2", "too": "2", "won": "1"}
 """what ASR writes for a digit said among digits ("my order for two seven")"""
 TRANSIENT = re.compile(r"time ?out|timed out|unavailable|temporar|try again|busy|overload", re.IGNORECASE)
 """an error worth one more try (a "no such order" is not)"""
+LETTER_NAMES = {"be": "B", "bee": "B", "see": "C", "sea": "C", "dee": "D", "gee": "G", "jay": "J", "kay": "K",
+                "pee": "P", "queue": "Q", "are": "R", "tee": "T", "tea": "T", "vee": "V", "ex": "X", "why": "Y"}
+"""what ASR writes for a letter said before a number in a code ("be 12" for B12)"""
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
@@ -107,7 +110,11 @@ def _digit_runs(ws: list[str]) -> list[str]:
 
 
 def _codes(text: str) -> list[str]:
-    """Letter-and-number codes: "B twelve" → "B12", "B12" → "B12"."""
+    """Letter-and-number codes: "B twelve", "B 12", ASR's "be 12" → "B12"."""
+    names = "|".join(LETTER_NAMES)
+    text = re.sub(rf"\b({names})\b(?=[ -]+(?:\d|[a-z]+\b))", lambda m: LETTER_NAMES[m.group(1).lower()], text,
+                  flags=re.IGNORECASE)
+    text = re.sub(r"\b([A-Z])[ -](\d+)\b", r"\1\2", text)  # "B 12"
     out = [m.upper() for m in re.findall(r"\b[A-Za-z]{1,3}\d+\b", text)]
     for m in re.finditer(r"\b([A-Za-z])[ -]+([a-z]+(?: [a-z]+)?)\b", text):
         letter, rest = m.group(1), m.group(2).lower().split()
