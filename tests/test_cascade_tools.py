@@ -49,6 +49,10 @@ def as_tools() -> list[Tool]:
          {"day": "monday", "time": "14:30", "name": "Ada"}),
         ("Yes, nine fifteen.", "Please move my booking B twelve to Tuesday.", "change_appointment",
          {"booking_id": "B12", "day": "tuesday", "time": "09:15"}),
+        ("Yes, 915.", "Please move my booking be 12 to Tuesday.", "change_appointment",  # as ASR wrote them
+         {"booking_id": "B12", "day": "tuesday", "time": "09:15"}),
+        ("Yes, 230 is fine. My name is Ada.", "I need an appointment on Monday.", "book_appointment",
+         {"day": "monday", "time": "14:30", "name": "Ada"}),
         ("Cancel my appointment B twelve please.", None, "cancel_appointment", {"booking_id": "B12"}),
         ("Cancel my appointment, be 12 please.", None, "cancel_appointment", {"booking_id": "B12"}),  # ASR's "be"
         ("What are your opening hours?", None, None, None),

@@ -132,10 +132,10 @@ def _email(text: str) -> str | None:
 
 
 def _clock(ws: list[str], text: str) -> str | None:
-    """A clock time: "14:30", "nine fifteen" → "09:15", "two thirty" → "14:30" (afternoon below 8)."""
-    m = re.search(r"\b(\d{1,2}):(\d{2})\b", text)
-    if m:
-        return f"{int(m.group(1)):02d}:{m.group(2)}"
+    """A clock time: "14:30", "nine fifteen" or "915" → "09:15", "two thirty" → "14:30" (afternoon below 8)."""
+    m = re.search(r"\b(\d{1,2}):?([0-5]\d)\b", text)  # "14:30", or ASR's "230" for "two thirty"
+    if m and 1 <= (h := int(m.group(1))) <= 23:
+        return f"{h + 12 if h < 8 else h:02d}:{m.group(2)}"
     for i, w in enumerate(ws[:-1]):
         h = SMALL.get(w)
         if h is None or not 1 <= h <= 12 or w in ("a", "an"):
