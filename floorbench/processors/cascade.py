@@ -341,7 +341,7 @@ class CascadeProcessor(RoomAudioProcessor):
         rule = verdict.reason
         plan = None
         if self.tool_rules is not None and self.llm is None:
-            plan = self.tool_rules.plan(text, prev.text if prev is not None and before else None)
+            plan = self.tool_rules.plan(text, prev.text if prev is not None else None)  # the request it completes
         if plan is not None:
             await self._answer_with_tool(plan, text, end_ms, asr_ms)
             return
