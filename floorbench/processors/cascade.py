@@ -339,12 +339,10 @@ class CascadeProcessor(RoomAudioProcessor):
         t = time.monotonic()
         reply: str | None = None
         rule = verdict.reason
-        plan = None
-        if self.tool_rules is not None and self.llm is None:
-            plan = self.tool_rules.plan(text, prev.text if prev is not None else None)  # the request it completes
-        if plan is not None:
-            await self._answer_with_tool(plan, text, end_ms, asr_ms)
-            return
+        if self.tool_rules is not None and self.llm is None and (  # prev: the request this may complete
+            plan := self.tool_rules.plan(text, prev.text if prev is not None else None)
+        ):
+            return await self._answer_with_tool(plan, text, end_ms, asr_ms)
         if self.llm is not None and (verdict.addressed or self.llm.decides_addressing):
             try:
                 reply, _ = await self.llm.reply(self.s.name, context, self.spoken, joined)
