@@ -211,7 +211,7 @@ class VisionCascadeProcessor(CascadeProcessor):
     def holding(self) -> bool:
         return time.monotonic_ns() < self._hold_until_ns
 
-    async def _speak(self, text: str, record: dict[str, Any]) -> None:
+    async def _speak(self, text: str, record: dict[str, Any], after: asyncio.Task | None = None) -> None:
         """Speak as the cascade does, after any hold ends; the user speaking again meanwhile drops the answer."""
         waited_ns, t = 0, time.monotonic_ns()
         while self.holding and waited_ns < self.vision.max_hold_ms * 1_000_000:
@@ -226,7 +226,7 @@ class VisionCascadeProcessor(CascadeProcessor):
                 record["dropped"] = "held: the user went on after the pause"
                 await self._marker(record)
                 return
-        await super()._speak(text, record)
+        await super()._speak(text, record, after)
 
 
 class VisionCascadeModel(CascadeModel):
