@@ -149,18 +149,7 @@ def run(
     profile = impair_profile(impair, impair_legs, impair_seed)
     condition = acoustics_profile(acoustics, acoustics_seed)
     play_on_agent = parse_play_on(play_on, workers)  # every option is checked before a server is named or a file written
-    if condition is not None and play_on_agent is not None:
-        fail("--acoustics with --play-on workers: a worker plays its rooms as its own command line says; "
-             "give --acoustics to the workers' runs, or play locally")
-    from floorbench.errors import OptionError, check_range
-    from floorbench.pipelines.dispatch.pool import MAX_PROCESSES
-    from floorbench.pipelines.run.runner import MAX_RETRIES
-
-    try:
-        check_range("--retries", retries, 0, MAX_RETRIES)
-        check_range("--processes", processes, 1, MAX_PROCESSES)
-    except OptionError as e:
-        fail(str(e))
+    _check_run_spread(condition is not None, play_on_agent is not None, retries, processes)
     suite, config = resolved_inputs(suite, config)
     name, cfg = system_under_test(model, config, identity, dispatch, via)
     try:
@@ -191,6 +180,22 @@ def run(
     except KeyboardInterrupt:
         fail(f"interrupted; finished scenarios are kept in {out}; run the same command again to resume")
     echo_summary(summary, out)
+
+
+def _check_run_spread(acoustics: bool, on_workers: bool, retries: int, processes: int) -> None:
+    """`run`'s options on how its rooms are spread and retried, checked with the others (one line each)."""
+    from floorbench.errors import OptionError, check_range
+    from floorbench.pipelines.dispatch.pool import MAX_PROCESSES
+    from floorbench.pipelines.run.runner import MAX_RETRIES
+
+    if acoustics and on_workers:
+        fail("--acoustics with --play-on workers: a worker plays its rooms as its own command line says; "
+             "give --acoustics to the workers' runs, or play locally")
+    try:
+        check_range("--retries", retries, 0, MAX_RETRIES)
+        check_range("--processes", processes, 1, MAX_PROCESSES)
+    except OptionError as e:
+        fail(str(e))
 
 
 def echo_summary(summary: Any, out: Path) -> None:
