@@ -12,6 +12,7 @@ import typer
 from floorbench.cli import run_cli
 from floorbench.errors import FloorbenchError
 from floorbench.processors.registry import ModelError
+from tests.support.cli_lines import one_error_line
 
 
 def _app() -> typer.Typer:
@@ -102,16 +103,7 @@ def test_a_bug_is_one_line_a_crash_file_and_exit_70(tmp_path):
 # ------------------------------------------------------------------ the real app through the wrapper
 
 
-def _one_line(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
-    from floorbench.cli import app
-
-    with pytest.raises(SystemExit) as e:
-        run_cli(app, args)
-    err = capsys.readouterr().err
-    assert e.value.code == 2, err
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    return lines[0]
+_one_line = one_error_line
 
 
 def test_a_command_line_click_cannot_parse_is_one_line_not_a_usage_box(capsys, tmp_path):

@@ -14,21 +14,11 @@ from typing import Any
 
 import pytest
 
-from floorbench.cli import run_cli
 from floorbench.phone.leg import failure
 from floorbench.phone.uri import PhoneError, codec_names, credentials, parse_target, shown
+from tests.support.cli_lines import one_error_line
 
-
-def _one_line(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
-    from floorbench.cli import app
-
-    with pytest.raises(SystemExit) as e:
-        run_cli(app, args)
-    err = capsys.readouterr().err
-    assert e.value.code == 2, err
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    return lines[0]
+_one_line = one_error_line
 
 
 @pytest.mark.parametrize("uri", ["sip:", "sip:agent@", "sip:agent@127.0.0.1:99999", "sip:a b@127.0.0.1",
