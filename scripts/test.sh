@@ -13,5 +13,5 @@ else
     # room shares the CPUs with another test (live tests assert behaviour
     # that holds on a loaded machine, but each one runs rooms in real time).
     .venv/bin/python -m pytest -q -n 2 -m "not live"
-    .venv/bin/python -m pytest -q -m live
+    .venv/bin/python -m pytest -q -m live --durations=40
 fi
