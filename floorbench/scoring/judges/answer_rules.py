@@ -57,7 +57,7 @@ from floorbench.scoring.judges.commitment import (
     word_matches,
 )
 from floorbench.scoring.judges.commitment import code_spans as _code_spans
-from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, polarity
+from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, polarity, stem
 from floorbench.scoring.judges.quantities import (
     Mention,
     Quantity,
@@ -195,7 +195,22 @@ def _asides(tokens: list[str], people: frozenset[str], asked: frozenset[str]) ->
     return out
 
 
-def _yes_no(want: str, transcript: str) -> Outcome:
+EXCEPTING = frozenset(("not", "except", "apart"))
+
+
+def excepted(said: list[str], question: list[str]) -> str:
+    """The word of the question a yes carves out ("they deliver, just not on Sundays" asked about
+    Sundays), or ''."""
+    asked = {stem(w) for w in content_tokens(question)}
+    for i, t in enumerate(said):
+        if t in EXCEPTING and i > 0:
+            for w in said[i + 1 : i + 4]:
+                if w not in STOP and stem(w) in asked and w not in said[:i]:
+                    return w
+    return ""
+
+
+def _yes_no(want: str, transcript: str, question: str = "") -> Outcome:
     flat = " ".join(normalize_tokens(transcript))
     if any(p in flat for p in NO_COMMITMENT):
         return "wrong", "answer.yes-no-uncommitted", f"does not commit to {want}"
@@ -206,6 +221,12 @@ def _yes_no(want: str, transcript: str) -> Outcome:
     first = normalize_tokens(re.split(r"[,.;!?]", transcript)[0])
     if got is None and len(first) <= 3 and set(first) & AUXILIARY:
         got = "yes"
+    if not start and len(said) > 1 and said[0] in YES | NO and said[1] in YES | NO and (said[0] in YES) != (
+            said[1] in YES):
+        got = "yes" if said[1] in YES else "no"  # "yeah nah", "nah yeah": the second word answers
+    if got == "yes" and (kept := excepted(said, normalize_tokens(question))):
+        return ("correct" if want == "no" else "wrong"), "answer.yes-except", \
+            f"a yes that excepts '{kept}', the very thing asked about: it answers no"
     if got == want:
         return "correct", "answer.yes-no", f"answers {want}"
     return "wrong", "answer.yes-no", f"expected {want}, heard {got or 'no yes/no'}"
@@ -494,14 +515,19 @@ def _gold_quantity(refs: list[str]) -> Quantity | None:
     return Quantity(first.kind, first.value, unit, half)
 
 
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+
+
 def _starts_with_quantity(ref: str) -> bool:
     toks = lex(ref)
-    words = [i for i, t in enumerate(toks) if t not in ("the", "a", "an", "about", "at", "its", "it", "s")]
     found = mentions(toks)
+    dated = bool(found) and found[0].date is not None  # "Tuesday 14 May": the weekday is the date's detail
+    words = [i for i, t in enumerate(toks) if t not in ("the", "a", "an", "about", "at", "its", "it", "s", ",")
+             and not (dated and t in WEEKDAYS)]
     return bool(words and found and found[0].start <= words[0] < found[0].end)
 
 
-def _polarity_led(gold: str, transcript: str) -> Outcome | None:
+def _polarity_led(gold: str, transcript: str, question: str = "") -> Outcome | None:
     """A gold that opens with yes or no and adds detail ("no, cash only", "yes, until 8"): the
     reply's polarity answers it (the detail need not be repeated); None when the gold opens
     otherwise or the reply says no yes or no."""
@@ -509,7 +535,7 @@ def _polarity_led(gold: str, transcript: str) -> Outcome | None:
     if len(toks) < 2 or toks[0] not in YES | NO or polarity(normalize_tokens(transcript)) is None:
         return None
     want = "yes" if toks[0] in YES else "no"
-    kind, rule, why = _yes_no(want, transcript)
+    kind, rule, why = _yes_no(want, transcript, question)
     narrowed = narrowed_to(toks[1:], transcript)
     if kind == "correct" and narrowed:
         return "wrong", "answer.detail-contradicted", f"'{gold}': answers {want}, but narrows it to " \
@@ -530,7 +556,7 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     if refs and gold_quantity(refs[0]) is None and not gold_code(refs[0]):
         inp = replace(inp, transcript=one_as_head(inp.transcript, refs[0], inp.context))
     reply = Reply.of(inp)
-    led = _polarity_led(refs[0], inp.transcript) if refs else None
+    led = _polarity_led(refs[0], inp.transcript, inp.context) if refs else None
     if led is not None:
         return led, [], []
     pending: list[tuple[str, str]] = []
@@ -542,7 +568,7 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     for n, ref in enumerate(refs):
         words = content_tokens(normalize_tokens(ref))
         if words and set(words) <= (YES | NO):
-            kind, rule, why = _yes_no("yes" if set(words) & YES else "no", inp.transcript)
+            kind, rule, why = _yes_no("yes" if set(words) & YES else "no", inp.transcript, inp.context)
             return (kind, rule, why), [], []
         entity = False
         code = gold_code(ref)
@@ -552,9 +578,10 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
         elif parts:
             outcome = _compound(ref, parts, reply)
         elif q is not None and (n == 0 or gold_quantity(ref) is not None):
-            if n > 0:
+            aq = gold_quantity(ref)
+            if n > 0 and (aq is None or aq.kind != q.kind or aq.value == q.value):
                 continue
-            outcome = _quantity(q, reply)
+            outcome = _quantity(q if n == 0 or aq is None else aq, reply)  # an alias of another value: its own
         elif (rq := gold_quantity(ref)) is not None and _starts_with_quantity(ref):
             outcome = _quantity(rq, reply)
         elif (spelled := spelled_answer(ref, reply.tokens)) is not None:

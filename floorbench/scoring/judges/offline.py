@@ -34,6 +34,7 @@ from pathlib import Path
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, OnVerdict, Task, Verdict
 from floorbench.scoring.judges.answer_rules import answer_rules
+from floorbench.scoring.judges.meaning_guard import closed_class_other, name_swapped, whole_for_part
 from floorbench.scoring.judges.normalize import NO, YES, is_number, normalize_tokens
 from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
 from floorbench.scoring.judges.turn_grammar import ADDRESS_TERMS, Part, Typed, parts, type_part
@@ -198,7 +199,7 @@ def _sentences(text: str) -> list[str]:
 
 
 RULE_MODULES = ("offline.py", "normalize.py", "answer_rules.py", "quantities.py", "commitment.py", "turn_acts.py",
-                "turn_grammar.py", "values.py", "claims.py", "typed_rules.py")
+                "turn_grammar.py", "values.py", "claims.py", "typed_rules.py", "spoken.py", "meaning_guard.py")
 """the modules whose text is the rule set (its version hashes them)"""
 
 
@@ -277,6 +278,11 @@ class OfflineJudge:
                     out[n] = _verdict(Verdict.unsure, "answer.meaning-close",
                                       f"'{ref}' only partly said and MiniLM cosine {cos:.2f} is within "
                                       f"{MEANING_MARGIN:.2f} of its threshold {need:.2f}: the rules do not decide")
+                elif cos >= need and (swap := name_swapped(ref, inputs[n].transcript)) is not None:
+                    out[n] = _verdict(Verdict.unsure if swap[0] == "unsure" else Verdict.wrong, "answer.name-other",
+                                      f"'{ref}': {swap[1]}")
+                elif cos >= need and (whole := whole_for_part(ref, inputs[n].transcript)) is not None:
+                    out[n] = _verdict(Verdict.wrong, "answer.whole-for-part", f"'{ref}': {whole}")
                 elif cos >= need:
                     out[n] = _verdict(Verdict.correct, "answer.meaning-match",
                                       f"meaning matches '{ref}' (MiniLM cosine {cos:.2f} >= {need:.2f})")
@@ -360,7 +366,7 @@ def spelled_near(ref: str, transcript: str) -> tuple[str, float] | None:
             if abs(len(got) - len(want)) > len(want) * 0.3:
                 continue
             ratio = SequenceMatcher(None, want, got).ratio()
-            if ratio >= NEAR_SPELLING and (best is None or ratio > best[1]):
+            if ratio >= NEAR_SPELLING and (best is None or ratio > best[1]) and not closed_class_other(got, ref):
                 best = (" ".join(toks[i:j]), ratio)
     return best
 

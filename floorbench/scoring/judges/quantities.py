@@ -20,6 +20,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from floorbench.scoring.judges.spoken import digit_strings, rates, sums, unit_letters
 from floorbench.scoring.judges.values import PHYSICAL, convertible, date_at, factor
 
 UNITS = {
@@ -72,11 +73,12 @@ def lex(text: str) -> list[str]:
     t = _JOINED_NUMBER.sub(r"\1 \2", t)
     for said, value in _SET_PHRASES:
         t = said.sub(value, t)
-    return t.split()
+    return unit_letters(digit_strings(t.split()), UNIT_OF)
 
 
 _SET_PHRASES = [(re.compile(rf"\b{a}\b"), b) for a, b in (
     ("half a dozen", "six"), ("a couple of dozen", "twenty four"), ("a dozen", "twelve"),
+    ("(?:a )?couple of", "two"),
     ("a fortnight", "fourteen days"), ("(\\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred) grand",
      "\\1 thousand"), ("a grand", "one thousand"),
     ("a score of", "twenty"), ("a tenner", "ten"), ("a fiver", "five"),
@@ -107,6 +109,8 @@ def _cardinal(tokens: list[str], i: int) -> tuple[float, int] | None:
         return 6.0, i + 3
     if w in ("a", "an") and i + 1 < len(tokens) and tokens[i + 1] in SCALES:
         current, j, last = 1, i + 1, "unit"
+    elif w == "hundred" and (i == 0 or not (tokens[i - 1] in UNITS or tokens[i - 1] in TENS or tokens[i - 1].isdigit())):
+        current, j, last = 1, i, "unit"  # "hundred and twenty": the "a" left out
     while j < len(tokens):
         w = tokens[j]
         if w in ("and", ",") and last == "scale" and j + 1 < len(tokens) and (
@@ -288,10 +292,21 @@ def _cents(tokens: list[str], j: int, m: Mention, value: float) -> int:
     return end
 
 
+ROUGHLY = frozenset(("under", "over", "nearly", "almost", "about", "around", "roughly", "just"))
+"""before a whole number of hours, the minutes after a comma restate it ("just under an hour, fifty
+minutes") rather than add to it"""
+
+
 def _more_minutes(tokens: list[str], j: int, m: Mention) -> int:
     """"... hours and a half", "... hours (and) 40 (minutes)"."""
     assert m.duration is not None
     k = j + 1 if j < len(tokens) and tokens[j] == "and" else j
+    said_roughly = tokens[m.start] in ("a", "an") or set(tokens[max(0, m.start - 2) : m.start]) & ROUGHLY
+    if j < len(tokens) and tokens[j] == "," and not said_roughly:  # "two hours, thirty-five minutes"
+        got = _cardinal(tokens, j + 1) if j + 1 < len(tokens) else None
+        if got is None or got[0] >= 60 or got[1] >= len(tokens) or tokens[got[1]] not in MINUTE_WORDS:
+            return j
+        k = j + 1
     if tokens[k : k + 2] == ["a", "half"]:
         m.duration += 30
         return k + 2
@@ -429,7 +444,7 @@ def mentions(tokens: list[str]) -> list[Mention]:
         m.approx = bool(APPROXIMATORS & set(tokens[max(0, m.start - 2) : m.start]))
         out.append(m)
         i = max(m.end, i + 1)
-    return _fractions(tokens, _subunits(tokens, out))
+    return rates(tokens, sums(tokens, _fractions(tokens, _subunits(tokens, out))))
 
 
 PRONOUN_ONE_AFTER = frozenset("the this that which each every no any another other same".split())
@@ -522,6 +537,11 @@ def gold_quantity(ref: str) -> Quantity | None:
     return Quantity("number", max(m.numbers), unit=m.unit)
 
 
+CHARM_CENTS = 0.95
+"""a price ending in .95-.99 is a charm price: said as the next whole amount ("sixty-five bucks" for
+64.99), it is the same price; any other rounding of a price is another amount"""
+
+
 def same_quantity(gold: Quantity, m: Mention) -> bool:
     """Does the mention say the gold quantity (in any form, in a compatible unit)?"""
     if gold.kind == "date":
@@ -536,7 +556,8 @@ def same_quantity(gold: Quantity, m: Mention) -> bool:
         return False
     money = gold.unit in CURRENCIES or (gold.unit is None and gold.value != int(gold.value))
     if m.unit is None or gold.unit is None or m.unit == gold.unit:
-        return gold.value in m.numbers or (money and any(abs(v - gold.value) < 1e-9 for v in m.money))
+        charm = money and round(gold.value % 1, 2) >= CHARM_CENTS and float(int(gold.value) + 1) in m.numbers
+        return gold.value in m.numbers or charm or (money and any(abs(v - gold.value) < 1e-9 for v in m.money))
     unit = "kilogram" if m.unit_word in ("kilo", "kilos") and factor("kilogram", str(gold.unit)) else m.unit
     if convertible(unit) and convertible(gold.unit):
         f = factor(str(unit), str(gold.unit))

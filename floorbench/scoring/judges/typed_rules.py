@@ -74,8 +74,9 @@ def commit_reason(tokens: list[str], span: Span, start: int, conc: list[Span],
 def day_alone(q: Quantity, tokens: list[str]) -> Outcome | None:
     """A date gold answered by its day alone ("the sixteenth" for June 16) when the reply names no
     month: the same day is the answer, another day is not."""
-    if q.kind != "date" or any(t in MONTHS for t in tokens):
+    if q.kind != "date" or any(t in MONTHS and MONTHS[t] != int(q.value) // 100 for t in tokens):
         return None
+    tokens = tokens[correction_start(tokens, lambda rest: any(read_day(rest, i) for i in range(len(rest)))):]
     days = [d for i, t in enumerate(tokens) if t == "the" and (d := read_day(tokens, i + 1)) is not None
             and tuple(tokens[i + 1 : d[1]]) in ordinal_words()]
     if not days:

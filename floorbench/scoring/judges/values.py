@@ -44,6 +44,9 @@ PHYSICAL = {
     **dict.fromkeys(("centilitre", "centilitres", "cl"), "centiliter"),
     **dict.fromkeys(("gallon", "gallons"), "gallon"),
     **dict.fromkeys(("tonne", "tonnes"), "metric_ton"),
+    **dict.fromkeys(("cup", "cups"), "cup"),
+    **dict.fromkeys(("tablespoon", "tablespoons", "tbsp"), "tablespoon"),
+    **dict.fromkeys(("teaspoon", "teaspoons", "tsp"), "teaspoon"),
 }
 """spoken unit words → pint units (lengths beyond km/m/miles, masses, volumes)"""
 PINT_OF = {"km": "kilometer", "m": "meter", "mile": "mile"}
