@@ -40,7 +40,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, Verdict
-from floorbench.scoring.judges.claims import bound_elsewhere, bound_to_gold, focus_words, ranked_below
+from floorbench.scoring.judges.claims import (
+    bound_elsewhere,
+    bound_to_gold,
+    focus_words,
+    only_a_landmark,
+    ranked_below,
+    valued_rank,
+)
 from floorbench.scoring.judges.commitment import (
     STOP,
     Span,
@@ -62,6 +69,7 @@ from floorbench.scoring.judges.quantities import (
     Mention,
     Quantity,
     gold_quantity,
+    half_said_later,
     lex,
     mentions,
     same_quantity,
@@ -78,6 +86,7 @@ from floorbench.scoring.judges.typed_rules import (
     substituted,
 )
 from floorbench.scoring.judges.values import (
+    MONTHS,
     gold_code,
     join_split_words,
     spelled_tokens,
@@ -123,7 +132,8 @@ def _people(text: str, gold_words: Sequence[str] = ()) -> frozenset[str]:
         word = m.group(0).lower()
         beside = [n for n in found[max(0, k - 1) : k + 2] if n is not m and abs(n.start() - m.start()) <= 1 + max(
             len(n.group(0)), len(m.group(0)))]
-        if word in NOT_NAMES or m.start() in gold_like or any(n.start() in gold_like for n in beside):
+        if word in NOT_NAMES or word in WEEKDAYS or word in MONTHS or m.start() in gold_like or any(
+                n.start() in gold_like for n in beside):
             continue  # the gold's name, or the other half of it ("Shivaun Keely" for Siobhan Kealy)
         opens = not text[: m.start()].strip() or re.search(r"[.!?:]\s*$", text[: m.start()])
         after = lex(text[m.end():])[:1]
@@ -300,6 +310,11 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
     tokens = reply.tokens
     found = mentions(tokens)
     hits: list[Mention] = [m for m in found if same_quantity(q, m)]
+    if q.kind == "clock" and q.half is not None:
+        later = [m for m in hits if m.half is None and half_said_later(tokens, m) not in (None, q.half)]
+        if later and len(later) == len(hits):
+            return "wrong", "answer.half-day", f"says '{' '.join(tokens[later[0].start:later[0].end])}' and then " \
+                f"the other half of the day ({half_said_later(tokens, later[0])})"
     if not hits:
         unitless = [m for m in found if q.kind == "duration" and m.duration is None
                     and m.unit is None and {q.value, q.value / 60} & m.numbers]
@@ -409,7 +424,8 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
     if not committed:
         rule, reason = next(w for w in why if w is not None)
         return "wrong", rule, f"'{ref}' said but {reason}"
-    other_claim = bound_elsewhere(tokens, focus, committed, others, start) or ranked_below(tokens, focus, committed)
+    other_claim = (bound_elsewhere(tokens, focus, committed, others, start) or ranked_below(tokens, focus, committed)
+                   or only_a_landmark(tokens, committed, others) or valued_rank(tokens, reply.question, gold_words))
     if other_claim is not None:
         return "wrong", "answer.claim-other", f"'{ref}' said, but {other_claim}"
     claimed = bound_to_gold(tokens, focus, committed, others, start)

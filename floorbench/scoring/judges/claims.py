@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from floorbench.scoring.judges.commitment import NEGATION, STOP, Span, stem
+from floorbench.scoring.judges.commitment import NEGATION, STOP, Span, stem, word_matches
+from floorbench.scoring.judges.quantities import mentions
 
 CLASSES = (
     frozenset("won win wins winner winning first champion champ top victory victorious beat".split()),
@@ -135,4 +136,82 @@ def ranked_below(tokens: Sequence[str], focus: Sequence[str], gold: Sequence[Spa
         below = words & BELOW_FIRST
         if below:
             return f"its own clause places it below first ('{sorted(below)[0]}')"
+    return None
+
+
+RELATIONAL = frozenset("after behind before than below above beneath under over beat beating beats trailing".split())
+"""words that place one candidate against another ("Jo, right after Marcus"): what follows them is the
+point of reference, not the answer"""
+RELATION_GLUE = frozenset("right just only close closely shortly straight close".split())
+
+
+def only_a_landmark(tokens: Sequence[str], gold: Sequence[Span], others: Sequence[Span]) -> str | None:
+    """Why the gold is said only as the point another candidate is placed against ("Jo, right after
+    Marcus" for who came second), or None: every mention of the gold follows a relational word and
+    another candidate is said outside such a place."""
+    def placed(span: Span) -> str | None:
+        k = span[0] - 1
+        while k >= 0 and tokens[k] in RELATION_GLUE:
+            k -= 1
+        if k >= 0 and tokens[k] == "of" and k > 0 and tokens[k - 1] in ("ahead", "front"):
+            return "ahead of"
+        return tokens[k] if k >= 0 and tokens[k] in RELATIONAL else None
+
+    where = [placed(s) for s in gold]
+    if not gold or any(w is None for w in where):
+        return None
+    if not any(placed(o) is None and o[0] < gold[0][0] for o in others):
+        return None
+    return f"it is only the point another is placed against ('{where[0]}')"
+
+
+HIGHER = frozenset("more most better best higher highest bigger biggest larger largest greater greatest longer "
+                   "longest further farther faster fastest heavier heaviest taller tallest".split())
+LOWER = frozenset("less least fewer fewest lower lowest smaller smallest cheaper cheapest shorter shortest slower "
+                  "slowest lighter lightest nearer nearest closer closest".split())
+"""comparative and superlative words: the question asks for the candidate with the higher or the lower value"""
+COSTLY = frozenset("price prices cost costs fee fees rate charge charges expensive".split())
+"""with these, "better" asks for the lower value; with none, the direction of "better" is the value's"""
+VALUE_LINKS = frozenset("gets get got pays pay paid has have had is are was were at with does do did costs cost "
+                        "holds hold scored scores earns earned charges charge gives give does s on".split())
+
+
+NOT_OWNERS = frozenset(", . versus vs against compared than or and to one".split())
+"""words before a value that say it is compared, not whose it is ("sixty litres versus forty-five")"""
+
+
+def _owner(tokens: Sequence[str], start: int) -> int | None:
+    """The token that owns the value said at `start` ("the Mazda gets thirty-six": "mazda")."""
+    k = start - 1
+    while k >= 0 and (tokens[k] in VALUE_LINKS or tokens[k] == ","):
+        k -= 1
+    if k < 0 or tokens[k] in STOP or tokens[k] in NOT_OWNERS or tokens[k][:1].isdigit():
+        return None
+    return k
+
+
+def valued_rank(tokens: Sequence[str], question: Sequence[str], gold_words: Sequence[str]) -> str | None:
+    """Why the values the reply gives each candidate put another above the gold ("the Mazda gets
+    thirty-six, the Civic thirty-one" for which gets better mileage), or None. Only when the question
+    compares (more, cheapest, better …) and the reply pairs at least two candidates with a value."""
+    q = set(question)
+    higher, lower = bool(q & HIGHER), bool(q & LOWER)
+    if "better" in q or "best" in q:
+        higher, lower = (False, True) if q & COSTLY else (True, lower)
+    if higher == lower:
+        return None
+    owned: list[tuple[bool, float, str]] = []
+    for m in mentions(list(tokens)):
+        k = _owner(tokens, m.start)
+        if k is None or len(m.numbers) != 1 or tokens[m.start : m.end] == ["one"]:
+            continue
+        is_gold = any(word_matches(w, tokens[k], name=True) for w in gold_words)
+        owned.append((is_gold, next(iter(m.numbers)), tokens[k]))
+    golds = [v for g, v, _ in owned if g]
+    rivals = [(v, who) for g, v, who in owned if not g]
+    if len(golds) != 1 or not rivals:
+        return None
+    best = max(rivals) if higher else min(rivals)
+    if (best[0] > golds[0]) if higher else (best[0] < golds[0]):
+        return f"the values it gives put '{best[1]}' {'above' if higher else 'below'} it"
     return None

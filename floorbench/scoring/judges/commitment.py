@@ -54,6 +54,8 @@ CONTRAST = frozenset(("but", "however"))
 CONCESSIVE = frozenset(("though", "although", "whereas"))
 """'Y, though X' / 'although X, Y': the clause the marker opens is conceded"""
 CONCESSION = CONTRAST | CONCESSIVE
+ASIDE_CAVEATS = frozenset(("admittedly", "granted"))
+"""with "mind you", words that open a caveat after the answer: what follows is conceded, not claimed"""
 WITHDRAWAL = (("not", "sure"), ("dont", "know"), ("do", "not", "know"), ("no", "idea"), ("not", "certain"),
               ("cant", "remember"), ("might", "be", "wrong"), ("could", "be", "wrong"), ("might", "have", "missed"),
               ("may", "have", "missed"), ("might", "be", "off"), ("not", "100"))
@@ -223,6 +225,8 @@ def concessions(tokens: Sequence[str], has_answer: HasAnswer | None = None) -> l
             elif has_answer(i + 1, b):
                 start = max([k + 1 for k in range(a, i) if tokens[k] in CONCESSION] + [a])
                 out.append((start, i))
+        elif (t == "mind" and tokens[i + 1 : i + 2] == ["you"] and i > a) or (t in ASIDE_CAVEATS and i > a):
+            out.append((i, b))  # "the red one's bigger, mind you the blue one's lighter": a caveat aside
         elif t in CONCESSIVE:
             if i == a or (i == a + 1 and tokens[a] in ("and", "so", "well", "even")):  # "(even) though X, Y"
                 comma = next((k for k in range(i + 1, b) if tokens[k] == ","), b)
@@ -281,6 +285,8 @@ def hedged(tokens: Sequence[str], span: tuple[int, int], later: Sequence[int] = 
     """'X or Y', 'Y or X', 'either X', 'between X and Y'; `later`: where other answers of the same
     kind start after X, so "X each, or maybe Y" hedges too ("X or so" is an approximation)."""
     glue = frozenset((",", "the", "a", "an", "at", "about", "around"))
+    if "or" in tokens[span[0] + 1 : span[1]]:
+        return True  # "Nguyen or Ms Nolan": the gold's words found across an alternative
     k = span[1] + 1 if span[1] < len(tokens) and tokens[span[1]] == "," else span[1]
     if (k < len(tokens) and tokens[k] == "or" and not set(tokens[k + 1 : k + 2]) & APPROXIMATE
             and not _conditional(tokens, k)):

@@ -321,6 +321,27 @@ def _more_minutes(tokens: list[str], j: int, m: Mention) -> int:
     return j
 
 
+DAY_HALVES = {"morning": "am", "afternoon": "pm", "arvo": "pm", "evening": "pm"}
+"""parts of the day said after a time ("in the arvo": the afternoon, as Australians say it)"""
+
+
+def half_said_later(tokens: list[str], m: Mention) -> str | None:
+    """The half of the day the reply gives after a time said without one ("half past seven. Oh, in the
+    arvo actually."): it applies to that time."""
+    for k in range(m.end, len(tokens)):
+        if tokens[k : k + 2] == ["in", "the"] and tokens[k + 2 : k + 3] and tokens[k + 2] in DAY_HALVES:
+            return DAY_HALVES[tokens[k + 2]]
+        if tokens[k] in ("am", "pm") or tokens[k] == "tonight":
+            return "pm" if tokens[k] == "tonight" else tokens[k]
+        if mentions_start(tokens, k):
+            return None  # another time: its half is its own
+    return None
+
+
+def mentions_start(tokens: list[str], k: int) -> bool:
+    return bool(tokens[k][:1].isdigit() or tokens[k] in UNITS or tokens[k] in TENS)
+
+
 def _half_day(tokens: list[str], j: int, m: Mention) -> int:
     if j < len(tokens) and tokens[j] == "oclock":
         j += 1
@@ -328,8 +349,8 @@ def _half_day(tokens: list[str], j: int, m: Mention) -> int:
         m.half = tokens[j]
         return j + 1
     tail = tokens[j : j + 3]
-    if tail[:2] == ["in", "the"] and len(tail) == 3 and tail[2] in ("morning", "afternoon", "evening"):
-        m.half = "am" if tail[2] == "morning" else "pm"
+    if tail[:2] == ["in", "the"] and len(tail) == 3 and tail[2] in DAY_HALVES:
+        m.half = DAY_HALVES[tail[2]]
         return j + 3
     if tokens[j : j + 2] == ["at", "night"] or tokens[j : j + 1] == ["tonight"]:
         m.half = "pm"
