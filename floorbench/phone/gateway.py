@@ -7,8 +7,11 @@ dispatches the agent there. This gateway answers every INVITE on
 LiveKit server, dispatches the named agent into it, and joins it as the caller
 (identity ``sip-caller``): the call's audio is published as a 16 kHz
 microphone track, and the first audio track another participant publishes
-(the agent's) goes back out on the call. When the caller hangs up, the room is
-deleted (which ends the agent's job). Every call is one JSON line on stdout.
+(the agent's) goes back out on the call. Keys the caller presses (RFC 4733
+events) reach the room as LiveKit SIP sends them: SIP DTMF packets from the
+caller, which a LiveKit Agents worker hears as ``sip_dtmf_received``. When the
+caller hangs up, the room is deleted (which ends the agent's job). Every call
+and every key is one JSON line on stdout.
 """
 
 from __future__ import annotations
@@ -20,19 +23,18 @@ import json
 import time
 from typing import Any
 
-from floorbench.phone.agent import REPLY_QUEUE_MS
+from floorbench.phone.agent import log_event, open_call, serve_calls
 from floorbench.phone.stack import CLOCK_RATE, FRAME_SAMPLES, CallState, Outbox, SipStack
 from floorbench.transports.rooms import token
 from floorbench.transports.server import LiveKitConnection
 
 CALLER_IDENTITY = "sip-caller"
+DTMF_CODES = {**{str(i): i for i in range(10)}, "*": 10, "#": 11, "A": 12, "B": 13, "C": 14, "D": 15}
+"""RFC 4733's event codes, which a SIP DTMF packet carries with the key"""
 
 
-def _log(event: str, **kw: Any) -> None:
-    print(json.dumps({"t_ms": int(time.time() * 1000), "event": event, **kw}), flush=True)
-
-
-async def bridge(call: CallState, inbox: asyncio.Queue[bytes], conn: LiveKitConnection, agent: str, room_name: str) -> None:
+async def bridge(call: CallState, inbox: asyncio.Queue[bytes], keys: asyncio.Queue[str], conn: LiveKitConnection,
+                 agent: str, room_name: str) -> None:
     """One answered call into its own room, until the call ends."""
     from livekit import api, rtc
 
@@ -49,7 +51,7 @@ async def bridge(call: CallState, inbox: asyncio.Queue[bytes], conn: LiveKitConn
         def _track(track: Any, pub: Any, participant: Any) -> None:
             if track.kind == rtc.TrackKind.KIND_AUDIO and not hearing:
                 hearing.append(asyncio.create_task(_to_call(track, call.outbox)))
-                _log("agent", room=room_name, identity=participant.identity)
+                log_event("agent", room=room_name, identity=participant.identity)
 
         await room.connect(conn.url, token(conn, room_name, CALLER_IDENTITY))
         source = rtc.AudioSource(CLOCK_RATE, 1, queue_size_ms=200)
@@ -57,6 +59,7 @@ async def bridge(call: CallState, inbox: asyncio.Queue[bytes], conn: LiveKitConn
         await room.local_participant.publish_track(
             track, rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE))
         tasks.append(asyncio.create_task(_from_call(inbox, source)))
+        tasks.append(asyncio.create_task(_keys_to_room(keys, room, room_name)))
         await asyncio.to_thread(call.ended.wait)
     finally:
         for t in tasks + hearing:
@@ -76,6 +79,14 @@ async def _from_call(inbox: asyncio.Queue[bytes], source: Any) -> None:
         await source.capture_frame(rtc.AudioFrame(pcm, CLOCK_RATE, 1, len(pcm) // 2))
 
 
+async def _keys_to_room(keys: asyncio.Queue[str], room: Any, room_name: str) -> None:
+    """Each key the caller pressed, into the room as LiveKit SIP sends it (a SIP DTMF packet)."""
+    while True:
+        key = (await keys.get()).upper()
+        await room.local_participant.publish_dtmf(code=DTMF_CODES.get(key, 0), digit=key)
+        log_event("dtmf", room=room_name, digit=key)
+
+
 async def _to_call(track: Any, outbox: Outbox) -> None:
     from livekit import rtc
 
@@ -89,27 +100,21 @@ async def serve(port: int, conn: LiveKitConnection, agent: str, codecs: list[str
     numbers = itertools.count(1)
 
     def incoming(call: CallState) -> int:
-        # the agent's audio arrives at its own pace (AudioStream), and is paced out by the call's clock
-        call.outbox = Outbox(max_ms=REPLY_QUEUE_MS)
-        inbox: asyncio.Queue[bytes] = asyncio.Queue()
-        call.on_audio = lambda pcm, t: loop.call_soon_threadsafe(inbox.put_nowait, pcm)
+        inbox = open_call(call, loop)
+        keys: asyncio.Queue[str] = asyncio.Queue()
+        call.on_digit = lambda d, t: loop.call_soon_threadsafe(keys.put_nowait, d)
         name = f"phone-{int(time.time())}-{next(numbers)}"
-        _log("call", room=name, scenario=call.headers.get("x-floorbench-scenario"))
-        loop.call_soon_threadsafe(lambda: loop.create_task(_run(call, inbox, name)))
+        log_event("call", room=name, scenario=call.headers.get("x-floorbench-scenario"))
+        loop.call_soon_threadsafe(lambda: loop.create_task(_run(call, inbox, keys, name)))
         return 200
 
-    async def _run(call: CallState, inbox: asyncio.Queue[bytes], name: str) -> None:
+    async def _run(call: CallState, inbox: asyncio.Queue[bytes], keys: asyncio.Queue[str], name: str) -> None:
         try:
-            await bridge(call, inbox, conn, agent, name)
+            await bridge(call, inbox, keys, conn, agent, name)
         except Exception as e:  # the room or the dispatch refused: the caller hears silence, the log says why
-            _log("error", room=name, error=f"{type(e).__name__}: {e}".splitlines()[0])
+            log_event("error", room=name, error=f"{type(e).__name__}: {e}".splitlines()[0])
             stack.submit(lambda: stack.hangup(call))
-        _log("ended", room=name, codec=call.codec, rate=call.codec_rate)
+        log_event("ended", room=name, codec=call.codec, rate=call.codec_rate, digits="".join(d for d, _ in call.digits))
 
     stack = SipStack(port=port, codecs=codecs, on_incoming=incoming, quiet_start=True)
-    await asyncio.to_thread(stack.start)
-    _log("ready", uri=f"sip:agent@127.0.0.1:{stack.port}", agent=agent, frame_samples=FRAME_SAMPLES)
-    try:
-        await asyncio.Event().wait()
-    finally:
-        await asyncio.to_thread(stack.stop)
+    await serve_calls(stack, agent=agent, frame_samples=FRAME_SAMPLES)

@@ -14,17 +14,19 @@ from typing import Any
 
 
 class PhoneAgent:
-    """``floorbench phone-agent --port 0 …`` in a child process; `uri` once it is ready; its JSON log lines."""
+    """``floorbench phone-agent --port 0 …`` (or `command`: ``phone-gateway``) in a child process; `uri` once it
+    is ready; its JSON log lines."""
 
-    def __init__(self, *args: str) -> None:
-        self.args = list(args)
+    def __init__(self, *args: str, command: str = "phone-agent", env: dict[str, str] | None = None) -> None:
+        self.args, self.command, self.env = list(args), command, env
         self.proc: subprocess.Popen[str] | None = None
         self.uri = ""
         self.lines: list[dict[str, Any]] = []
 
     def __enter__(self) -> PhoneAgent:
-        cmd = [sys.executable, "-m", "floorbench.cli", "phone-agent", "--port", "0", *self.args]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        cmd = [sys.executable, "-m", "floorbench.cli", self.command, "--port", "0", *self.args]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                     env=None if self.env is None else {**os.environ, **self.env})
         assert self.proc.stdout is not None
         t_end = time.monotonic() + 30
         while time.monotonic() < t_end:
@@ -38,7 +40,7 @@ class PhoneAgent:
                     self.uri = event["uri"]
                     return self
         self.__exit__()
-        raise RuntimeError(f"phone-agent {self.args} did not start")
+        raise RuntimeError(f"{self.command} {self.args} did not start")
 
     def log(self) -> list[dict[str, Any]]:
         """Every JSON line it wrote (after it is stopped)."""
