@@ -74,6 +74,11 @@ def test_the_same_token_after_a_yes_no_question_or_a_request_answers_it(offline:
         Verdict.intrusion, "window.assent-answers-question")
     for turn in ("Yusuf, can you ring the garage?", "Let's leave before the traffic.",
                  "Hey Siri, switch off the hall light.", "Yusuf, carry the cool box to the car."):
+        if reply == "Mm-hmm." and turn.startswith("Hey Siri"):
+            # issue 34, third round: a hum after a command put to a device accepts nothing (the listener
+            # is not asked); a word of acceptance ("okay", "sure") still confirms it as the device would
+            assert window(offline, turn, reply) == (Verdict.backchannel, "window.hum-after-device")
+            continue
         assert window(offline, turn, reply) == (Verdict.intrusion, "window.assent-accepts-request"), (turn, reply)
 
 

@@ -64,7 +64,7 @@ from floorbench.scoring.judges.commitment import (
     word_matches,
 )
 from floorbench.scoring.judges.commitment import code_spans as _code_spans
-from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, polarity, stem
+from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens
 from floorbench.scoring.judges.quantities import (
     Mention,
     Quantity,
@@ -79,7 +79,6 @@ from floorbench.scoring.judges.typed_rules import (
     commit_reason,
     day_alone,
     digit_text,
-    narrowed_to,
     numbered_answer,
     one_as_head,
     spelled_answer,
@@ -92,9 +91,8 @@ from floorbench.scoring.judges.values import (
     spelled_tokens,
     spelled_word,
 )
+from floorbench.scoring.judges.yes_no import polarity_led, yes_no
 
-NO_COMMITMENT = ("not sure", "dont know", "do not know", "no idea", "hard to say", "cant say", "cannot say")
-AUXILIARY = frozenset(("did", "does", "do", "is", "was", "can", "will", "has", "have", "are"))
 Outcome = tuple[str, str, str]
 """('correct' | 'wrong' | 'absent' | 'partial' | 'incomplete' | 'refused', rule id, why); only
 'correct' and 'wrong' decide, the others leave the next alias (and, for 'absent' and 'partial'
@@ -203,43 +201,6 @@ def _asides(tokens: list[str], people: frozenset[str], asked: frozenset[str]) ->
         if said and not said & asked:
             out.append((a, b))
     return out
-
-
-EXCEPTING = frozenset(("not", "except", "apart"))
-
-
-def excepted(said: list[str], question: list[str]) -> str:
-    """The word of the question a yes carves out ("they deliver, just not on Sundays" asked about
-    Sundays), or ''."""
-    asked = {stem(w) for w in content_tokens(question)}
-    for i, t in enumerate(said):
-        if t in EXCEPTING and i > 0:
-            for w in said[i + 1 : i + 4]:
-                if w not in STOP and stem(w) in asked and w not in said[:i]:
-                    return w
-    return ""
-
-
-def _yes_no(want: str, transcript: str, question: str = "") -> Outcome:
-    flat = " ".join(normalize_tokens(transcript))
-    if any(p in flat for p in NO_COMMITMENT):
-        return "wrong", "answer.yes-no-uncommitted", f"does not commit to {want}"
-    said = normalize_tokens(transcript)
-    tokens = lex(transcript)
-    start = correction_start(tokens, lambda rest: polarity(normalize_tokens(" ".join(rest))) is not None)
-    got = polarity(normalize_tokens(" ".join(tokens[start:]))) if start else polarity(said)
-    first = normalize_tokens(re.split(r"[,.;!?]", transcript)[0])
-    if got is None and len(first) <= 3 and set(first) & AUXILIARY:
-        got = "yes"
-    if not start and len(said) > 1 and said[0] in YES | NO and said[1] in YES | NO and (said[0] in YES) != (
-            said[1] in YES):
-        got = "yes" if said[1] in YES else "no"  # "yeah nah", "nah yeah": the second word answers
-    if got == "yes" and (kept := excepted(said, normalize_tokens(question))):
-        return ("correct" if want == "no" else "wrong"), "answer.yes-except", \
-            f"a yes that excepts '{kept}', the very thing asked about: it answers no"
-    if got == want:
-        return "correct", "answer.yes-no", f"answers {want}"
-    return "wrong", "answer.yes-no", f"expected {want}, heard {got or 'no yes/no'}"
 
 
 def _code(code: str, reply: Reply) -> Outcome:
@@ -543,21 +504,6 @@ def _starts_with_quantity(ref: str) -> bool:
     return bool(words and found and found[0].start <= words[0] < found[0].end)
 
 
-def _polarity_led(gold: str, transcript: str, question: str = "") -> Outcome | None:
-    """A gold that opens with yes or no and adds detail ("no, cash only", "yes, until 8"): the
-    reply's polarity answers it (the detail need not be repeated); None when the gold opens
-    otherwise or the reply says no yes or no."""
-    toks = normalize_tokens(gold)
-    if len(toks) < 2 or toks[0] not in YES | NO or polarity(normalize_tokens(transcript)) is None:
-        return None
-    want = "yes" if toks[0] in YES else "no"
-    kind, rule, why = _yes_no(want, transcript, question)
-    narrowed = narrowed_to(toks[1:], transcript)
-    if kind == "correct" and narrowed:
-        return "wrong", "answer.detail-contradicted", f"'{gold}': answers {want}, but narrows it to " \
-            f"'{narrowed}', which the gold's detail does not say"
-    return kind, rule, f"'{gold}' opens with {want}: {why}"
-
 RANK = ("incomplete", "refused", "partial", "absent")
 """which undecided outcome's reason explains a wrong verdict best"""
 
@@ -572,7 +518,7 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     if refs and gold_quantity(refs[0]) is None and not gold_code(refs[0]):
         inp = replace(inp, transcript=one_as_head(inp.transcript, refs[0], inp.context))
     reply = Reply.of(inp)
-    led = _polarity_led(refs[0], inp.transcript, inp.context) if refs else None
+    led = polarity_led(refs[0], inp.transcript, inp.context) if refs else None
     if led is not None:
         return led, [], []
     pending: list[tuple[str, str]] = []
@@ -584,7 +530,7 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     for n, ref in enumerate(refs):
         words = content_tokens(normalize_tokens(ref))
         if words and set(words) <= (YES | NO):
-            kind, rule, why = _yes_no("yes" if set(words) & YES else "no", inp.transcript, inp.context)
+            kind, rule, why = yes_no("yes" if set(words) & YES else "no", inp.transcript, inp.context)
             return (kind, rule, why), [], []
         entity = False
         code = gold_code(ref)

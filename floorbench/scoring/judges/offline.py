@@ -34,6 +34,7 @@ from pathlib import Path
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, OnVerdict, Task, Verdict
 from floorbench.scoring.judges.answer_rules import answer_rules
+from floorbench.scoring.judges.formulas import dismay, hum, to_device
 from floorbench.scoring.judges.meaning_guard import closed_class_other, name_swapped, whole_for_part
 from floorbench.scoring.judges.normalize import NO, YES, is_number, normalize_tokens
 from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
@@ -199,7 +200,8 @@ def _sentences(text: str) -> list[str]:
 
 
 RULE_MODULES = ("offline.py", "normalize.py", "answer_rules.py", "quantities.py", "commitment.py", "turn_acts.py",
-                "turn_grammar.py", "values.py", "claims.py", "typed_rules.py", "spoken.py", "meaning_guard.py")
+                "turn_grammar.py", "values.py", "claims.py", "typed_rules.py", "spoken.py", "meaning_guard.py",
+                "formulas.py", "yes_no.py")
 """the modules whose text is the rule set (its version hashes them)"""
 
 
@@ -310,6 +312,7 @@ class OfflineJudge:
             return _verdict(Verdict.intrusion, "window.number", f"says a number ({numbers[0]}): content, not a "
                             "backchannel")
         phrases, uncovered, sided = _cover(_intrusion_tokens(transcript))
+        words = len(tokens)
         answers = [p for p, kind in sided if kind == "answer"]
         if answers and all(type_part(p).kind is Part.surprise for p in parts(transcript)
                            if set(normalize_tokens(p)) & {w for a in answers for w in a.split()}):
@@ -317,6 +320,9 @@ class OfflineJudge:
             phrases, uncovered, sided = _cover(_intrusion_tokens(" ".join(
                 p for p in parts(transcript) if type_part(p).kind is not Part.surprise)))
             phrases += 1
+        if answers and dismay(transcript, turn):
+            return _verdict(Verdict.backchannel, "window.dismay", f"'{transcript.strip()}': an interjection and "
+                            "'no' after news that asks nothing: dismay, not an answer")
         if answers:
             return _verdict(Verdict.intrusion, "window.answer-word", f"'{answers[0]}' answers, contradicts or "
                             "takes a side on what was said: it takes the floor")
@@ -329,12 +335,13 @@ class OfflineJudge:
                 if hit is not None:
                     return _verdict(verdict, rule, hit.why)
             phrases += len(typed)
+            words -= sum(len(t.text.split()) - 1 for t in typed if t.kind is Part.evaluation)  # a formula is one unit
         reacted = bool(parts(transcript)) and type_part(parts(transcript)[-1]).kind is Part.surprise
         last = normalize_tokens(re.split(r"[,.!;]+", transcript.strip().rstrip("?!. "))[-1])
         if transcript.strip().endswith("?") and " ".join(last) not in REACTION_QUESTIONS and not reacted:
             return _verdict(Verdict.intrusion, "window.counter-question",
                             f"asks something back ('{transcript.strip()}'): a question takes the floor")
-        if phrases > MAX_BACKCHANNEL_PHRASES or len(tokens) > MAX_BACKCHANNEL_WORDS:
+        if phrases > MAX_BACKCHANNEL_PHRASES or words > MAX_BACKCHANNEL_WORDS:
             return _verdict(Verdict.intrusion, "window.floor-holding",
                             f"floor-holding repetition: {phrases} backchannel phrases, {len(tokens)} words")
         if sided:
@@ -380,13 +387,15 @@ def _typed_parts(transcript: str, turn: str) -> list[Typed]:
     said = [normalize_tokens(p) for p in parts(transcript)]
     if len(said) > 1 and all(len(t) == 1 for t in said) and len({t[0] for t in said}) == 1:
         return [type_part(" ".join(t[0] for t in said), turn=turn)]  # "vale, vale": a short word said again
+    before: list[str] = []
     for p in parts(transcript):
         if not _cover(_intrusion_tokens(p))[1] or (addressed and set(normalize_tokens(p)) <= ADDRESS_TERMS):
-            reacted = True
+            reacted, before = True, normalize_tokens(p)
             continue
-        typed = type_part(p, after_reaction=reacted, turn=turn)
+        typed = type_part(p, after_reaction=reacted, turn=turn, before=before)
         reacted = typed.kind in (Part.interjection, Part.evaluation, Part.surprise)
         out.append(typed)
+        before = normalize_tokens(p)
     return out
 
 
@@ -405,6 +414,10 @@ def _assent(sided: list[tuple[str, str]], turn: str) -> JudgeVerdict:
     if act is TurnAct.yes_no_question:
         return _verdict(Verdict.intrusion, "window.assent-answers-question",
                         f"'{said}' after a yes/no question answers it: it takes the floor")
+    if act is TurnAct.request and to_device(turn) and all(hum(p) for p, _ in sided):
+        return _verdict(Verdict.backchannel, "window.hum-after-device",
+                        f"'{said}' is a listener's hum after a command put to a device, not to the listener: "
+                        "it accepts nothing")
     if act is TurnAct.request:
         return _verdict(Verdict.intrusion, "window.assent-accepts-request",
                         f"'{said}' after a request, offer or proposal accepts it: it takes the floor")

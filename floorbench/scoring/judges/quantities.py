@@ -577,7 +577,7 @@ def same_quantity(gold: Quantity, m: Mention) -> bool:
         return False
     money = gold.unit in CURRENCIES or (gold.unit is None and gold.value != int(gold.value))
     if m.unit is None or gold.unit is None or m.unit == gold.unit:
-        charm = money and round(gold.value % 1, 2) >= CHARM_CENTS and float(int(gold.value) + 1) in m.numbers
+        charm = money and round(gold.value % 1, 2) >= CHARM_CENTS and m.numbers == {float(int(gold.value) + 1)}
         return gold.value in m.numbers or charm or (money and any(abs(v - gold.value) < 1e-9 for v in m.money))
     unit = "kilogram" if m.unit_word in ("kilo", "kilos") and factor("kilogram", str(gold.unit)) else m.unit
     if convertible(unit) and convertible(gold.unit):

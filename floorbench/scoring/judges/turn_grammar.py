@@ -48,11 +48,13 @@ words, the part is `unclear` and the judge says `unsure` with the reason.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 
+from floorbench.scoring.judges.formulas import epithet, formula, idiom, to_device
 from floorbench.scoring.judges.normalize import is_number, normalize_tokens
 
 
@@ -305,12 +307,14 @@ IMPERATIVE_OPENERS = frozenset(
 """verbs that open an instruction put to someone ("send it to me", "check the pocket")"""
 
 
-def type_part(text: str, after_reaction: bool = False, turn: str = "") -> Typed:
+def type_part(text: str, after_reaction: bool = False, turn: str = "", before: Sequence[str] = ()) -> Typed:
     """What one part of a reply (no , . ! ? ; inside) does; `after_reaction`: an earlier part of
-    the reply was a reaction (lexicon or interjection), so a lone word after it evaluates."""
+    the reply was a reaction (lexicon or interjection), so a lone word after it evaluates; `before`:
+    the words of the part just before it (an affect interjection makes a bare noun an exclamation)."""
     raw = text.strip()
     tokens = normalize_tokens(raw)
     said = " ".join(tokens)
+    full = tokens
     if not tokens:
         return Typed(Part.interjection, said, "nothing said")
     if any(is_number(t) for t in tokens):
@@ -332,6 +336,10 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "") -> Typed:
             and tokens[0] not in THANKS_WORDS:
         tokens = tokens[2:] if tuple(tokens[:2]) in REACTION_OPENERS else tokens[1:]
         opened = True
+    why = idiom(full, turn) or idiom(tokens, turn) or formula(tokens, raw, turn) or epithet(
+        tokens, [*before, *full[: len(full) - len(tokens)]], turn)
+    if why is not None:
+        return Typed(Part.evaluation, said, why)
     shaped = [interjection_like(t) for t in tokens]
     frame = _frame(tokens) if len(tokens) <= MAX_FRAME_WORDS else None
     if frame is not None and frame[0] in ("youre", "you are") and _head(frame[1])[0] not in AFFECT:
@@ -340,7 +348,7 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "") -> Typed:
         opener, rest = frame
         head, extra = _head(rest)
         if head in SIDE or (head in ("words", "thinking", "move") and extra[-1:] in (["wise"], ["good"], ["smart"])):
-            return Typed(Part.side, said, f"'{said}' judges a proposal or a claim: it takes a side")
+            return _side(said, turn)
         if head in AFFECT and len(extra) <= 1:
             return Typed(Part.evaluation, said, f"'{said}' says how it feels ('{head}'): a reaction")
         if opener.startswith(("what", "how", "so", "such")) and not raw.endswith("?") and len(extra) <= 1:
@@ -348,7 +356,7 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "") -> Typed:
                          "judgement: cannot type it")
         return Typed(Part.content, said, f"'{said}' comments on what was said ('{head}')")
     if len(tokens) <= 2 and tokens[-1] in SIDE | {"words", "thinking", "move"}:
-        return Typed(Part.side, said, f"'{said}' judges a proposal or a claim: it takes a side")
+        return _side(said, turn)
     if len(tokens) <= 4 and _felt(tokens):
         return Typed(Part.evaluation, said, f"'{said}' says how it feels for someone: a reaction")
     if raw.endswith("?") and len(tokens) == 1 and tokens[0] not in EPISTEMIC and (
@@ -367,6 +375,15 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "") -> Typed:
     if minor is not None:
         return minor
     return Typed(Part.content, said, f"content words: {said}")
+
+
+def _side(said: str, turn: str) -> Typed:
+    """A judgement of a proposal or a claim takes a side; of a command already given to a device
+    ("Alexa, play …": nothing is put to the listener) it only evaluates."""
+    if to_device(turn):
+        return Typed(Part.evaluation, said, f"'{said}' praises a command given to a device, nothing put to "
+                     "the listener: a reaction")
+    return Typed(Part.side, said, f"'{said}' judges a proposal or a claim: it takes a side")
 
 
 def parts(transcript: str) -> list[str]:

@@ -1,0 +1,141 @@
+"""Reactions whose words look like content: formulas, idioms, epithets, and replies to a device command.
+
+The turn grammar (`turn_grammar`) reads a part with a subject, a verb or a noun as content. Some
+parts have those and still add nothing, because what they say is not bound to the turn's
+information:
+
+- a **formula** is a clause made only of function words: pronouns, light verbs of saying, knowing
+  and happening, prepositions, determiners and degree words ("tell me about it", "i know right",
+  "happens to the best of us", "far out", "you said it", "same here"). With no content word it
+  can say nothing about the world; after a statement or a wh-question it reacts. After a yes/no
+  question or a request it answers or accepts ("I know" to "do you know …?"), and a clause that
+  ends on an auxiliary ("I did", "it is"), proposes (a modal) or hands something over ("here you
+  go") is never one;
+- an **idiom** of surprise, agreement, sympathy or praise has content words, but not the turn's
+  ("shut the front door!" after news of a promotion; "join the club"): it reacts, unless one of
+  its content words is in the turn (then it may be meant literally). Idioms are lexical by nature,
+  so these are a short list by function, not a list of replies;
+- an **epithet** names the turn's topic in an exclamation after an affect interjection ("ugh,
+  spreadsheets", "ugh, those little buggers"): a demonstrative noun phrase or the turn's own noun,
+  with nothing added (no number, name, place, time or verb);
+- after a **command to a device** ("Alexa, play triple j") nothing is put to the listener: praise
+  of the choice ("good choice") evaluates, and a hum ("mm-hmm") is a listener's continuer; a
+  confirmation ("okay", "playing it") still acts as the device.
+"""
+
+from __future__ import annotations
+
+import re
+
+from floorbench.scoring.judges.normalize import normalize_tokens, stem
+from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
+
+FUNCTION_WORDS = frozenset(
+    "i me you ya ye yer it that this us we they them those these one tell telling say said saying know "
+    "knew knows known happen happens happened go goes went be is are was were been do does did done mean "
+    "means meant figure guess bet see seen there same here too right best worst all both never ever just well "
+    "so again the a an about to of on in at for with up out far over off like more or less".split()
+)
+"""pronouns, light verbs (saying, knowing, happening), prepositions, determiners and degree words:
+a clause of these alone names nothing"""
+FORMULA_CORE = frozenset(
+    "tell say said know knew happens happen happened same far figure guess bet mean best worst "
+    "ever never seen".split()
+)
+"""a formula has one of these (a bare "of the" or "to it" is a fragment, not a reaction)"""
+ELLIPTICAL = frozenset("do does did is are was were am have has had can could will would shall should not".split())
+"""a clause ending on an auxiliary answers elliptically ("I did", "it is", "we are")"""
+PROPOSING = frozenset("maybe perhaps should could would might must can cant will ill shall lets let try".split())
+HANDING = frozenset(("here", "there"))
+"""'here you go', 'there it is': handing something over or pointing it out"""
+IDIOMS = {
+    "surprise": ("shut the front door", "get out of town", "stone the crows", "blow me down",
+                 "strike me pink", "knock me down with a feather", "well i never", "fancy that", "go figure",
+                 "what are the odds", "holy smoke", "you are pulling my leg", "pull the other one"),
+    "agreement": ("join the club", "you can say that again", "preaching to the choir", "dont get me started",
+                  "you and me both", "been there done that", "welcome to the club", "amen to that",
+                  "hear hear", "fair dinkum"),
+    "sympathy": ("chin up", "hang in there", "bless your heart", "rotten luck", "tough break", "that is life",
+                 "thats life", "such is life", "it is what it is", "worse things happen at sea",
+                 "these things happen", "never mind", "oh well"),
+    "praise": ("good on ya", "good on you", "hats off", "way to go", "nice one", "well done", "top stuff",
+               "good for you", "go you"),
+}
+"""idioms by what they do (they react); matched whole, after openers and terms of address"""
+AFFECT_INTERJECTIONS = frozenset(
+    "ugh urgh ugh eugh ew eww yuck bleh meh argh gah oof ooh oh aw aww wow god man boy sigh jeez".split())
+"""interjections of feeling after which a bare noun phrase exclaims about the turn's topic"""
+DEMONSTRATIVES = frozenset(("those", "these", "that", "this"))
+DEVICES = frozenset("alexa siri google cortana bixby".split())
+"""wake words of voice assistants: a turn put to one commands a device, not the listener"""
+HUMS = re.compile(r"(?:m+|m+ ?h+m+|u+h+ ?h+u+h+|m+ ?hm+|h+m+)")
+
+
+def _open_turn(turn: str) -> bool:
+    """The turn leaves a content-free clause nothing to answer: a statement or a wh-question."""
+    return turn_act(turn) in (TurnAct.statement, TurnAct.wh_question, None)
+
+
+def formula(tokens: list[str], raw: str, turn: str) -> str | None:
+    """Why a part is a formula that reacts (see the module's text), or None."""
+    if not 2 <= len(tokens) <= 6 or raw.rstrip().endswith("?") or not _open_turn(turn):
+        return None
+    if not set(tokens) <= FUNCTION_WORDS or not set(tokens) & FORMULA_CORE:
+        return None
+    if tokens[-1] in ELLIPTICAL or set(tokens) & PROPOSING or (tokens[0] in HANDING and tokens[1] != "too"):
+        return None
+    if turn and {stem(t) for t in tokens} & {stem(t) for t in normalize_tokens(turn) if t in FORMULA_CORE}:
+        return None  # "you said it" after "what did she say": the verb is the turn's own
+    return f"'{' '.join(tokens)}' is a formula of function words only: nothing bound to the turn, a reaction"
+
+
+def idiom(tokens: list[str], turn: str) -> str | None:
+    """Why a part is an idiom that reacts, or None (an idiom whose content word is in the turn may be
+    literal: "chin up" after "my chin hurts")."""
+    said = " ".join(tokens)
+    turn_words = {stem(t) for t in normalize_tokens(turn)}
+    for use, phrases in IDIOMS.items():
+        for phrase in phrases:
+            words = phrase.split()
+            if said != phrase and said.removesuffix(" mate") != phrase:
+                continue
+            literal = [w for w in words if len(w) > 3 and w not in FUNCTION_WORDS and stem(w) in turn_words]
+            if literal:
+                return None
+            return f"'{said}' is an idiom of {use}: its words say nothing of the turn, a reaction"
+    return None
+
+
+def epithet(tokens: list[str], before: list[str], turn: str) -> str | None:
+    """Why a part exclaims about the turn's topic after an affect interjection ("ugh, spreadsheets",
+    "ugh, those little buggers"), or None."""
+    if not before or not set(before) <= AFFECT_INTERJECTIONS or not 1 <= len(tokens) <= 3:
+        return None
+    if turn_act(turn) is not TurnAct.statement:
+        return None
+    turn_words = {stem(t) for t in normalize_tokens(turn)}
+    if tokens[0] in DEMONSTRATIVES and len(tokens) >= 2 and tokens[-1].endswith("s"):
+        return f"'{' '.join(tokens)}': a demonstrative epithet for what the turn is about, a reaction"
+    if len(tokens) == 1 and stem(tokens[0]) in turn_words and len(tokens[0]) > 3:
+        return f"'{tokens[0]}': the turn's own topic exclaimed after '{' '.join(before)}', a reaction"
+    return None
+
+
+def to_device(turn: str) -> bool:
+    """The turn is put to a voice assistant ("Hey Google, …", "alexa play …", "siri call mom")."""
+    words = normalize_tokens(turn)[:3]
+    return bool(set(words) & DEVICES)
+
+
+def dismay(transcript: str, turn: str) -> bool:
+    """'uy no', 'ay no', 'ah no' after news: an interjection and "no" that answer nothing (the turn
+    is a statement), as "oh no" does."""
+    from floorbench.scoring.judges.turn_grammar import PARTICLES, interjection_like
+
+    tokens = normalize_tokens(transcript)
+    return (2 <= len(tokens) <= 3 and tokens[-1] == "no" and turn_act(turn) is TurnAct.statement
+            and all(interjection_like(t) or t in PARTICLES or t in AFFECT_INTERJECTIONS for t in tokens[:-1]))
+
+
+def hum(said: str) -> bool:
+    return HUMS.fullmatch(said.replace("-", " ").strip()) is not None

@@ -1,0 +1,73 @@
+"""Yes/no answers: the polarity a reply commits to, read as a grader reads it.
+
+Split from `answer_rules`. The first polarity word answers, after the last self-correction; an
+elliptical "it does" answers yes; in "yeah nah" / "nah yeah" (Australian and New Zealand English)
+the second word answers; a yes that carves out the very thing asked about ("they deliver, just not
+on Sundays" asked whether they deliver on Sundays) answers no; a gold that opens with yes or no
+and adds detail is answered by the polarity (the detail need not be repeated) unless the reply
+narrows it beyond that detail.
+"""
+
+from __future__ import annotations
+
+import re
+
+from floorbench.scoring.judges.commitment import STOP, correction_start
+from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, polarity, stem
+from floorbench.scoring.judges.quantities import lex
+from floorbench.scoring.judges.typed_rules import Outcome, narrowed_to
+
+NO_COMMITMENT = ("not sure", "dont know", "do not know", "no idea", "hard to say", "cant say", "cannot say")
+AUXILIARY = frozenset(("did", "does", "do", "is", "was", "can", "will", "has", "have", "are"))
+EXCEPTING = frozenset(("not", "except", "apart"))
+
+
+def excepted(said: list[str], question: list[str]) -> str:
+    """The word of the question a yes carves out ("they deliver, just not on Sundays" asked about
+    Sundays), or ''."""
+    asked = {stem(w) for w in content_tokens(question)}
+    for i, t in enumerate(said):
+        if t in EXCEPTING and i > 0:
+            for w in said[i + 1 : i + 4]:
+                if w not in STOP and stem(w) in asked and w not in said[:i]:
+                    return w
+    return ""
+
+
+def yes_no(want: str, transcript: str, question: str = "") -> Outcome:
+    flat = " ".join(normalize_tokens(transcript))
+    if any(p in flat for p in NO_COMMITMENT):
+        return "wrong", "answer.yes-no-uncommitted", f"does not commit to {want}"
+    said = normalize_tokens(transcript)
+    tokens = lex(transcript)
+    start = correction_start(tokens, lambda rest: polarity(normalize_tokens(" ".join(rest))) is not None)
+    got = polarity(normalize_tokens(" ".join(tokens[start:]))) if start else polarity(said)
+    first = normalize_tokens(re.split(r"[,.;!?]", transcript)[0])
+    if got is None and len(first) <= 3 and set(first) & AUXILIARY:
+        got = "yes"
+    if not start and len(said) > 1 and said[0] in YES | NO and said[1] in YES | NO and (said[0] in YES) != (
+            said[1] in YES):
+        got = "yes" if said[1] in YES else "no"  # "yeah nah", "nah yeah": the second word answers
+    if got == "yes" and (kept := excepted(said, normalize_tokens(question))):
+        return ("correct" if want == "no" else "wrong"), "answer.yes-except", \
+            f"a yes that excepts '{kept}', the very thing asked about: it answers no"
+    if got == want:
+        return "correct", "answer.yes-no", f"answers {want}"
+    return "wrong", "answer.yes-no", f"expected {want}, heard {got or 'no yes/no'}"
+
+
+
+def polarity_led(gold: str, transcript: str, question: str = "") -> Outcome | None:
+    """A gold that opens with yes or no and adds detail ("no, cash only", "yes, until 8"): the
+    reply's polarity answers it (the detail need not be repeated); None when the gold opens
+    otherwise or the reply says no yes or no."""
+    toks = normalize_tokens(gold)
+    if len(toks) < 2 or toks[0] not in YES | NO or polarity(normalize_tokens(transcript)) is None:
+        return None
+    want = "yes" if toks[0] in YES else "no"
+    kind, rule, why = yes_no(want, transcript, question)
+    narrowed = narrowed_to(toks[1:], transcript)
+    if kind == "correct" and narrowed:
+        return "wrong", "answer.detail-contradicted", f"'{gold}': answers {want}, but narrows it to " \
+            f"'{narrowed}', which the gold's detail does not say"
+    return kind, rule, f"'{gold}' opens with {want}: {why}"
