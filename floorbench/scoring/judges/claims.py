@@ -203,10 +203,10 @@ def valued_rank(tokens: Sequence[str], question: Sequence[str], gold_words: Sequ
     owned: list[tuple[bool, float, str]] = []
     for m in mentions(list(tokens)):
         k = _owner(tokens, m.start)
-        if k is None or len(m.numbers) != 1 or tokens[m.start : m.end] == ["one"]:
+        if k is None or not m.numbers or tokens[m.start : m.end] == ["one"]:
             continue
         is_gold = any(word_matches(w, tokens[k], name=True) for w in gold_words)
-        owned.append((is_gold, next(iter(m.numbers)), tokens[k]))
+        owned.append((is_gold, max(m.numbers), tokens[k]))  # "nine fifty" is 950 beside "eleven hundred"
     golds = [v for g, v, _ in owned if g]
     rivals = [(v, who) for g, v, who in owned if not g]
     if len(golds) != 1 or not rivals:

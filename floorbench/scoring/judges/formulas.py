@@ -89,6 +89,12 @@ def formula(tokens: list[str], raw: str, turn: str) -> str | None:
     return f"'{' '.join(tokens)}' is a formula of function words only: nothing bound to the turn, a reaction"
 
 
+def idiom_use(tokens: list[str]) -> str | None:
+    """What an idiom the part is does ('surprise', 'agreement', …), whatever the turn; None if none."""
+    said = " ".join(tokens).removesuffix(" mate")
+    return next((use for use, phrases in IDIOMS.items() if said in phrases), None)
+
+
 def idiom(tokens: list[str], turn: str) -> str | None:
     """Why a part is an idiom that reacts, or None (an idiom whose content word is in the turn may be
     literal: "chin up" after "my chin hurts")."""

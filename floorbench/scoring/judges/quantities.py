@@ -262,6 +262,8 @@ def _units(tokens: list[str], m: Mention) -> None:
     word = tokens[k] if k < len(tokens) else ""
     if word in UNIT_OF:
         m.unit, m.unit_word, j = UNIT_OF[word], word, k + 1
+        if value is not None and tokens[j : j + 3] == ["and", "a", "half"] and UNIT_OF[word] not in CURRENCIES:
+            m.numbers, j = {value + 0.5}, j + 3  # "two cups and a half"
         if m.unit in CURRENCIES and value is not None:
             j = _cents(tokens, j, m, value)
     elif word in HOUR_WORDS and value is not None:

@@ -54,7 +54,7 @@ from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 
-from floorbench.scoring.judges.formulas import epithet, formula, idiom, to_device
+from floorbench.scoring.judges.formulas import epithet, formula, idiom, idiom_use, to_device
 from floorbench.scoring.judges.normalize import is_number, normalize_tokens
 
 
@@ -339,7 +339,8 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     why = idiom(full, turn) or idiom(tokens, turn) or formula(tokens, raw, turn) or epithet(
         tokens, [*before, *full[: len(full) - len(tokens)]], turn)
     if why is not None:
-        return Typed(Part.evaluation, said, why)
+        surprised = idiom_use(full) == "surprise" or idiom_use(tokens) == "surprise"
+        return Typed(Part.surprise if surprised else Part.evaluation, said, why)
     shaped = [interjection_like(t) for t in tokens]
     frame = _frame(tokens) if len(tokens) <= MAX_FRAME_WORDS else None
     if frame is not None and frame[0] in ("youre", "you are") and _head(frame[1])[0] not in AFFECT:
