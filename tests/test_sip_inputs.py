@@ -137,3 +137,22 @@ def test_the_legs_bind_address_is_checked(capsys, tmp_path):
     cfg.write_text("adapter: sip\nuri: sip:agent@127.0.0.1:5070\nbind: my-laptop\n")
     line = _one_line(capsys, ["run", "--suite", "example", "--out", str(tmp_path / "o"), "--config", str(cfg)])
     assert str(cfg) in line and "bind" in line and "IP address" in line
+
+
+@pytest.mark.parametrize("acoustics,fix", [("phone", "leave out --acoustics"), ("cafe+phone", "use --acoustics cafe")])
+def test_the_phone_stand_in_is_refused_over_a_phone_leg(capsys, tmp_path, acoustics, fix):
+    # the leg's codec is the line: the stand-in's band-pass and µ-law on top would code the caller twice
+    for cmd in (["run", "--suite", "example"], ["test", "examples/tests/basic.yaml"]):
+        line = _one_line(capsys, [*cmd, "--out", str(tmp_path / "out"), "--via", "sip:agent@127.0.0.1:5070",
+                                  "--acoustics", acoustics])
+        assert "--via sip:" in line and "G.711" in line and fix in line, line
+    assert not (tmp_path / "out").exists()
+
+
+def test_other_conditions_stay_on_a_phone_leg_and_phone_stays_without_one():
+    from floorbench.phone.commands import phone_twice
+    from floorbench.pipelines.commands import acoustics_profile
+
+    assert acoustics_profile("white+snr10", 1, "sip:agent@127.0.0.1:5070").phone is False
+    assert acoustics_profile("phone", 1, None).phone is True
+    assert "use --acoustics room_office+babble" in phone_twice("room_office+phone+babble")

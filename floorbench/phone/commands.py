@@ -32,6 +32,15 @@ def via_syntax(value: str | None) -> str | None:
     return value
 
 
+def phone_twice(acoustics: str) -> str:
+    """Why ``--acoustics`` with a ``phone`` part is refused with ``--via sip:`` (docs/phone.md "Phone-line
+    conditions"): the leg's negotiated codec is the telephone line, and the stand-in would code the caller twice."""
+    rest = "+".join(p for p in acoustics.split("+") if p != "phone")
+    fix = f"use --acoustics {rest}" if rest else "leave out --acoustics"
+    return (f"--acoustics {acoustics!r} with --via sip:: the phone leg's own codec (G.711 at 8 kHz, or G.722) is the "
+            f"telephone line, and the 'phone' stand-in would band-limit and code the caller a second time; {fix}")
+
+
 def via_system(via: str | None, model: str | None, cfg: dict[str, Any], name: str | None) -> tuple[str | None,
                                                                                                       dict[str, Any]]:
     """The system under test with ``--via`` applied: (model name, config); `PhoneError` on a bad URI or mix."""

@@ -147,7 +147,7 @@ def run(
     rooms, auto_rooms = parse_concurrency(concurrency)
     check_run_numbers(limit, join_timeout, record_rate, rooms)
     profile = impair_profile(impair, impair_legs, impair_seed)
-    condition = acoustics_profile(acoustics, acoustics_seed)
+    condition = acoustics_profile(acoustics, acoustics_seed, via)
     play_on_agent = parse_play_on(play_on, workers)  # every option is checked before a server is named or a file written
     _check_run_spread(condition is not None, play_on_agent is not None, retries, processes)
     suite, config = resolved_inputs(suite, config)
@@ -290,9 +290,9 @@ def impair_profile(name: str | None, legs: str, seed: int | None) -> Any:
         fail(str(e))
 
 
-def acoustics_profile(name: str | None, seed: int | None) -> Any:
+def acoustics_profile(name: str | None, seed: int | None, via: str | None = None) -> Any:
     """The parsed `--acoustics` profile (an AcousticProfile) or None; one-line error on a bad one (a seed
-    without a condition included: it would be ignored)."""
+    without a condition included: it would be ignored; ``phone`` with ``--via sip:``, whose codec is the line)."""
     from floorbench.speech.acoustics import AcousticsError, parse_acoustics
 
     drawn = drawn_seed("--acoustics", name, seed, "an acoustic condition")
@@ -302,6 +302,10 @@ def acoustics_profile(name: str | None, seed: int | None) -> Any:
         profile = parse_acoustics(name, drawn)
     except AcousticsError as e:
         fail(str(e))
+    if via is not None and profile.phone:
+        from floorbench.phone.commands import phone_twice
+
+        fail(phone_twice(name))
     import importlib.util
 
     if profile.room is not None and importlib.util.find_spec("pyroomacoustics") is None:

@@ -104,7 +104,7 @@ def run_tests(
     from floorbench.suites.agent.baseline import read_baseline
     from floorbench.suites.agent.importer import MAX_TRIALS
 
-    condition = acoustics_profile(acoustics, acoustics_seed)
+    condition = acoustics_profile(acoustics, acoustics_seed, via)
 
     try:
         check_range("--latency-margin-ms", latency_margin_ms, 0, 600_000)
