@@ -7,6 +7,7 @@ Whisper `base` (joined from its two packages on first use, ~1 s; then ~3 s to tr
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -100,6 +101,27 @@ def test_an_english_only_asr_is_refused_for_another_language() -> None:
 def test_a_german_caller_line_is_heard_in_german() -> None:
     from floorbench.speech.tts import synthesize
 
-    x = synthesize("Der Zug fährt um neun Uhr fünfzehn von Gleis zwei.", "espeak:de", 16000).astype(np.float32) / 32768
+    x = synthesize("Wir haben von Montag bis Freitag geöffnet.", "espeak:de", 16000).astype(np.float32) / 32768
     text = Transcriber("base", language="de").transcribe([x])[0]
-    assert says(text, "Zug fährt", "de"), text  # measured: "mit Zug fährt um 9,15 von gleiches Mai."
+    assert says(text, "Montag bis Freitag", "de"), text  # measured: heard word for word
+
+
+def test_the_oracle_answers_in_the_tests_language_with_a_voice_that_speaks_it(tmp_path: Path) -> None:
+    from floorbench.processors.reference import OracleSettings
+    from floorbench.suites.agent.oracle import PHRASES, reply_voice, said_words
+
+    assert set(PHRASES) == set(LANGUAGES)  # every language the registry offers has the oracle's sentences
+    assert said_words(["tomate"], "es") == "La palabra es tomate."
+    assert said_words(["Montag", "Freitag"], "de") == "Die Wörter sind Montag und Freitag."
+    (test,) = load_test_file(write(tmp_path, "language: es\nvoice: espeak:es\ntests:\n  - name: hola\n    steps:\n"
+                                             "      - say: Hola.\n        expect:\n          contains: tomate\n"))
+    s: Any = test  # reply_voice reads the scenario's language only
+    assert reply_voice(s, OracleSettings(voice="flite:kal16")) == "espeak:es"  # English voice: the test's is used
+    assert reply_voice(s, OracleSettings(voice="espeak:es")) is None  # already speaks it
+
+
+def test_espeak_speaks_mandarin_through_its_pinyin_voice_and_slower_beyond_english() -> None:
+    from floorbench.speech.tts_espeak import espeak_args
+
+    assert espeak_args("cmn")[:2] == ["-v", "cmn-latn-pinyin"]  # `cmn` reads its pinyin as English
+    assert espeak_args("es") == ["-v", "es", "-s", "110", "-g", "8"] and espeak_args("en-us") == ["-v", "en-us"]

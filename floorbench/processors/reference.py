@@ -375,6 +375,9 @@ class OraclePlan:
 
     clips: list[OracleClip]
     processor: Callable[[list[dict[str, Any]], OracleSettings, int], FrameProcessor] | None = None
+    voice: str | None = None
+    """the voice its replies are spoken in where the scenario needs another than the settings' (a call
+    held in a language the settings' voice does not speak); None: the settings' voice"""
 
 
 class SharedBackend(Settings):
@@ -427,6 +430,7 @@ class OracleAgent(Model[OracleSettings]):
         assert ctx.scenario is not None
         root = ctx.suite_root or Path(".")
         plan = self.plan()
+        voice = plan.voice or self.settings.voice
         out = []
         rate = ctx.out_sample_rate
         for clip in plan.clips:
@@ -447,7 +451,7 @@ class OracleAgent(Model[OracleSettings]):
                     # a clip whose turn is handed over before its end (OracleClip.ends_ms)
                     "length": len(x16) if ends_ms is None else min(len(x16), ends_ms * VAD_RATE // 1000),
                     "probe": probe,
-                    "speech": _tts(text, self.settings.voice, rate) if text else None,
+                    "speech": _tts(text, voice, rate) if text else None,
                     "barges_in": clip.barges_in,
                     "yield_after": None if clip.yield_after_ms is None else clip.yield_after_ms * VAD_RATE // 1000,
                 }
@@ -463,7 +467,8 @@ class OracleAgent(Model[OracleSettings]):
     def processors(self) -> list[FrameProcessor]:
         plan = self.plan()
         if plan.processor is not None:
-            return [plan.processor(self._segments(), self.settings, self.ctx.out_sample_rate)]
+            settings = self.settings if plan.voice is None else self.settings.model_copy(update={"voice": plan.voice})
+            return [plan.processor(self._segments(), settings, self.ctx.out_sample_rate)]
         return [
             OracleProcessor(
                 self._segments(),

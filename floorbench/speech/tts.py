@@ -493,6 +493,10 @@ def backend_version(voice: str) -> str:
         return f"pipecat-ai {_ver('pipecat-ai')}; {service_voice(spec.name).fingerprint()}"
     tool = {"flite": "flite", "espeak": "espeak-ng"}.get(spec.backend, "text2wave")
     exe = shutil.which(tool) or "missing"
+    if spec.backend == "espeak":  # its voice and speed options change the audio too
+        from floorbench.speech.tts_espeak import espeak_args
+
+        return f"espeak {exe} {' '.join(espeak_args(spec.name))}"
     return f"{spec.backend} {exe}"
 
 

@@ -19,6 +19,10 @@ rules) and following its goto, so it listens for the line the caller will say.
 It relies on the caller's ASR hearing its reply as written; a reply that ASR
 mishears sends the caller elsewhere and the oracle waits for a line that never
 comes (write replies in plain words).
+
+A test held in another language (`language:`) is answered in it: its own sentences (`PHRASES`) are
+translated, and its replies are spoken by that language's voice (floorbench.speech.languages) unless
+the oracle's configured voice already speaks it.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from pipecat.processors.frame_processor import FrameProcessor
 
 from floorbench.audio.vad import VAD_RATE
 from floorbench.processors.reference import OracleClip, OraclePlan, OracleProcessor, OracleSettings
+from floorbench.speech.languages import LANGUAGES, voice_language
 from floorbench.suites.agent.branch import choose
 from floorbench.suites.agent.rules import SAYS, TIMED_TO_AGENT, TURN_ENDS, AgentRules, StepKind
 from floorbench.suites.agent.schema import AgentScenario, AgentStep, continues
@@ -49,8 +54,35 @@ BARGE_IN_MS = 500
 oracle's VAD window that hears it)"""
 
 
-def oracle_reply(steps: list[AgentStep], i: int, reply: str | None = None) -> str | None:
-    """What the oracle says after step `i` (None: nothing); `reply`: a branch rule's, which wins."""
+@dataclass(frozen=True)
+class Phrases:
+    """The oracle's own sentences in one language."""
+
+    long: str
+    short: str
+    more: str
+    word: str
+    """"the word is {}": a `contains` word said in a sentence (see said_words)"""
+    words: str
+    """"the words are {} and {}" """
+
+
+PHRASES = {
+    "en": Phrases(LONG_REPLY, SHORT_REPLY, MORE, "The word is {}.", "The words are {} and {}."),
+    "es": Phrases("Le puedo ayudar con eso. Le cuento un poco más.", "Claro, adelante.",
+                  "Hay algo más que le puedo contar sobre eso, así que tenga un poco de paciencia.",
+                  "La palabra es {}.", "Las palabras son {} y {}."),
+    "de": Phrases("Dabei kann ich Ihnen helfen. Ich erzähle Ihnen gern mehr darüber.", "Gern, bitte sprechen Sie.",
+                  "Dazu kann ich Ihnen noch etwas mehr erzählen, also haben Sie bitte etwas Geduld.",
+                  "Das Wort ist {}.", "Die Wörter sind {} und {}."),
+    "zh": Phrases("这个我可以帮您。我再多说一点。", "好的，请说。", "关于这个我还可以再多说一点，请您稍等一下。",
+                  "这个词是{}。", "这些词是{}和{}。"),
+}
+"""per language (floorbench.speech.languages): every language there has its sentences here"""
+
+
+def oracle_reply(steps: list[AgentStep], i: int, reply: str | None = None, language: str = "en") -> str | None:
+    """What the oracle says after step `i` in `language` (None: nothing); `reply`: a branch rule's, which wins."""
     st = steps[i]
     if st.expect.silent is not None or st.kind in (StepKind.backchannel, StepKind.silence):
         return None
@@ -58,20 +90,21 @@ def oracle_reply(steps: list[AgentStep], i: int, reply: str | None = None) -> st
         return None
     if reply or st.reply:
         return reply or st.reply
-    words = said_words(st.expect.contains)
-    return f"{words} {LONG_REPLY}".strip() if st.kind in SAYS else f"{words} {SHORT_REPLY}".strip()
+    words, p = said_words(st.expect.contains, language), PHRASES[language]
+    return f"{words} {p.long}".strip() if st.kind in SAYS else f"{words} {p.short}".strip()
 
 
-def said_words(words: list[str]) -> str:
+def said_words(words: list[str], language: str = "en") -> str:
     """The words a step's `contains` asks for, inside a sentence: a lone word at a reply's very start is
     the one the ASR mishears most (flite's "Banana." came back "But then"), so the oracle is not failed
     by its own phrasing."""
     w = [x.strip().rstrip(".") for x in words if x.strip()]
     if not w:
         return ""
+    p = PHRASES[language]
     if len(w) == 1:
-        return f"The word is {w[0]}."
-    return f"The words are {', '.join(w[:-1])} and {w[-1]}."
+        return p.word.format(w[0])
+    return p.words.format(", ".join(w[:-1]), w[-1])
 
 
 LABEL = {StepKind.say: "say", StepKind.branch: "say", StepKind.barge_in: "interrupt",
@@ -96,7 +129,7 @@ def oracle_path(s: AgentScenario) -> list[tuple[int, int, str | None]]:
                 i = next(j for j, x in enumerate(s.steps) if x.label == rule.goto)
         if clip is None or st.kind not in LABEL:
             continue
-        text = oracle_reply(s.steps, k, reply)
+        text = oracle_reply(s.steps, k, reply, s.language)
         out.append((k, clip, text))
         if st.kind in TURN_ENDS:
             said = text
@@ -137,9 +170,17 @@ def holds(s: AgentScenario, path: list[tuple[int, int, str | None]],
 
 
 def _more_speech(voice: str, rate: int) -> np.ndarray:
+    """`MORE` in the language `voice` speaks (English where that is not known: a service voice)."""
     from floorbench.speech.tts import synthesize
 
-    return synthesize(MORE, voice, rate)
+    return synthesize(PHRASES[voice_language(voice) or "en"].more, voice, rate)
+
+
+def reply_voice(s: AgentScenario, settings: OracleSettings) -> str | None:
+    """The voice the oracle answers a test in, where its settings' voice will not do (None: that one): the
+    test's language's voice when the configured one is a local voice of another language."""
+    spoken = voice_language(settings.voice)
+    return None if spoken is None or spoken == s.language else LANGUAGES[s.language].voice
 
 
 def talking_through(segments: list[dict[str, Any]], settings: OracleSettings, rate: int,
@@ -170,11 +211,11 @@ def oracle(scenario: Any, suite: Any, settings: OracleSettings) -> OraclePlan:
     path = oracle_path(s)
     clips = [OracleClip(LABEL[s.steps[k].kind], s.clip(clip).audio, text, barges_in=s.steps[k].kind is StepKind.barge_in)
              for k, clip, text in path]
-    needs = holds(s, path)
+    needs, voice = holds(s, path), None if s.language == "en" else reply_voice(s, settings)
     if s.tools is not None:  # it makes the calls the test expects between a turn and its reply
         from floorbench.suites.agent.tool_oracle import expected_calls, factory
 
-        return OraclePlan(clips, processor=factory(expected_calls(s, path), needs))
+        return OraclePlan(clips, processor=factory(expected_calls(s, path), needs), voice=voice)
     if not needs:
-        return OraclePlan(clips)
-    return OraclePlan(clips, processor=lambda segs, st, rate: talking_through(segs, st, rate, needs))
+        return OraclePlan(clips, voice=voice)
+    return OraclePlan(clips, processor=lambda segs, st, rate: talking_through(segs, st, rate, needs), voice=voice)
