@@ -36,12 +36,13 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from floorbench.pipelines.room.schedule import MS, Playback
 from floorbench.records import EventKind
+from floorbench.suites.agent.caller_floor import CallerFloor, Reply
 from floorbench.suites.agent.persona_llm import PersonaBrain, PersonaEndpointError, messages, parse_reply
 from floorbench.suites.agent.rules import (
     AGENT_SILENT,
@@ -52,9 +53,6 @@ from floorbench.suites.agent.rules import (
     VOICE_FAILED,
 )
 from floorbench.suites.agent.schema import AgentStep
-
-if TYPE_CHECKING:
-    from floorbench.suites.agent.schedule import AgentSchedule, Reply
 
 PERSONA_DIR = "persona"
 """the run folder's sub-folder (per scenario) with every line the persona said, as WAV"""
@@ -113,7 +111,7 @@ def _write_wav(path: Path, audio: np.ndarray, rate: int) -> None:
 class PersonaCaller:
     """Plays one persona step through its schedule's waits and clip writer."""
 
-    def __init__(self, sched: AgentSchedule, st: AgentStep, brain: PersonaBrain, voice: CallerVoice,
+    def __init__(self, sched: CallerFloor, st: AgentStep, brain: PersonaBrain, voice: CallerVoice,
                  out_dir: Path | None = None) -> None:
         assert st.persona is not None
         self.sched, self.st, self.p = sched, st, st.persona
@@ -134,8 +132,6 @@ class PersonaCaller:
     async def run(self, pb: Playback, reply: Reply, first: int, turn_given: bool,
                   ready: asyncio.Task[None] | None) -> tuple[int, int, Reply, PersonaEnd]:
         """Play the step; (last line's end sample, its end ns, the agent's reply since it, how it ended)."""
-        from floorbench.suites.agent.schedule import Reply
-
         s, p, st = self.sched, self.p, self.st
         end_sample, end_ns = pb.writer.cursor, pb.clock.now_ns()
         k = 0
@@ -154,7 +150,7 @@ class PersonaCaller:
                 heard = pb.monitor.speech_audio(reply.since_ns, over_ns) if reply.onset_ns is not None else None
                 text, asr_ms = None, None
                 if heard is not None:
-                    text, error = await s._hear(heard[0])
+                    text, error = await s.hear(heard[0])
                     asr_ms = (pb.clock.now_ns() - over_ns) // MS
                     if error is not None:
                         return end_sample, end_ns, reply, self._log_end(pb, ASR_FAILED, error, k)
@@ -198,7 +194,7 @@ class PersonaCaller:
                        barge_in=interrupting, asr_ms=asr_ms, llm_ms=llm_ms, tts_ms=tts_ms,
                        chain_ms=(ready_ns - over_ns) // MS, line_ms=line_ns // MS,
                        caller_delay_ms=(line_ns - over_ns) // MS, audio=rel, voice=self.voice.voice)
-                end_sample, end_ns = await s._play(pb, st, at, "persona", clip=clip, line=k)
+                end_sample, end_ns = await s.play(pb, st, at, "persona", clip=clip, line=k)
                 self.history.append(("caller", line))
                 reply, turn_given = Reply(end_ns), True
                 if done:
@@ -230,24 +226,24 @@ class PersonaCaller:
         s, p, st = self.sched, self.p, self.st
         wait = st.wait_ms if st.wait_ms is not None else (s.rules.wait_ms if turn_given else 0)
         if turn_given and (barge or back):
-            onset = await s._onset(pb, reply, wait)
+            onset = await s.onset(pb, reply, wait)
             if onset is not None and back and p.backchannel.text and p.backchannel_clips:
                 await self._backchannel(pb, onset, k)
             if onset is not None and barge:
                 at = onset + p.barge_in.after_ms * MS
-                await s._until_heard(pb, at + s.rules.vad_margin_ms * MS)
+                await s.until_heard(pb, at + s.rules.vad_margin_ms * MS)
                 if pb.monitor.speaking_at(at):
                     pb.log(EventKind.wait, step=st.n, reason="persona_barge_in", onset_ms=onset // MS,
                            at_ms=at // MS)
                     return pb.clock.now_ns(), True
-        await s._turn_over(pb, st, reply, s._gap(st), wait, not_before=first)
+        await s.turn_over(pb, st, reply, s.gap(st), wait, not_before=first)
         return pb.clock.now_ns(), False
 
     async def _backchannel(self, pb: Playback, onset: int, k: int) -> None:
         """Say the backchannel `after_ms` into the agent's speech, if it is still speaking then."""
         s, p = self.sched, self.p
         at = onset + p.backchannel.after_ms * MS
-        await s._until_heard(pb, at + s.rules.vad_margin_ms * MS)
+        await s.until_heard(pb, at + s.rules.vad_margin_ms * MS)
         if not pb.monitor.speaking_at(at) or p.backchannel.text is None or self._back_audio is None:
             pb.log(EventKind.wait, step=self.st.n, reason="persona_backchannel_skipped", at_ms=at // MS,
                    why="the agent was not speaking then")
@@ -259,5 +255,5 @@ class PersonaCaller:
         rel = self._keep(clip, s.clip_audio[clip], s.sr)
         pb.log(EventKind.persona, step=self.st.n, reason="backchannel", clip=clip, text=p.backchannel.text,
                tts_ms=tts_ms, audio=rel, onset_ms=onset // MS)
-        await s._play(pb, self.st, s._sample_at(pb, at), "persona_backchannel", clip=clip)
+        await s.play(pb, self.st, s.sample_at(pb, at), "persona_backchannel", clip=clip)
 

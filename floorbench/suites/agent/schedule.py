@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,22 +47,15 @@ from floorbench.pipelines.room.schedule import MS, LivePlan, LiveRequest, Playba
 from floorbench.records import EventKind
 from floorbench.suites.agent import tool_live
 from floorbench.suites.agent.branch import CallerEar, choose
+from floorbench.suites.agent.caller_floor import Reply
 from floorbench.suites.agent.ear import WhisperEar
+from floorbench.suites.agent.persona_caller import CallerVoice, LocalVoice, PersonaCaller
 from floorbench.suites.agent.rules import TIMED_TO_AGENT, AgentRules, StepKind
 from floorbench.suites.agent.schema import AgentScenario, AgentStep, Expect
 from floorbench.suites.agent.tool_live import LiveTools
 
 if TYPE_CHECKING:
-    from floorbench.suites.agent.persona_caller import CallerVoice
     from floorbench.suites.agent.persona_llm import PersonaBrain
-
-@dataclass
-class Reply:
-    """The agent's reply to the caller's last turn (or, before any, to the start of the call)."""
-
-    since_ns: int
-    onset_ns: int | None = None
-
 
 def _compact(expect: Expect) -> dict[str, object]:
     """Only the assertions set (meta.json stays readable)."""
@@ -119,7 +112,7 @@ class AgentSchedule:
                        if st.persona is not None else 0) for st in self.scenario.steps)
         return audio_s + waits + per_step + 60
 
-    def _gap(self, st: AgentStep) -> int:
+    def gap(self, st: AgentStep) -> int:
         return self.rules.gap_ms if st.gap_ms is None else st.gap_ms
 
     def samples(self, ms: int) -> int:
@@ -134,7 +127,7 @@ class AgentSchedule:
             # a call still running when the agent fell silent: the call goes on until it has answered
             if self.scenario.steps[-1].kind is not StepKind.hang_up and await self.tools.until_idle(
                     self.rules.response_cap_ms):
-                await self._turn_over(pb, None, Reply(pb.clock.now_ns()), self.rules.tail_ms, self.rules.wait_ms)
+                await self.turn_over(pb, None, Reply(pb.clock.now_ns()), self.rules.tail_ms, self.rules.wait_ms)
         finally:  # the calls go to the folder with the room's other records
             out_dir = getattr(pb, "out_dir", None)
             await self.tools.close(out_dir if isinstance(out_dir, Path) else None)
@@ -155,7 +148,7 @@ class AgentSchedule:
             i += 1
             if st.kind is StepKind.branch:
                 wait = st.wait_ms if st.wait_ms is not None else self.rules.wait_ms
-                await self._turn_over(pb, st, reply, self._gap(st), wait, not_before=first)
+                await self.turn_over(pb, st, reply, self.gap(st), wait, not_before=first)
                 prev_end, end_ns, goto = await self._branch(pb, st, reply, max(first, w.cursor))
                 reply, turn_given = Reply(end_ns), True
                 if goto is not None:
@@ -164,45 +157,43 @@ class AgentSchedule:
                         pb.log(EventKind.wait, step=skipped.n, reason="skipped", by_step=st.n, goto=goto)
                     i = j
             elif st.kind is StepKind.persona:
-                from floorbench.suites.agent.persona_caller import PersonaCaller
-
                 brain, voice = self.personas[st.n]
                 out_dir = getattr(pb, "out_dir", None)  # the room's scenario folder (a fake playback has none)
                 caller = PersonaCaller(self, st, brain, voice, out_dir if isinstance(out_dir, Path) else None)
                 prev_end, _, reply, _ = await caller.run(pb, reply, first, turn_given, self._voices_ready.get(st.n))
                 turn_given = turn_given or bool(caller.history)
             elif st.kind is StepKind.hang_up:
-                await self._turn_over(pb, st, reply, self._gap(st), self.rules.wait_ms if turn_given else 0)
+                await self.turn_over(pb, st, reply, self.gap(st), self.rules.wait_ms if turn_given else 0)
                 pb.log(EventKind.wait, reason="hang_up", step=st.n)
                 break
             elif st.kind is StepKind.say and st.pause_ms is not None:
-                prev_end, end_ns = await self._play(pb, st, prev_end + self.samples(st.pause_ms), "pause")
+                prev_end, end_ns = await self.play(pb, st, prev_end + self.samples(st.pause_ms), "pause")
                 reply = Reply(end_ns)
             elif st.kind is StepKind.say:
                 wait = st.wait_ms if st.wait_ms is not None else (self.rules.wait_ms if turn_given else 0)
                 # not before its own moment: an agent that began speaking in an opening silence (a greeting)
                 # is a turn the say waits to end, as the rule says ("or is speaking")
-                await self._turn_over(pb, st, reply, self._gap(st), wait, not_before=max(first, w.cursor))
-                prev_end, end_ns = await self._play(pb, st, max(first, w.cursor), "turn_over")
+                await self.turn_over(pb, st, reply, self.gap(st), wait, not_before=max(first, w.cursor))
+                prev_end, end_ns = await self.play(pb, st, max(first, w.cursor), "turn_over")
                 reply, turn_given = Reply(end_ns), True
             elif st.kind is StepKind.dtmf:
                 wait = st.wait_ms if st.wait_ms is not None else (self.rules.wait_ms if turn_given else 0)
-                await self._turn_over(pb, st, reply, self._gap(st), wait, not_before=max(first, w.cursor))
+                await self.turn_over(pb, st, reply, self.gap(st), wait, not_before=max(first, w.cursor))
                 reply, turn_given = Reply(await self._press(pb, st)), True
             elif st.kind in TIMED_TO_AGENT:
-                onset = await self._onset(pb, reply, self.rules.onset_window_ms)
+                onset = await self.onset(pb, reply, self.rules.onset_window_ms)
                 if onset is None:
                     pb.log(EventKind.wait, turn_id=st.clip, step=st.n, reason="not_run", label=str(st.kind),
                            why="the agent did not start speaking after the caller's last turn")
                     continue
-                at = self._sample_at(pb, onset + (st.after_ms or 0) * MS)
-                prev_end, end_ns = await self._play(pb, st, at, "timed", onset_ms=onset // MS)
+                at = self.sample_at(pb, onset + (st.after_ms or 0) * MS)
+                prev_end, end_ns = await self.play(pb, st, at, "timed", onset_ms=onset // MS)
                 if st.kind is StepKind.barge_in:
                     reply, turn_given = Reply(end_ns), True
             else:  # silence: right after the previous step
-                prev_end, _ = await self._play(pb, st, max(prev_end, first), "after_previous")
+                prev_end, _ = await self.play(pb, st, max(prev_end, first), "after_previous")
         else:
-            await self._turn_over(pb, None, reply, self.rules.tail_ms, self.rules.wait_ms if turn_given else 0)
+            await self.turn_over(pb, None, reply, self.rules.tail_ms, self.rules.wait_ms if turn_given else 0)
         pb.log(EventKind.end, sample=w.cursor, t_ms=w.playout_ns(w.cursor) // MS)
 
     async def _press(self, pb: Playback, st: AgentStep) -> int:
@@ -225,13 +216,13 @@ class AgentSchedule:
                digits=st.digits, duration_ms=st.duration_ms, end_ms=end_ms)
         return end_ms * MS
 
-    def _sample_at(self, pb: Playback, t_ns: int) -> int:
+    def sample_at(self, pb: Playback, t_ns: int) -> int:
         """The track sample that leaves at `t_ns` (the cursor if that moment has passed)."""
         cur = pb.writer.cursor
         ahead = t_ns - pb.writer.playout_ns(cur)
         return cur + max(0, ahead) * self.sr // 1_000_000_000
 
-    async def _play(self, pb: Playback, st: AgentStep, at: int, why: str, clip: int | None = None,
+    async def play(self, pb: Playback, st: AgentStep, at: int, why: str, clip: int | None = None,
                     **extra: object) -> tuple[int, int]:
         """Play the step's clip (or `clip`) from sample `at`; log its start and end; return its end
         (sample, session ns)."""
@@ -248,7 +239,7 @@ class AgentSchedule:
         pb.log(EventKind.turn_end, turn_id=clip, step=st.n, sample=sc.end, t_ms=end_ns // MS, label=str(st.kind))
         return sc.end, end_ns
 
-    async def _hear(self, audio: np.ndarray) -> tuple[str | None, str | None]:
+    async def hear(self, audio: np.ndarray) -> tuple[str | None, str | None]:
         """(the transcript, None) or (None, why the caller could not hear it)."""
         if self.ear is None:
             return None, "no caller ASR configured"
@@ -268,7 +259,7 @@ class AgentSchedule:
         heard = pb.monitor.speech_audio(reply.since_ns, over_ns) if reply.onset_ns is not None else None
         text, error, asr_ms = None, None, None
         if heard is not None:
-            text, error = await self._hear(heard[0])
+            text, error = await self.hear(heard[0])
             asr_ms = (pb.clock.now_ns() - over_ns) // MS
         t0 = time.perf_counter_ns()
         choice = choose(st.branch, text)
@@ -284,10 +275,10 @@ class AgentSchedule:
                heard_to_ms=None if heard is None else heard[2] // MS,
                turn_over_ms=over_ns // MS, asr_ms=asr_ms, decide_us=decide_us, chain_ms=(ready_ns - over_ns) // MS,
                line_ms=line_ns // MS, caller_delay_ms=(line_ns - over_ns) // MS)
-        end, end_ns = await self._play(pb, st, at, "branch", clip=rule.clip, rule=rule.name)
+        end, end_ns = await self.play(pb, st, at, "branch", clip=rule.clip, rule=rule.name)
         return end, end_ns, rule.goto
 
-    async def _until_heard(self, pb: Playback, t_ns: int) -> None:
+    async def until_heard(self, pb: Playback, t_ns: int) -> None:
         """Return once the agent's audio up to `t_ns` was heard (or one second past it with none arriving)."""
         mon = pb.monitor
         while mon.received_until_ns < t_ns:
@@ -295,14 +286,14 @@ class AgentSchedule:
                 return
             await mon.wait_change(0.05)
 
-    async def _onset(self, pb: Playback, reply: Reply, window_ms: int, not_before_ns: int = 0) -> int | None:
+    async def onset(self, pb: Playback, reply: Reply, window_ms: int, not_before_ns: int = 0) -> int | None:
         """The onset of the agent's reply since `reply.since_ns`, waiting up to `window_ms` for it
         (and at least until `not_before_ns`); None if it did not start."""
         if reply.onset_ns is not None:
             return reply.onset_ns
         mon, margin = pb.monitor, self.rules.vad_margin_ms * MS
         since = reply.since_ns
-        await self._until_heard(pb, since + margin)
+        await self.until_heard(pb, since + margin)
         deadline = max(since + window_ms * MS, not_before_ns)
         onset: int | None = since if mon.speaking_at(since) else None
         reason = "already_speaking"
@@ -319,12 +310,12 @@ class AgentSchedule:
         pb.log(EventKind.wait, reason=reason, from_ms=since // MS, onset_ms=onset // MS)
         return onset
 
-    async def _turn_over(self, pb: Playback, st: AgentStep | None, reply: Reply, gap_ms: int, wait_ms: int,
+    async def turn_over(self, pb: Playback, st: AgentStep | None, reply: Reply, gap_ms: int, wait_ms: int,
                          not_before: int = 0) -> None:
         """Wait for the end of the agent's turn: `gap_ms` of its silence after its reply began, at most
         `response_cap_ms` from the onset; no wait past `wait_ms` if it never starts."""
         not_before_ns = pb.writer.playout_ns(not_before) if not_before else 0
-        onset = await self._onset(pb, reply, wait_ms, not_before_ns)
+        onset = await self.onset(pb, reply, wait_ms, not_before_ns)
         step = st.n if st is not None else None
         if onset is None:
             pb.log(EventKind.wait, step=step, reason="no_reply", until_ms=pb.clock.now_ns() // MS)
@@ -360,7 +351,6 @@ def _personas(s: AgentScenario, options: dict[str, object]) -> dict[int, tuple[P
     command line's ``--persona-url``/``--persona-key-env``, else FLOORBENCH_PERSONA_URL/_KEY) sends every
     step to its URL with its key; without one, the file's endpoint is asked with no key."""
     from floorbench.safe_http import BindingError
-    from floorbench.suites.agent.persona_caller import LocalVoice
     from floorbench.suites.agent.persona_llm import PersonaBinding
 
     binding = PersonaBinding.from_options(options)
