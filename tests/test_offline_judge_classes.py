@@ -155,3 +155,149 @@ def test_negation_inside_a_mention_and_set_phrases(reply: str, gold: str, questi
 ])
 def test_one_stands_for_the_asked_noun(reply: str, gold: str, question: str, want: Verdict) -> None:
     assert answer(reply, gold, question)[0] is want, answer(reply, gold, question)
+
+
+# --- the third round (issue 34, after the second independent sample): new sentences of its classes ---
+
+DIGIT_SAID = "zero one two three four five six seven eight nine".split()
+
+
+def _said_digit_by_digit(digits: str, zero: str) -> str:
+    """A digit string as a person reads it out: 'oh' (or 'zero') for 0, 'double'/'triple' for runs."""
+    words, i = [], 0
+    while i < len(digits):
+        run = len(digits[i:]) - len(digits[i:].lstrip(digits[i]))
+        word = zero if digits[i] == "0" else DIGIT_SAID[int(digits[i])]
+        if run >= 3:
+            words.append(f"triple {word}")
+            i += 3
+        elif run == 2:
+            words.append(f"double {word}")
+            i += 2
+        else:
+            words.append(word)
+            i += 1
+    return " ".join(words)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.text(alphabet="0123456789", min_size=7, max_size=10), st.sampled_from(["oh", "zero"]))
+def test_a_number_said_digit_by_digit_in_groups(digits: str, zero: str) -> None:
+    gold = f"{digits[:3]} {digits[3:]}"
+    said = f"{_said_digit_by_digit(digits[:3], zero)}, {_said_digit_by_digit(digits[3:], zero)}."
+    assert answer(said, gold, "What's the number?")[0] is Verdict.correct, said
+    other = digits[:-1] + str((int(digits[-1]) + 1) % 10)
+    assert answer(said, f"{other[:3]} {other[3:]}", "What's the number?")[0] is Verdict.wrong, said
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=2, max_value=60), st.integers(min_value=1, max_value=9))
+def test_a_sum_said_with_plus(a: int, b: int) -> None:
+    said = f"{num2words(a)} plus {num2words(b)}."
+    assert answer(said, str(a + b), "How many are coming?")[0] is Verdict.correct
+    assert answer(said, str(a + b + 1), "How many are coming?")[0] is Verdict.wrong
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=3, max_value=400), st.sampled_from([95, 98, 99]), st.integers(min_value=1, max_value=94))
+def test_a_charm_price_said_whole_but_no_other_rounding(dollars: int, charm: int, cents: int) -> None:
+    whole = f"{num2words(dollars + 1)} bucks."
+    assert answer(whole, f"${dollars}.{charm}", "What does it cost?")[0] is Verdict.correct
+    assert answer(whole, f"${dollars}.{cents:02d}", "What does it cost?")[0] is Verdict.wrong
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    ("Four hours, fifty minutes, if the roads are clear.", "4 hours 50 minutes", "How long is the drive?",
+     Verdict.correct),  # a duration split by a comma
+    ("Four hours, fifteen minutes.", "4 hours 50 minutes", "How long is the drive?", Verdict.wrong),
+    ("Just over an hour, seventy minutes.", "70 minutes", "How long is the drive?", Verdict.correct),
+    ("Hundred and forty grams.", "140 g", "How much flour?", Verdict.correct),  # "a" left out
+    ("ten m l", "10 millilitres", "How much syrup?", Verdict.correct),  # a unit as its letters
+    ("A teaspoon and a half.", "1.5 teaspoons", "How much salt?", Verdict.correct),
+    ("Three cups and a half.", "3.5 cups", "How much stock?", Verdict.correct),
+    ("Three tablespoons and a half.", "3.5 cups", "How much stock?", Verdict.wrong),  # another unit
+    ("Two tablets twice a day.", "4 tablets a day", "How many tablets a day?", Verdict.correct),  # a rate
+    ("Two tablets a day.", "4 tablets a day", "How many tablets a day?", Verdict.wrong),
+    ("A couple of weeks.", "2 weeks", "How long is the loan?", Verdict.correct),
+    ("the ninth of march a thursday", "Thursday 9 March", "When's the hearing?", Verdict.correct),
+    ("It's the Thursday, the ninth, of March.", "Thursday 9 March", "When's the hearing?", Verdict.correct),
+    ("the ninth of march no wait the tenth", "Thursday 9 March", "When's the hearing?", Verdict.wrong),
+    ("Friday.", "Monday", "What day is bin collection?", Verdict.wrong),  # a closed class: another value
+    ("Half past six. In the evening, actually.", "6:30 am", "When's the alarm set for?", Verdict.wrong),
+    ("Half past six in the morning.", "6:30 am", "When's the alarm set for?", Verdict.correct),
+])
+def test_third_round_value_forms(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question)[0] is want, answer(reply, gold, question)
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want", "rule"), [
+    # values bound to candidates decide a comparison
+    ("The Kia does fifty-two, the Skoda forty-eight.", "the Kia", "Which car does more miles to the gallon?",
+     Verdict.correct, None),
+    ("The Kia tops out at ninety, the Skoda at eighty.", "the Skoda", "Which car has the higher top speed?",
+     Verdict.wrong, "answer.claim-other"),
+    ("The Skoda tops out at ninety, the Kia at eighty.", "the Skoda", "Which car has the higher top speed?",
+     Verdict.correct, None),
+    ("northside charges twelve riverside nine", "Riverside", "which pool has the cheaper entry",
+     Verdict.correct, None),
+    ("northside charges nine riverside twelve", "Riverside", "which pool has the cheaper entry",
+     Verdict.wrong, "answer.claim-other"),
+    # a gold said only as the landmark another is placed against
+    ("Harriet, straight after Bo.", "Bo", "Who got off the bus second?", Verdict.wrong, "answer.claim-other"),
+    ("Bo, straight after Harriet.", "Bo", "Who got off the bus second?", Verdict.correct, None),
+    # alternatives, caveats, names and parts
+    ("Mr Patel or Mr Price, one of the two.", "Mr Patel", "Who marks the exams?", Verdict.wrong, "answer.hedged"),
+    ("The oak one's taller, mind you the pine one's wider.", "the oak tree", "Which tree is taller?",
+     Verdict.correct, None),
+    ("gemma whitlow", "Gemma Whitlock", "Who's the new coach?", Verdict.unsure, "answer.name-other"),
+    ("gemma harrington", "Gemma Whitlock", "Who's the new coach?", Verdict.wrong, "answer.name-other"),
+    ("The library.", "the side door of the library", "Where's the book drop?", Verdict.wrong,
+     "answer.whole-for-part"),
+    ("The library's side door.", "the side door of the library", "Where's the book drop?", Verdict.correct, None),
+])
+def test_third_round_claims(reply: str, gold: str, question: str, want: Verdict, rule: str | None) -> None:
+    got = answer(reply, gold, question)
+    assert got[0] is want, got
+    if rule is not None:
+        assert got[1] == rule, got
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    ("Nah yeah, they take cards now.", "yes", "Do they take cards?", Verdict.correct),
+    ("Yeah nah, cash only.", "yes", "Do they take cards?", Verdict.wrong),
+    ("Yeah, all week, just not on Fridays.", "no", "Is the market on Fridays?", Verdict.correct),
+    ("Yeah, all week, just not on Mondays.", "no", "Is the market on Fridays?", Verdict.wrong),
+])
+def test_third_round_yes_no(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question)[0] is want, answer(reply, gold, question)
+
+
+@pytest.mark.parametrize(("reply", "turn", "want"), [
+    # formulas of function words: nothing bound to the turn
+    ("You're telling me.", "Sam, this wind is brutal.", B),
+    ("I know, right?", "Sam, these prices are mad.", N),  # a question mark: it asks back
+    ("I know right.", "Sam, these prices are mad.", B),
+    ("Been there.", "Sam, I locked myself out again.", B),
+    ("Tell me about it.", "Sam, can you tell me about the trip?", N),  # a request: it accepts
+    ("I do.", "Sam, the shop shuts at five.", N),  # ends on an auxiliary: it asserts
+    ("There you go.", "Sam, pass the butter please.", N),  # hands over
+    # idioms whose words are not the turn's
+    ("Chin up, mate.", "Sam, I failed the driving test.", B),
+    ("Chin up.", "Sam, my chin's still bruised from the fall.", N),  # literal: the turn has its word
+    ("Blow me down!", "Sam, Dad's taken up salsa.", B),
+    ("Amen to that.", "Sam, we need a longer weekend.", B),
+    # epithets after an affect interjection
+    ("Ugh, invoices.", "Sam, I've got forty invoices to send.", B),
+    ("Ugh, these wasps.", "Sam, the wasps are back at the bin.", B),
+    ("Ugh, Thursday.", "Sam, the invoices are due.", N),  # a day is a value
+    ("Ugh, which ones?", "Sam, the invoices are due.", N),
+    # device commands and dismay
+    ("Mm-hmm.", "Alexa, set an alarm for six.", B),
+    ("Sure.", "Alexa, set an alarm for six.", N),  # confirms it as the device would
+    ("Great choice.", "Hey Siri, play Fleetwood Mac.", B),
+    ("Great choice.", "Sam, I'm going with the red one.", N),  # takes a side with a person
+    ("Ay no.", "Sam, the dog's eaten the cake.", B),
+    ("Ay no.", "Sam, is the cake still there?", N),  # answers a yes/no question
+])
+def test_third_round_windows(reply: str, turn: str, want: Verdict) -> None:
+    assert window(reply, turn) is want, JUDGE.intrusion(reply, turn).reason

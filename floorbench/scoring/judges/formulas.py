@@ -31,7 +31,7 @@ from floorbench.scoring.judges.normalize import normalize_tokens, stem
 from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
 
 FUNCTION_WORDS = frozenset(
-    "i me you ya ye yer it that this us we they them those these one tell telling say said saying know "
+    "i me you ya ye yer youre im it that this us we they them those these one tell telling say said saying know "
     "knew knows known happen happens happened go goes went be is are was were been do does did done mean "
     "means meant figure guess bet see seen there same here too right best worst all both never ever just well "
     "so again the a an about to of on in at for with up out far over off like more or less".split()
@@ -39,11 +39,11 @@ FUNCTION_WORDS = frozenset(
 """pronouns, light verbs (saying, knowing, happening), prepositions, determiners and degree words:
 a clause of these alone names nothing"""
 FORMULA_CORE = frozenset(
-    "tell say said know knew happens happen happened same far figure guess bet mean best worst "
+    "tell telling say said know knew happens happen happened same far figure been guess bet mean best worst "
     "ever never seen".split()
 )
 """a formula has one of these (a bare "of the" or "to it" is a fragment, not a reaction)"""
-ELLIPTICAL = frozenset("do does did is are was were am have has had can could will would shall should not".split())
+ELLIPTICAL = frozenset("do does did is are was were am have has had been can could will would shall should not".split())
 """a clause ending on an auxiliary answers elliptically ("I did", "it is", "we are")"""
 PROPOSING = frozenset("maybe perhaps should could would might must can cant will ill shall lets let try".split())
 HANDING = frozenset(("here", "there"))

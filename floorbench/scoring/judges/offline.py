@@ -276,15 +276,15 @@ class OfflineJudge:
                 if n not in best or cos - need > best[n][0] - best[n][2]:
                     best[n] = (cos, ref, need)
             for n, (cos, ref, need) in best.items():
-                if abs(cos - need) < MEANING_MARGIN:
+                if cos >= need - MEANING_MARGIN and (whole := whole_for_part(ref, inputs[n].transcript)) is not None:
+                    out[n] = _verdict(Verdict.wrong, "answer.whole-for-part", f"'{ref}': {whole}")
+                elif abs(cos - need) < MEANING_MARGIN:
                     out[n] = _verdict(Verdict.unsure, "answer.meaning-close",
                                       f"'{ref}' only partly said and MiniLM cosine {cos:.2f} is within "
                                       f"{MEANING_MARGIN:.2f} of its threshold {need:.2f}: the rules do not decide")
                 elif cos >= need and (swap := name_swapped(ref, inputs[n].transcript)) is not None:
                     out[n] = _verdict(Verdict.unsure if swap[0] == "unsure" else Verdict.wrong, "answer.name-other",
                                       f"'{ref}': {swap[1]}")
-                elif cos >= need and (whole := whole_for_part(ref, inputs[n].transcript)) is not None:
-                    out[n] = _verdict(Verdict.wrong, "answer.whole-for-part", f"'{ref}': {whole}")
                 elif cos >= need:
                     out[n] = _verdict(Verdict.correct, "answer.meaning-match",
                                       f"meaning matches '{ref}' (MiniLM cosine {cos:.2f} >= {need:.2f})")

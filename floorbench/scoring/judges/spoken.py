@@ -33,7 +33,7 @@ def _digit_group(tokens: list[str], i: int) -> tuple[str, int]:
         if t in REPEATS and j + 1 < len(tokens) and tokens[j + 1] in DIGITS:
             out += DIGITS[tokens[j + 1]] * REPEATS[t]
             j += 2
-        elif t in DIGITS and (t not in ("oh", "o") or (j + 1 < len(tokens) and (
+        elif t in DIGITS and (t not in ("oh", "o") or out or (j + 1 < len(tokens) and (
                 tokens[j + 1] in DIGITS or tokens[j + 1] in REPEATS))):
             out += DIGITS[t]
             j += 1
@@ -123,14 +123,14 @@ def rates(tokens: list[str], found: list[Mention]) -> list[Mention]:
     out: list[Mention] = []
     for m in found:
         prev = out[-1] if out else None
-        if prev is not None and len(prev.numbers) == 1 and len(m.numbers) == 1 and m.start == prev.end \
+        if prev is not None and len(prev.numbers) == 1 and len(m.numbers) == 1 and prev.end <= m.start <= prev.end + 1 \
                 and tokens[m.end : m.end + 1] == ["times"] and set(tokens[m.end + 1 : m.end + 3]) & PERIODS:
             prev.numbers = prev.numbers | {next(iter(prev.numbers)) * next(iter(m.numbers))}
             prev.end = m.end + 1
             continue
         if m.start < len(tokens) and len(m.numbers) == 1:
-            k = m.end
-            if k < len(tokens) and tokens[k] in TIMES and set(tokens[k + 1 : k + 3]) & PERIODS:
+            k = m.end + (m.end + 1 < len(tokens) and tokens[m.end].isalpha() and tokens[m.end + 1] in TIMES)
+            if k < len(tokens) and tokens[k] in TIMES and set(tokens[k + 1 : k + 3]) & PERIODS:  # "two tablets twice"
                 m.numbers = m.numbers | {next(iter(m.numbers)) * TIMES[tokens[k]]}
         out.append(m)
     return out
