@@ -16,6 +16,7 @@ from typing import Any
 
 from floorbench.scenarios.dtmf import dtmf_problem
 from floorbench.scenarios.validate import ScenarioError
+from floorbench.suites.agent.format_error import AgentTestError
 from floorbench.suites.agent.rules import StepKind
 from floorbench.suites.agent.schema import AgentStep
 
@@ -25,8 +26,6 @@ PHONE_MODEL = "sip"
 
 def keys(where: str, step: AgentStep, value: object, opt: dict[str, Any]) -> AgentStep:
     """Fill a dtmf step from the file: its keys (a bare number is read as its digits), `duration_ms`, `reply`."""
-    from floorbench.suites.agent.validate import AgentTestError
-
     digits = str(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else value
     problem = dtmf_problem(digits, opt.get("duration_ms"))
     if problem is not None:

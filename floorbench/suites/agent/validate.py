@@ -44,6 +44,7 @@ from floorbench.scenarios.validate import (
 )
 from floorbench.speech.languages import LANGUAGES, Language, LanguageError, check_voice, language
 from floorbench.suites.agent import dtmf_format, tool_format
+from floorbench.suites.agent.format_error import AgentTestError as AgentTestError
 from floorbench.suites.agent.intents import Intent
 from floorbench.suites.agent.persona_format import STEP_OPTIONS as PERSONA_OPTIONS
 from floorbench.suites.agent.persona_format import endpoint, persona
@@ -94,10 +95,6 @@ RULE_KEYS = ("name", "contains", "matches", "intent", "say", "voice", "audio", "
 OTHERWISE_KEYS = ("say", "voice", "audio", "reply", "goto")
 BRANCH_AFTER = ("agent_turn",)
 OTHERWISE = "otherwise"
-
-
-class AgentTestError(ScenarioError):
-    """A test file breaks the format; the message is one line naming the file, test and step."""
 
 
 @dataclass
