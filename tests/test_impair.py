@@ -14,11 +14,10 @@ from floorbench.processors.impair import (
     ImpairProfile,
     ImpairSchedule,
     Leg,
-    impair_stage,
-    impair_stages,
     netem_status,
     parse_profile,
 )
+from floorbench.processors.impair_stage import impair_stage, impair_stages
 
 FRAME = np.full(160, 1000, dtype=np.int16).tobytes()  # 10 ms at 16 kHz, never silent
 

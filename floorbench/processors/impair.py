@@ -340,31 +340,3 @@ def silence_of(frame: Any) -> Any:
     )
     out.pts = frame.pts
     return out
-
-
-def impair_stage(
-    profile: ImpairProfile, leg: Leg, records_dir: Path | None = None, interleave: bool = False
-) -> Any:
-    """A pipecat FrameProcessor impairing the `leg` audio of the model (`impair_stage.ImpairStage`, loaded
-    lazily: pipecat is heavy).
-
-    With `records_dir`, the stage keeps `StageRecords` and writes them there when the pipeline ends;
-    with `interleave`, the profile applies to every other talkspurt (`Interleave`, measurement only).
-    """
-    from floorbench.processors.impair_stage import ImpairStage
-
-    return ImpairStage(profile, leg, records_dir, interleave)
-
-
-def impair_stages(spec: dict[str, Any] | None) -> tuple[list[Any], list[Any]]:
-    """(stages after the input, stages before the output) for a ModelSpec's ``impair``; none when unimpaired."""
-    if not spec:
-        return [], []
-    profile = ImpairProfile.from_spec(spec)
-    if not profile.active and not spec.get("passthrough"):  # passthrough: the stages in place, delay 0
-        return [], []
-    folder = Path(spec["records_dir"]) if spec.get("records_dir") else None
-    mixed = bool(spec.get("interleave"))
-    ins = [impair_stage(profile, "in", folder, mixed)] if "in" in profile.legs else []
-    outs = [impair_stage(profile, "out", folder, mixed)] if "out" in profile.legs else []
-    return ins, outs

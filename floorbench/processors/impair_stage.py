@@ -1,6 +1,8 @@
-"""The impairment stage itself: a pipecat FrameProcessor (see `floorbench.processors.impair` for what it does).
+"""The impairment stage itself: a pipecat FrameProcessor (see `floorbench.processors.impair` for what it does),
+and `impair_stages`, which builds a model's stages from its spec.
 
-Kept apart so that `floorbench.processors.impair` (profiles, schedules, records) loads without pipecat.
+Kept apart so that `floorbench.processors.impair` (profiles, schedules, records) loads without pipecat;
+a model's pipeline, which has pipecat loaded anyway, imports this module.
 """
 
 from __future__ import annotations
@@ -135,3 +137,28 @@ class ImpairStage(FrameProcessor):
             self.held.popleft()  # after the push: an EndFrame waits for it
             if not self.held:
                 self.drained.set()
+
+
+def impair_stage(
+    profile: ImpairProfile, leg: Leg, records_dir: Path | None = None, interleave: bool = False
+) -> ImpairStage:
+    """A pipecat FrameProcessor impairing the `leg` audio of the model (`ImpairStage`).
+
+    With `records_dir`, the stage keeps `StageRecords` and writes them there when the pipeline ends;
+    with `interleave`, the profile applies to every other talkspurt (`Interleave`, measurement only).
+    """
+    return ImpairStage(profile, leg, records_dir, interleave)
+
+
+def impair_stages(spec: dict[str, Any] | None) -> tuple[list[ImpairStage], list[ImpairStage]]:
+    """(stages after the input, stages before the output) for a ModelSpec's ``impair``; none when unimpaired."""
+    if not spec:
+        return [], []
+    profile = ImpairProfile.from_spec(spec)
+    if not profile.active and not spec.get("passthrough"):  # passthrough: the stages in place, delay 0
+        return [], []
+    folder = Path(spec["records_dir"]) if spec.get("records_dir") else None
+    mixed = bool(spec.get("interleave"))
+    ins = [impair_stage(profile, "in", folder, mixed)] if "in" in profile.legs else []
+    outs = [impair_stage(profile, "out", folder, mixed)] if "out" in profile.legs else []
+    return ins, outs

@@ -370,7 +370,7 @@ def _pipeline(
             **video_in_params(processors),
         ),
     )
-    from floorbench.processors.impair import impair_stages
+    from floorbench.processors.impair_stage import impair_stages
 
     ins, outs = impair_stages(spec.impair)
     pipeline = Pipeline([transport.input(), *ins, *processors, *outs, transport.output()])
