@@ -68,6 +68,9 @@ def test_a_test_file_names_its_language(tmp_path: Path) -> None:
      "test a: voice 'piper:joe' speaks English, not Spanish; use espeak:es"),
     ("language: de\nvoice: espeak:de\ntests:\n  - name: a\n    steps:\n      - say: Hallo\n        voice: flite:slt\n",
      "test a: step 1: voice 'flite:slt' speaks English, not German"),
+    ("language: es\nvoice: espeak:es\ntests:\n  - name: a\n    steps:\n      - say: Hola\n      - branch:\n"
+     "          rules:\n            - intent: yes\n              say: Bien\n          otherwise:\n            say: Vale\n",
+     "test a: step 2: intent rules read English only, not Spanish; use contains: or matches: in this test"),
 ])
 def test_bad_languages_in_a_test_file_are_one_line(tmp_path: Path, yaml: str, why: str) -> None:
     with pytest.raises(AgentTestError) as e:
@@ -125,3 +128,31 @@ def test_espeak_speaks_mandarin_through_its_pinyin_voice_and_slower_beyond_engli
 
     assert espeak_args("cmn")[:2] == ["-v", "cmn-latn-pinyin"]  # `cmn` reads its pinyin as English
     assert espeak_args("es") == ["-v", "es", "-s", "110", "-g", "8"] and espeak_args("en-us") == ["-v", "en-us"]
+
+
+def _run_held_in(root: Path, code: str) -> Path:
+    """A run folder of one trial whose meta.json records the language it was held in (nothing else scored)."""
+    import json
+
+    d = root / "q1"
+    d.mkdir(parents=True)
+    (root / "run.json").write_text("{}")
+    (d / "meta.json").write_text(json.dumps({
+        "floorbench_version": "test", "scenario_id": "q1", "pair_id": "q1", "condition": "explicit", "suite": "mpe",
+        "room": "r", "created_wall_ns": 0, "anchor": {"monotonic_ns": 0, "wall_ns": 0}, "outcome": "completed",
+        "schedule": {"policy": "mpe", "language": code}}))
+    return root
+
+
+def test_floorbench_score_refuses_to_judge_content_in_a_language_without_rules(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from floorbench.scoring.held_in import held_in, refuse_content
+    from tests.support.cli_lines import one_error_line
+
+    run = _run_held_in(tmp_path / "run", "de")
+    assert held_in(run) == {"de"} and held_in(tmp_path / "nowhere") == set()
+    refuse_content(run, "llm:gpt-4o-mini")  # an LLM judge reads German: not refused
+    line = one_error_line(capsys, ["score", str(run), "--out", str(tmp_path / "scored")])
+    assert line == (f"error: {run}: content metrics are not scored in German: the offline judge has rules for "
+                    "English only; use --judge llm:<model> (an LLM judge reads German)")
+    assert not (tmp_path / "scored").exists()  # refused before anything was written

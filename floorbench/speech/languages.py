@@ -85,7 +85,17 @@ def content_refused(lang: Language, judge: str) -> str | None:
     if lang.judged or judge.startswith("llm:"):
         return None
     return (f"content metrics are not scored in {lang.name}: the offline judge has rules for English only; "
-            f"use --judge llm:<model>, or score timing alone")
+            f"use --judge llm:<model> (an LLM judge reads {lang.name})")
+
+
+def refused_run(codes: set[str], judge: str) -> str | None:
+    """Why a run whose calls were held in `codes` cannot have its content judged by `judge` (None: it can):
+    `floorbench score`'s one line, naming the first language the judge has no rules for."""
+    for code in sorted(codes):
+        why = content_refused(LANGUAGES[code], judge) if code in LANGUAGES else f"unknown language {code[:20]!r}"
+        if why is not None:
+            return why
+    return None
 
 
 def digits(text: str, code: str) -> str:

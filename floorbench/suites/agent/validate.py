@@ -269,6 +269,10 @@ def _test(path: Path, i: int, raw: object, defaults: dict[str, Any]) -> Conversa
                 check_voice(one.voice, lang, f"{where}" + (f": step {n}" if n else ""))
             except LanguageError as e:
                 raise AgentTestError(str(e)) from None
+    for n, st in enumerate(steps, 1):  # an intent is read by the offline judge's English lexicon
+        if st.branch is not None and not lang.judged and any(r.intent for r in st.branch.options):
+            raise AgentTestError(f"{where}: step {n}: intent rules read English only, not {lang.name}; "
+                                 "use contains: or matches: in this test")
     return ConversationTest(
         language=lang.code,
         name=name, source=path, steps=steps, lines=lines, options=options, expect=expect,

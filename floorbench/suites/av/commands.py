@@ -78,9 +78,11 @@ def recognises(target: Path) -> bool:
 
 def score(target: Path, req: ScoreRequest) -> ScoreOutcome:
     """Suite av's part `score` (docs/suites/av.md, "Scoring")."""
+    from floorbench.scoring.held_in import refuse_content
     from floorbench.suites.av.score import AvScoreOptions, score_av
     from floorbench.suites.av.tables import summary_lines
 
+    refuse_content(target, req.judge)  # content judged in English only: another language is one line
     scores, where = score_av(target, req.as_options(AvScoreOptions))
     counts = scores["scenarios"]
     return ScoreOutcome(

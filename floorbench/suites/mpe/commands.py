@@ -62,10 +62,12 @@ def _write_generated(req: GenerateRequest, turns: tuple[int, int], llm: Path | N
 
 def score(target: Path, req: ScoreRequest) -> ScoreOutcome:
     """Suite mpe's part `score`: timing from VAD, content from ASR + judge, intervals, McNemar."""
+    from floorbench.scoring.held_in import refuse_content
     from floorbench.suites.mpe.report import summary_lines
     from floorbench.suites.mpe.score import ScoreOptions
     from floorbench.suites.mpe.score import score as score_run
 
+    refuse_content(target, req.judge)  # content judged in English only: another language is one line
     result = score_run(target, req.as_options(ScoreOptions), progress=req.progress)
     scored = result.scores.scenarios.get("scored", 0)
     skipped = len(result.scores.errors)
