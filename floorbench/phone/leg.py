@@ -60,6 +60,22 @@ AGENT_CLOCK = "receiver"
 application, so the agent's RTP timestamps are not mapped to its own wall clock"""
 
 
+def rtp_loss(asked: tuple[int, int], rtp: dict[str, Any]) -> dict[str, Any]:
+    """RTP loss on the leg, asked (``rtp_loss_to_agent_pct``, ``rtp_loss_from_agent_pct``) and realised, in % of
+    packets: back from the leg's own receiver; towards the agent from the peer's RTCP receiver reports (None
+    without them), as of its last report, so it reads low by the packets sent since (PJSIP reports every ~5 s).
+    The PLC of the receiving jitter buffer fills what is lost."""
+
+    def pct(lost: Any, got: Any) -> float | None:
+        return round(100 * lost / (lost + got), 1) if isinstance(lost, int) and isinstance(got, int) and lost + got else None
+
+    sent, peer_lost = rtp.get("tx_packets"), rtp.get("peer_lost")
+    return {"asked_to_agent_pct": asked[0], "asked_from_agent_pct": asked[1],
+            "to_agent_pct": pct(peer_lost, sent - peer_lost) if isinstance(sent, int) and isinstance(peer_lost, int)
+            and rtp.get("rtt_ms") is not None else None,
+            "from_agent_pct": pct(rtp.get("lost"), rtp.get("rx_packets"))}
+
+
 def agent_clock(rtp: dict[str, Any]) -> str:
     """Which clock timed the agent, and whether the peer sent RTCP at all (meta.json ``agent_clock``)."""
     rtt = rtp.get("rtt_ms")
@@ -98,11 +114,11 @@ class PhoneLeg(ModelLinkProcessor):
 
     def __init__(self, *, target: SipTarget, codecs: list[str], out_sample_rate: int, setup_timeout_s: float,
                  media_timeout_s: float | None, headers: dict[str, str] | None = None, bind: str = "127.0.0.1",
-                 name: str | None = None) -> None:
+                 loss_pct: tuple[int, int] = (0, 0), name: str | None = None) -> None:
         super().__init__(name=name)
         self.target, self.codecs, self.out_rate = target, codecs, out_sample_rate
         self.setup_timeout_s, self.media_timeout_s = setup_timeout_s, media_timeout_s
-        self.bind = bind
+        self.bind, self.loss_pct = bind, loss_pct
         self.call = CallState(headers=dict(headers or {}))
         self.stack: SipStack | None = None
         self.to_room = DelayLog()
@@ -165,7 +181,8 @@ class PhoneLeg(ModelLinkProcessor):
         self.call.on_digit = lambda d, t: loop.call_soon_threadsafe(
             lambda: self.create_task(self._marker({"event": "dtmf", "direction": "from_agent", "digits": d})))
         try:
-            self.stack = await asyncio.to_thread(lambda: SipStack.shared(bind=self.bind))
+            self.stack = await asyncio.to_thread(lambda: SipStack.shared(
+                bind=self.bind, tx_drop_pct=self.loss_pct[0], rx_drop_pct=self.loss_pct[1]))
             await asyncio.wrap_future(self.stack.submit(lambda: self._place()))
         except PhoneError as e:
             await self._fail("stack", str(e))
@@ -255,6 +272,7 @@ class PhoneLeg(ModelLinkProcessor):
             "rtp": dict(c.stats), "room_to_model": out_waits.summary(), "model_to_room": self.to_room.summary(),
             "room_audio_cut_ms": c.outbox.cut_ms, "agent_clock": agent_clock(c.stats),
             "dtmf_received": [d for d, _ in c.digits], "dtmf_sent": list(self.dtmf_sent),
+            "rtp_loss": rtp_loss(self.loss_pct, c.stats),
         }
 
     async def _fail(self, kind: str, line: str) -> None:
@@ -294,9 +312,13 @@ class SipSettings(AdapterSettings):
     media_timeout_s: Seconds | None = 10.0
     """no RTP from the agent for this long is a dropped call (null: never)"""
     allow_remote: bool = False
+    """call an address that is not on this machine (a real trunk or carrier number)"""
     bind: str = "127.0.0.1"
     """the local address of the leg's SIP and RTP sockets: a remote agent needs one it can reach back"""
-    """call an address that is not on this machine (a real trunk or carrier number)"""
+    rtp_loss_to_agent_pct: int = Field(default=0, ge=0, le=50)
+    """RTP packets of the caller's audio dropped at random before they leave (PJMEDIA's loss simulation)"""
+    rtp_loss_from_agent_pct: int = Field(default=0, ge=0, le=50)
+    """RTP packets of the agent's audio dropped at random as they arrive, before the leg's jitter buffer"""
     model_id: str = "unknown (set `model_id` in the config)"
 
     @field_validator("codecs")
@@ -344,7 +366,7 @@ class SipModel(Model[SipSettings]):
                        "X-Floorbench-Scenario": ctx.scenario.scenario_id}
         return [PhoneLeg(target=self.target, codecs=s.codecs, out_sample_rate=ctx.out_sample_rate,
                          setup_timeout_s=s.setup_timeout_s, media_timeout_s=s.media_timeout_s, headers=headers, bind=s.bind,
-                         name=f"{self.name}-model")]
+                         loss_pct=(s.rtp_loss_to_agent_pct, s.rtp_loss_from_agent_pct), name=f"{self.name}-model")]
 
     def card(self) -> dict[str, Any]:
         card = super().card()

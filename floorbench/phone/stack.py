@@ -208,9 +208,12 @@ class SipStack:
     _instance: SipStack | None = None
 
     def __init__(self, bind: str = "127.0.0.1", port: int = 0, codecs: list[str] | None = None,
-                 on_incoming: Callable[[CallState], int] | None = None, quiet_start: bool = False) -> None:
+                 on_incoming: Callable[[CallState], int] | None = None, quiet_start: bool = False,
+                 tx_drop_pct: int = 0, rx_drop_pct: int = 0) -> None:
         self.pj = load_pjsua2()
         self.bind, self.port = bind, port
+        self.drop_pct = (tx_drop_pct, rx_drop_pct)
+        """RTP packets dropped at random on the way out and on the way in (PJMEDIA's loss simulation, per endpoint)"""
         self.codecs = codecs or ["PCMU", "PCMA", "G722"]
         self.on_incoming = on_incoming
         self.quiet_start = quiet_start
@@ -227,10 +230,15 @@ class SipStack:
 
     @classmethod
     def shared(cls, **kw: Any) -> SipStack:
-        """The process's stack, started on first use (pjsua2: one endpoint per process)."""
+        """The process's stack, started on first use (pjsua2: one endpoint per process). Its RTP loss is set as
+        it starts, for every call it makes: a later call that asks for other loss is refused."""
         if cls._instance is None:
             cls._instance = cls(**kw)
             cls._instance.start()
+        drop = (kw.get("tx_drop_pct", 0), kw.get("rx_drop_pct", 0))
+        if drop != cls._instance.drop_pct:
+            raise PhoneError(f"RTP loss {drop} asked of a SIP stack started with {cls._instance.drop_pct}: one loss "
+                             "setting per process (each model process places one call)")
         return cls._instance
 
     def start(self, timeout_s: float = 10.0) -> None:
@@ -302,6 +310,7 @@ class SipStack:
         cfg.medConfig.audioFramePtime = PTIME_MS
         cfg.medConfig.ecTailLen = 0
         cfg.medConfig.noVad = True
+        cfg.medConfig.txDropPct, cfg.medConfig.rxDropPct = self.drop_pct
         ep.libInit(cfg)
         tcfg = pj.TransportConfig()
         tcfg.port = self.port
@@ -372,7 +381,8 @@ class SipStack:
             pass
 
     def read_stats(self, state: CallState) -> dict[str, Any]:
-        """RTP counters of the call's audio stream (stack thread): received packets, lost, late, jitter."""
+        """RTP counters of the call's audio stream (stack thread): received packets, lost, late, jitter; `peer_lost`:
+        the packets sent that the peer's RTCP receiver reports count as lost."""
         h = state.handle
         if h is None or state.codec is None or state.ended.is_set():
             return state.stats
@@ -383,7 +393,7 @@ class SipStack:
         rx, jb = ss.rtcp.rxStat, ss.jbuf
         state.stats = {
             "rx_packets": int(rx.pkt), "tx_packets": int(ss.rtcp.txStat.pkt), "lost": int(rx.loss),
-            "late": int(jb.discard), "jitter_ms": round(rx.jitterUsec.mean / 1000, 1) if rx.jitterUsec.n else None,
+            "peer_lost": int(ss.rtcp.txStat.loss), "late": int(jb.discard), "jitter_ms": round(rx.jitterUsec.mean / 1000, 1) if rx.jitterUsec.n else None,
             "jitter_max_ms": round(rx.jitterUsec.max / 1000, 1) if rx.jitterUsec.n else None,
             "jitter_buffer_ms": int(jb.avgDelayMsec), "rtt_ms": round(ss.rtcp.rttUsec.mean / 1000, 1)
             if ss.rtcp.rttUsec.n else None,
