@@ -1,14 +1,22 @@
 """The same conversation test over WebRTC and over a phone line, against the same agent: what the phone leg adds.
 
-Both paths play ``examples/phone/tests.yaml -k phone-greeting`` with
-``floorbench test`` (a LiveKit server on 127.0.0.1 started by the command),
-``--trials N`` rooms each, one path after the other:
+Both paths play the same tests with ``floorbench test`` (a LiveKit server on
+127.0.0.1), ``--trials N`` rooms each, one path after the other. With
+``--agent oracle`` (the default), ``examples/phone/tests.yaml -k phone-greeting``:
 
 - ``webrtc``: the `oracle` reference agent joins each room itself, as a
   pipeline model (``--config examples/phone/oracle.yaml``);
 - ``sip``: the same agent, same config, behind a plain SIP endpoint
   (``floorbench phone-agent``); each room's phone line calls it
   (``--via sip:…``), G.711 µ-law both ways.
+
+With ``--agent livekit``, ``examples/livekit_agent/tests.yaml`` against the
+LiveKit Agents example (``agent.py start``, flite ``kal16``), one worker for
+both paths:
+
+- ``webrtc``: dispatched into each test room (``--dispatch``);
+- ``sip``: behind ``floorbench phone-gateway``, which answers each call and
+  dispatches the worker into a room of its own, as LiveKit SIP does.
 
 The latency is the test's own: the caller's end of turn to the agent's first
 speech, both read from the room's recording (the recorder's clock), so the
@@ -19,6 +27,13 @@ leg's own delay each way. The agent's clock over SIP is the receiver's (the
 leg's), as meta.json says.
 
     python benchmarks/sip_vs_webrtc.py --trials 6
+    python benchmarks/sip_vs_webrtc.py --agent livekit --trials 5
+    python benchmarks/sip_vs_webrtc.py --trials 5 --loss 5      # and a third path: SIP with 5 % RTP loss each way
+
+With ``--loss PCT`` a third path, ``sip-loss``, calls the same agent end with
+``rtp_loss_to_agent_pct`` and ``rtp_loss_from_agent_pct`` at PCT (an
+``adapter: sip`` config): printed, the loss realised each way against the
+asked, and the latency it adds over plain SIP.
 """
 
 from __future__ import annotations
@@ -29,6 +44,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,24 +56,65 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 TESTS = ROOT / "examples" / "phone" / "tests.yaml"
 CONFIG = ROOT / "examples" / "phone" / "oracle.yaml"
+LK_AGENT = ROOT / "examples" / "livekit_agent" / "agent.py"
+LK_TESTS = ROOT / "examples" / "livekit_agent" / "tests.yaml"
 
 
 def _floorbench(*args: str) -> list[str]:
     return [sys.executable, "-c", "from floorbench.cli import main; main()", *args]
 
 
-def play(out: Path, trials: int, via: str | None) -> dict[str, Any]:
+def play(out: Path, trials: int, tests: list[str], path: list[str], env: dict[str, str]) -> dict[str, Any]:
     """One path's `floorbench test` run: its results.json and the SIP legs' records."""
-    path = ["--via", via] if via else ["--config", str(CONFIG)]
-    cmd = _floorbench("test", str(TESTS), "-k", "phone-greeting", "--trials", str(trials), "--out", str(out),
-                      "--quiet", *path)
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    cmd = _floorbench("test", *tests, "--trials", str(trials), "--out", str(out), "--quiet", *path)
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900, env=env)
     if p.returncode not in (0, 1):
-        raise SystemExit(f"{'sip' if via else 'webrtc'} run failed ({p.returncode}): {p.stdout[-800:]} {p.stderr[-800:]}")
+        raise SystemExit(f"{path[0]} run failed ({p.returncode}): {p.stdout[-800:]} {p.stderr[-800:]}")
     results = json.loads((out / "results.json").read_text())
     legs = [json.loads(m.read_text())["transport_latency_ms"].get("bridge") for m in sorted(out.glob("run/*/meta.json"))]
     return {"results": results, "legs": [x for x in legs if x]}
+
+
+@contextmanager
+def started(cmd: list[str], env: dict[str, str], ready: str, log: Path) -> Iterator[None]:
+    """`cmd` running until the block ends, once its log (stdout and stderr) shows `ready`."""
+    with log.open("wb") as f:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=f, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 180
+        while ready not in log.read_text(errors="replace"):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"{cmd[1:3]} did not start: {log.read_text(errors='replace')[-800:]}")
+            time.sleep(0.3)
+        yield
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+def oracle_paths(stack: ExitStack, base: Path, port: int, env: dict[str, str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The oracle in each room (webrtc) and behind `phone-agent` (sip)."""
+    stack.enter_context(started(_floorbench("phone-agent", "--port", str(port), "--model", "oracle", "--config",
+                                            str(CONFIG)), env, '"ready"', base / "phone-agent.log"))
+    return [str(TESTS), "-k", "phone-greeting"], {"webrtc": ["--config", str(CONFIG)],
+                                                  "sip": ["--via", f"sip:agent@127.0.0.1:{port}"]}
+
+
+def livekit_paths(stack: ExitStack, base: Path, port: int, env: dict[str, str]) -> tuple[list[str], dict[str, list[str]]]:
+    """One LiveKit server and the LiveKit Agents worker: dispatched into each room (webrtc), behind the gateway (sip)."""
+    from floorbench.transports.server import LiveKitServer
+
+    server = LiveKitServer(log_path=base / "livekit.log")
+    conn = server.start()
+    stack.callback(server.stop)
+    env.update(LIVEKIT_URL=conn.url, LIVEKIT_API_KEY=conn.api_key, LIVEKIT_API_SECRET=conn.api_secret)
+    name = f"bench-agent-{os.getpid()}"
+    stack.enter_context(started([sys.executable, str(LK_AGENT), "start"], {**env, "AGENT_NAME": name,
+                                "AGENT_VOICE": "flite:kal16"}, "registered worker", base / "agent.log"))
+    stack.enter_context(started(_floorbench("phone-gateway", "--port", str(port), "--dispatch", name), env,
+                                '"ready"', base / "gateway.log"))
+    at = ["--livekit-url", conn.url]
+    return [str(LK_TESTS)], {"webrtc": ["--dispatch", name, *at], "sip": ["--via", f"sip:agent@127.0.0.1:{port}", *at]}
 
 
 def latencies(results: dict[str, Any]) -> list[int]:
@@ -72,23 +131,23 @@ def pct(xs: list[int]) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--trials", type=int, default=6)
-    ap.add_argument("--port", type=int, default=5090, help="the phone agent's SIP port on 127.0.0.1")
+    ap.add_argument("--agent", choices=("oracle", "livekit"), default="oracle",
+                    help="oracle: the reference agent; livekit: the LiveKit Agents example (behind phone-gateway)")
+    ap.add_argument("--port", type=int, default=5090, help="the agent end's SIP port on 127.0.0.1")
+    ap.add_argument("--loss", type=int, default=0, help="also a SIP path with this %% of RTP lost each way (0-50)")
     ap.add_argument("--out", type=Path, default=None, help="keep the runs here (default: a temp folder)")
     args = ap.parse_args()
     base = args.out or Path(tempfile.mkdtemp(prefix="fb-sip-vs-webrtc-"))
-    agent = subprocess.Popen(_floorbench("phone-agent", "--port", str(args.port), "--model", "oracle", "--config",
-                                         str(CONFIG)), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:
-        assert agent.stdout is not None
-        while '"ready"' not in (line := agent.stdout.readline()):
-            if not line:
-                raise SystemExit("the phone agent did not start")
-        runs = {"webrtc": play(base / "webrtc", args.trials, None),
-                "sip": play(base / "sip", args.trials, f"sip:agent@127.0.0.1:{args.port}")}
-    finally:
-        agent.terminate()
-        agent.wait(10)
+    base.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with ExitStack() as stack:
+        paths = livekit_paths if args.agent == "livekit" else oracle_paths
+        tests, how = paths(stack, base, args.port, env)
+        if args.loss:
+            lossy = base / "loss.yaml"
+            lossy.write_text(f"adapter: sip\nrtp_loss_to_agent_pct: {args.loss}\nrtp_loss_from_agent_pct: {args.loss}\n")
+            how["sip-loss"] = [*how["sip"], "--config", str(lossy)]
+        runs = {name: play(base / name, args.trials, tests, path, env) for name, path in how.items()}
     report(runs, base)
 
 
@@ -104,6 +163,13 @@ def report(runs: dict[str, dict[str, Any]], base: Path) -> None:
     d50 = rows["sip"]["p50_ms"] - rows["webrtc"]["p50_ms"]
     d95 = rows["sip"]["p95_ms"] - rows["webrtc"]["p95_ms"]
     print(f"sip - webrtc: p50 {d50:+.0f} ms, p95 {d95:+.0f} ms")
+    if "sip-loss" in rows:
+        print(f"sip-loss - sip: p50 {rows['sip-loss']['p50_ms'] - rows['sip']['p50_ms']:+.0f} ms, "
+              f"p95 {rows['sip-loss']['p95_ms'] - rows['sip']['p95_ms']:+.0f} ms")
+        for key in ("to_agent_pct", "from_agent_pct"):
+            got = [leg["rtp_loss"][key] for leg in runs["sip-loss"]["legs"] if leg.get("rtp_loss", {}).get(key) is not None]
+            asked = runs["sip-loss"]["legs"][0]["rtp_loss"][f"asked_{key}"]
+            print(f"loss {key.removesuffix('_pct').replace('_', ' ')}: asked {asked} %, realised per call {got}")
     legs = runs["sip"]["legs"]
     if legs:
         def med(key: str, sub: str) -> float:
