@@ -84,6 +84,8 @@ def test_numbers_match_in_words_or_digits_per_language() -> None:
     assert not says("der Zug fährt um 9 Uhr 15", "zehn Uhr", "de")
     assert says("twenty one dollars", "21", "en") and not says("twenty one dollars", "21")  # English: asked for
     assert digits("九点十五分", "zh") == "九点十五分"  # no number rules for Mandarin: compared as written
+    assert says("我們星期一到星期五營業。", "星期一", "zh")  # Whisper's traditional characters, a simplified phrase
+    assert not says("我们先提到", "星期", "zh") and not says("星期", "星期一", "zh")
 
 
 def test_content_judging_is_refused_where_the_offline_judge_has_no_rules() -> None:

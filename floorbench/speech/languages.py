@@ -3,7 +3,7 @@
 One registry, so every layer asks the same question the same way: a test
 file's `language:` is checked here (an unknown code is one line), a caller
 voice must speak it (`check_voice`), the ASR is told it, `contains` and
-`matches` read numbers in it (text2num, `numbers`), and the content judges
+`matches` read numbers in it (text2num, `numbers`; Mandarin compared by character, in simplified script), and the content judges
 say whether they have rules for it (`judged`): a language without them is
 refused for content metrics in one line, never scored as if it were English.
 
@@ -14,6 +14,7 @@ Piper voice for Spanish, German or Mandarin ships as a package.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from text_to_num import alpha2digit
@@ -21,6 +22,8 @@ from text_to_num import alpha2digit
 from floorbench.errors import FloorbenchError
 
 DEFAULT = "en"
+HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+"""a Chinese character (CJK unified ideographs, extension A, compatibility)"""
 
 
 class LanguageError(FloorbenchError, ValueError):
@@ -96,6 +99,17 @@ def refused_run(codes: set[str], judge: str) -> str | None:
         if why is not None:
             return why
     return None
+
+
+def comparable(text: str, code: str) -> str:
+    """`text` as `contains` compares it in language `code`: number words as digits (`digits`); Mandarin in
+    simplified characters (Whisper writes traditional ones as often), each character a word of its own
+    (it is written without spaces, so a phrase is found as its characters in a row)."""
+    if code == "zh":
+        from zhconv import convert  # pyright: ignore[reportMissingTypeStubs]
+
+        return " ".join(HAN.sub(r" \g<0> ", str(convert(text, "zh-hans"))).split())
+    return digits(text, code)
 
 
 def digits(text: str, code: str) -> str:

@@ -27,13 +27,13 @@ def _same_word(heard_word: str, asked: str) -> bool:
 
 def says(text: str, phrase: str, language: str | None = None) -> bool:
     """The phrase's words in a row in the text: whole words, case, punctuation and a plural ending ignored;
-    with a `language`, numbers also match whether written in words or digits ("veintiún" = "21",
-    floorbench.speech.languages.digits)."""
+    with a `language`, numbers also match whether written in words or digits ("veintiún" = "21"), and
+    Mandarin is compared character by character in simplified script (floorbench.speech.languages.comparable)."""
     if _says(text, phrase) or language is None:
         return _says(text, phrase)
-    from floorbench.speech.languages import digits
+    from floorbench.speech.languages import comparable
 
-    return _says(digits(text, language), digits(phrase, language))
+    return _says(comparable(text, language), comparable(phrase, language))
 
 
 def _says(text: str, phrase: str) -> bool:
