@@ -156,3 +156,11 @@ def test_other_conditions_stay_on_a_phone_leg_and_phone_stays_without_one():
     assert acoustics_profile("white+snr10", 1, "sip:agent@127.0.0.1:5070").phone is False
     assert acoustics_profile("phone", 1, None).phone is True
     assert "use --acoustics room_office+babble" in phone_twice("room_office+phone+babble")
+
+
+def test_rtp_loss_out_of_range_is_one_line_naming_the_key(capsys, tmp_path):
+    cfg = tmp_path / "lossy.yaml"
+    cfg.write_text("adapter: sip\nrtp_loss_from_agent_pct: 80\n")
+    line = _one_line(capsys, ["run", "--suite", "example", "--out", str(tmp_path / "out"), "--via",
+                              "sip:agent@127.0.0.1:5070", "--config", str(cfg)])
+    assert "rtp_loss_from_agent_pct" in line and "50" in line and str(cfg) in line, line
