@@ -22,11 +22,13 @@ phone line calls the agent over SIP, G.711 both ways:
   8 kHz, and the keys in the worker's own log, handed to it by the gateway as
   SIP DTMF packets.
 
-The phone example's `contains: banana` is left out here: Whisper tiny hears the
-oracle's word through G.711 right most of the time, not always (1 trial of 5
-misheard in benchmarks/sip_vs_webrtc.py, none over WebRTC), and the oracle's
-part is about the phone path, not the ASR. The LiveKit example keeps its
-`contains` (its reply says the word twice).
+Both examples' `contains: banana` is left out here: Whisper tiny hears the
+word through G.711 right most of the time, not always — the scorer's, of the
+oracle's reply (1 trial of 5 in benchmarks/sip_vs_webrtc.py, none over
+WebRTC), and the LiveKit agent's own, of the caller (1 of 5 over SIP, 0 of 5
+over WebRTC, `--agent livekit`) — and this test is about the phone path, not
+the ASR: how often a word survives the line is the benchmark's number. The
+keys tests keep theirs (`contains: pound`, the read-back).
 """
 
 from __future__ import annotations
@@ -121,6 +123,9 @@ def test_both_agent_ends_pass_over_the_phone_and_silent_fails(tmp_path: Path, li
     assert tests.read_text() != text
     picked = (str(tests), "-k", "phone-greeting", "-k", "phone-keys")
     lk_files = [widened(LK_AGENT / name, tmp_path / f"lk-{name}") for name in ("tests.yaml", "phone.yaml")]
+    lk_text = Path(lk_files[0]).read_text()
+    Path(lk_files[0]).write_text(lk_text.replace("      contains: banana\n", ""))
+    assert Path(lk_files[0]).read_text() != lk_text
     worker = Worker(livekit, tmp_path / "agent.log")
     try:
         # the phone-agent runs play while the worker loads its models
