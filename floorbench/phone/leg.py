@@ -12,6 +12,8 @@ where the recorder records it like any model track. ``--via sip:URI`` on
     uri: sip:agent@127.0.0.1:5070
     codecs: [PCMU, PCMA, G722]        # offered, in this order
     setup_timeout_s: 10               # INVITE → 200 OK
+    rtp_loss_to_agent_pct: 0          # RTP dropped at random each way (PJMEDIA's simulation; `rtp_loss`)
+    rtp_loss_from_agent_pct: 0
 
 What failed is one ``ErrorFrame`` (the scenario fails as ``model_error``,
 never a pass) naming the phone's failure kind and the SIP status: no answer
