@@ -83,7 +83,11 @@ async def _keys_to_room(keys: asyncio.Queue[str], room: Any, room_name: str) -> 
     """Each key the caller pressed, into the room as LiveKit SIP sends it (a SIP DTMF packet)."""
     while True:
         key = (await keys.get()).upper()
-        await room.local_participant.publish_dtmf(code=DTMF_CODES.get(key, 0), digit=key)
+        try:
+            await room.local_participant.publish_dtmf(code=DTMF_CODES.get(key, 0), digit=key)
+        except Exception as e:  # the room refused the packet: the log says so, the next key is tried
+            log_event("error", room=room_name, digit=key, error=f"{type(e).__name__}: {e}".splitlines()[0])
+            continue
         log_event("dtmf", room=room_name, digit=key)
 
 
