@@ -34,13 +34,16 @@ FLOORS = {
     "calibration": (0.99, 1.00, 0.87),
     "calibration-holdout": (0.99, 0.98, 0.75),
     "calibration-blind": (1.00, 1.00, 1.00),
-    # issue 34's varied set, both sources: 1.000 / 0.981 / 0.98 (the kept-out source varied-b, measured
+    # issue 34's varied set, every source (varied-a..d): 1.000 / 0.990 / 0.98 (third round; 1.000 / 0.981 before) (the kept-out source varied-b, measured
     # once at the end: 28/28 answers, 18/19 windows: "Oh, brilliant, just brilliant." read as floor-holding)
     "calibration-varied": (1.00, 0.98, 0.98),
     # the first independent sample, tuning material since its one measurement (0.903 / 0.914 then):
     # 0.989 / 0.992 / 0.67 after the second issue-34 round (3 unsure: "lin new yen", "Carter Street",
     # "Vale."; closest_place 2 of 3 with one of them unsure)
     "calibration-independent": (0.98, 0.99, 0.66),
+    # the second independent sample, tuning material since its one measurement (0.860 / 0.924 then):
+    # 1.000 / 1.000 / 1.00 after the third issue-34 round
+    "calibration-independent2": (1.00, 1.00, 1.00),
 }
 """the offline judge's measured agreement with people, rounded down: a change that makes it
 agree less fails here (the v1 judge: 0.777 / 0.945 and 0.788 / 0.922; v2 before issue 25: 0.988 /
@@ -246,5 +249,9 @@ def test_labels_can_be_joined_and_the_packaged_sets_named() -> None:
     both = label_files("calibration-holdout+calibration-varied")
     assert both == label_files("calibration-holdout") + label_files("calibration-varied")
     assert CALIBRATION / "blind" / "holdout" / "answers.jsonl" not in label_files("calibration-all")
+    tuning = label_files("calibration-tuning")  # every tuning set, the measured independent samples included
+    assert tuning == label_files("calibration-all") + label_files("calibration-independent") + label_files(
+        "calibration-independent2")
+    assert CALIBRATION / "blind" / "holdout" / "answers.jsonl" not in tuning
     sources = {i.source for i in load_labels("calibration-varied")}
     assert {"varied-a", "varied-b"} <= sources  # the tuning source and the one kept out of tuning

@@ -298,6 +298,9 @@ def test_third_round_yes_no(reply: str, gold: str, question: str, want: Verdict)
     ("Great choice.", "Sam, I'm going with the red one.", N),  # takes a side with a person
     ("Ay no.", "Sam, the dog's eaten the cake.", B),
     ("Ay no.", "Sam, is the cake still there?", N),  # answers a yes/no question
+    # an opening particle is no phrase of its own when counting repetition
+    ("Oh, marvellous, just marvellous.", "Sam, the boiler's broken again.", B),
+    ("Okay, okay, okay, okay.", "Sam, the boiler's broken again.", N),  # the same token four times
 ])
 def test_third_round_windows(reply: str, turn: str, want: Verdict) -> None:
     assert window(reply, turn) is want, JUDGE.intrusion(reply, turn).reason

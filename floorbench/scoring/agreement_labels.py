@@ -41,16 +41,22 @@ PACKAGED = {
     "calibration-blind-holdout": CALIBRATION / "blind" / "holdout",
     "calibration-varied": CALIBRATION / "varied",
     "calibration-independent": CALIBRATION / "independent",
+    "calibration-independent2": CALIBRATION / "independent2",
 }
 """names `--labels` takes for the packaged sets: the development set the offline judge was
 improved on, a hold-out set written (and committed) before the judge was run on it, the
 two halves of a set labelled blind (by people who never saw the judge): the tuning half, and
 a frozen hold-out half measured once (blind/README.md), the varied set of issue 34's classes
-(varied/README.md: a tuning source and a source of the same author kept out of tuning), and a
-sample written by people other than the rules' author, never tuned on (independent/)"""
+(varied/README.md: a tuning source and a source of the same author kept out of tuning), and two
+samples written by people other than the rules' author, each measured once and tuning material
+after (independent/, independent2/)"""
 ALL = ("calibration", "calibration-holdout", "calibration-blind", "calibration-varied")
-"""what `--labels calibration-all` joins: every packaged set the rules may be tuned on (not the
-frozen blind hold-out, not the independent sample)"""
+"""what `--labels calibration-all` joins: the project's own packaged sets the rules may be tuned on
+(not the frozen blind hold-out, not the independent samples)"""
+TUNING = (*ALL, "calibration-independent", "calibration-independent2")
+"""what `--labels calibration-tuning` joins: every packaged set the rules are tuned on, the independent
+samples included once measured (a sample not yet measured is never packaged under a name here)"""
+JOINED = {"calibration-all": ALL, "calibration-tuning": TUNING}
 SILENT = "silent"
 """an intrusion item's label when the window was kept silent (reply ""): it passes"""
 NO_SPEECH_RULE = "window.no-speech"
@@ -85,10 +91,11 @@ def cohen_kappa(a: list[str], b: list[str]) -> float | None:
 
 
 def label_files(spec: str | Path) -> list[Path]:
-    """The JSONL files `--labels` names: a packaged set's name (`PACKAGED`, or `calibration-all`),
+    """The JSONL files `--labels` names: a packaged set's name (`PACKAGED`, `calibration-all` or
+    `calibration-tuning`),
     a folder of *.jsonl, one file, or several of these joined by '+'."""
-    if "+" in str(spec) or str(spec) == "calibration-all":
-        parts = ALL if str(spec) == "calibration-all" else [p for p in str(spec).split("+") if p]
+    if "+" in str(spec) or str(spec) in JOINED:
+        parts = JOINED.get(str(spec)) or [p for p in str(spec).split("+") if p]
         return [f for p in parts for f in label_files(p)]
     if str(spec) in PACKAGED:
         return sorted(PACKAGED[str(spec)].glob("*.jsonl"))

@@ -118,7 +118,8 @@ def judge_agreement_cmd(
     b: str | None = typer.Option(None, "--b", help="second judge, e.g. llm:gpt-4o-mini (two-judge mode)"),
     labels: str | None = typer.Option(
         None, help="human labels: a packaged set ('calibration', 'calibration-holdout', 'calibration-blind', "
-        "'calibration-blind-holdout', 'calibration-varied', 'calibration-independent', 'calibration-all'), a JSONL "
+        "'calibration-blind-holdout', 'calibration-varied', 'calibration-independent', 'calibration-independent2', "
+        "'calibration-all', 'calibration-tuning'), a JSONL "
         "file or a folder; several joined by '+'"
     ),
     judge: str = typer.Option("offline", help="with --labels: the judge to measure; an LLM judge is "

@@ -49,6 +49,9 @@ MEANING_MARGIN = 0.05
 """a MiniLM cosine this close to its threshold does not decide: the verdict is unsure"""
 MAX_BACKCHANNEL_PHRASES = 3
 MAX_BACKCHANNEL_WORDS = 8
+OPENING_PARTICLES = frozenset("oh ah well so just now then".split())
+"""a part of only these opens the next one ("oh, brilliant, just brilliant"): no phrase of its own when
+counting whether a reply holds the floor by repetition"""
 
 BACKCHANNEL_LEXICON = (
     "mm", "mmm", "hmm", "hm", "um", "uh", "oh", "ah", "aha", "i see", "oh i see", "ah i see",
@@ -341,6 +344,7 @@ class OfflineJudge:
         if transcript.strip().endswith("?") and " ".join(last) not in REACTION_QUESTIONS and not reacted:
             return _verdict(Verdict.intrusion, "window.counter-question",
                             f"asks something back ('{transcript.strip()}'): a question takes the floor")
+        phrases -= sum(1 for p in parts(transcript) if set(normalize_tokens(p)) <= OPENING_PARTICLES)  # "oh, …"
         if phrases > MAX_BACKCHANNEL_PHRASES or words > MAX_BACKCHANNEL_WORDS:
             return _verdict(Verdict.intrusion, "window.floor-holding",
                             f"floor-holding repetition: {phrases} backchannel phrases, {len(tokens)} words")
