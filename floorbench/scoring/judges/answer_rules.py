@@ -86,6 +86,7 @@ from floorbench.scoring.judges.typed_rules import (
 )
 from floorbench.scoring.judges.values import (
     MONTHS,
+    WEEKDAYS,
     gold_code,
     join_split_words,
     spelled_tokens,
@@ -490,9 +491,6 @@ def _gold_quantity(refs: list[str]) -> Quantity | None:
         if q is not None and q.kind == first.kind and q.value == first.value:
             unit, half = unit or q.unit, half or q.half
     return Quantity(first.kind, first.value, unit, half)
-
-
-WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
 
 def _starts_with_quantity(ref: str) -> bool:

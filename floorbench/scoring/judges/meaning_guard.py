@@ -14,11 +14,11 @@ from difflib import SequenceMatcher
 
 from floorbench.scoring.judges.commitment import word_matches
 from floorbench.scoring.judges.normalize import STOPWORDS, normalize_tokens
+from floorbench.scoring.judges.values import MONTHS, WEEKDAYS
 
 NEAR_NAME_WORD = 0.72
 """a name word said this close in spelling may be misheard (the rules do not decide); below it, another word"""
-CALENDAR = frozenset("monday tuesday wednesday thursday friday saturday sunday january february march april may "
-                     "june july august september october november december".split())
+CALENDAR = WEEKDAYS | frozenset(MONTHS)
 """a closed class of values: one of them said for another is another value, never a mishearing"""
 
 

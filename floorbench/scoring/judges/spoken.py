@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from floorbench.scoring.judges.values import DIGIT_WORDS, REPEAT
+
 if TYPE_CHECKING:
     from floorbench.scoring.judges.quantities import Mention
 
-DIGITS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine".split())} | {
-    "oh": "0", "o": "0", "nought": "0"}
+DIGITS = DIGIT_WORDS | {"o": "0"}
 """a single digit as said"""
-REPEATS = {"double": 2, "triple": 3}
+REPEATS = REPEAT
 MIN_DIGIT_STRING = 4
 """a string of single digits this long (after "double"/"triple") is one number said digit by digit
 (a phone number, a PIN, a reference); shorter runs stay the numbers they are ("two two")"""

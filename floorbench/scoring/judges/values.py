@@ -80,6 +80,7 @@ def convertible(unit: str | None) -> bool:
 MONTHS = {m: n for n, m in enumerate(
     "january february march april may june july august september october november december".split(), 1)}
 MONTHS["sept"] = 9
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
 
 @lru_cache(maxsize=1)
