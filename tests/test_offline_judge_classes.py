@@ -223,6 +223,9 @@ def test_a_charm_price_said_whole_but_no_other_rounding(dollars: int, charm: int
     ("It's the Thursday, the ninth, of March.", "Thursday 9 March", "When's the hearing?", Verdict.correct),
     ("the ninth of march no wait the tenth", "Thursday 9 March", "When's the hearing?", Verdict.wrong),
     ("Friday.", "Monday", "What day is bin collection?", Verdict.wrong),  # a closed class: another value
+    ("A dozen and a half.", "18", "How many bread rolls?", Verdict.correct),
+    ("Two dozen minus one.", "23", "How many bread rolls?", Verdict.correct),
+    ("Two dozen minus one.", "25", "How many bread rolls?", Verdict.wrong),
     ("Half past six. In the evening, actually.", "6:30 am", "When's the alarm set for?", Verdict.wrong),
     ("Half past six in the morning.", "6:30 am", "When's the alarm set for?", Verdict.correct),
 ])
@@ -247,6 +250,8 @@ def test_third_round_value_forms(reply: str, gold: str, question: str, want: Ver
     ("Bo, straight after Harriet.", "Bo", "Who got off the bus second?", Verdict.correct, None),
     # alternatives, caveats, names and parts
     ("Mr Patel or Mr Price, one of the two.", "Mr Patel", "Who marks the exams?", Verdict.wrong, "answer.hedged"),
+    ("Mr Patel, I think, or maybe Mr Price.", "Mr Patel", "Who marks the exams?", Verdict.wrong, "answer.hedged"),
+    ("Mr Patel, with Mr Price helping.", "Mr Patel", "Who marks the exams?", Verdict.correct, None),
     ("The oak one's taller, mind you the pine one's wider.", "the oak tree", "Which tree is taller?",
      Verdict.correct, None),
     ("gemma whitlow", "Gemma Whitlock", "Who's the new coach?", Verdict.unsure, "answer.name-other"),
@@ -298,6 +303,17 @@ def test_third_round_yes_no(reply: str, gold: str, question: str, want: Verdict)
     ("Great choice.", "Sam, I'm going with the red one.", N),  # takes a side with a person
     ("Ay no.", "Sam, the dog's eaten the cake.", B),
     ("Ay no.", "Sam, is the cake still there?", N),  # answers a yes/no question
+    ("I hear you.", "Sam, this commute is killing me.", B),
+    ("Happens to everyone.", "Sam, I've spilt coffee on my shirt.", B),
+    ("Me too.", "I'm starving.", B),
+    ("Me too.", "Who wants a cuppa?", U),  # after a wh-question no formula: it may answer (I want one)
+    ("I know it is.", "Sam, the shop shuts at five.", N),  # ends on an auxiliary
+    ("You said it would rain.", "Sam, it's pouring.", N),  # content words
+    ("Story of my life.", "Sam, the printer jammed again.", B),
+    ("Ugh, the printer.", "Sam, the printer jammed again.", B),  # the turn's own noun exclaimed
+    ("Ugh, the boss.", "Sam, the printer jammed again.", N),  # a new noun: content
+    ("Oh no no no.", "Sam, the dog got out.", B),
+    ("Oh no no no.", "Sam, did you lock the gate?", N),
     # an opening particle is no phrase of its own when counting repetition
     ("Oh, marvellous, just marvellous.", "Sam, the boiler's broken again.", B),
     ("Okay, okay, okay, okay.", "Sam, the boiler's broken again.", N),  # the same token four times

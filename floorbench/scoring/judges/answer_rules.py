@@ -288,7 +288,8 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
         day = day_alone(q, tokens)
         if day is not None:
             return day
-        unread = sorted(VALUE_WORDS & set(tokens))
+        unread = sorted({w for i, w in enumerate(tokens) if w in VALUE_WORDS
+                         and not any(m.start <= i < m.end for m in found)})  # "two dozen minus one" was read
         if unread:
             return "unsure", "answer.value-unread", f"the gold quantity not read, but the reply says a value in a " \
                 f"form the rules do not read ('{unread[0]}'): cannot tell"
@@ -341,10 +342,10 @@ def _candidates(reply: Reply, gold_words: list[str]) -> list[Span]:
     for option in reply.options:
         if content(option) != gold_words:
             out.extend(entity_spans(option, reply.tokens))
-    if len(gold_words) == 1 and gold_words[0] in reply.names:
+    if gold_words and gold_words[-1] in reply.names:  # a name ("Ms Nguyen"): other people named are rivals
         people = _names(reply.inp.transcript) - NOT_NAMES - _names(reply.inp.context)
         out.extend((i, i + 1) for i, t in enumerate(reply.tokens)
-                   if t in people and not word_matches(gold_words[0], t, name=True))
+                   if t in people and not any(word_matches(g, t, name=True) for g in gold_words))
     if len(gold_words) >= 2:  # "the red tent" beside the blue tent: the same head, another modifier
         head, mods = gold_words[-1], set(gold_words[:-1])
         out.extend((i - 1, i + 1) for i, t in enumerate(reply.tokens) if i > 0 and t == head

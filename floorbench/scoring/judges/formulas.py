@@ -31,15 +31,15 @@ from floorbench.scoring.judges.normalize import normalize_tokens, stem
 from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
 
 FUNCTION_WORDS = frozenset(
-    "i me you ya ye yer youre im it that this us we they them those these one tell telling say said saying know "
+    "i me you ya ye yer youre im it that this us we they them those these one everyone everybody anyone tell telling say said saying know "
     "knew knows known happen happens happened go goes went be is are was were been do does did done mean "
-    "means meant figure guess bet see seen there same here too right best worst all both never ever just well "
+    "means meant figure guess bet see seen hear there same here too right best worst all both never ever just well "
     "so again the a an about to of on in at for with up out far over off like more or less".split()
 )
 """pronouns, light verbs (saying, knowing, happening), prepositions, determiners and degree words:
 a clause of these alone names nothing"""
 FORMULA_CORE = frozenset(
-    "tell telling say said know knew happens happen happened same far figure been guess bet mean best worst "
+    "tell telling say said know knew happens happen happened same far figure been hear too guess bet mean best worst "
     "ever never seen".split()
 )
 """a formula has one of these (a bare "of the" or "to it" is a fragment, not a reaction)"""
@@ -57,7 +57,7 @@ IDIOMS = {
                   "hear hear", "fair dinkum"),
     "sympathy": ("chin up", "hang in there", "bless your heart", "rotten luck", "tough break", "that is life",
                  "thats life", "such is life", "it is what it is", "worse things happen at sea",
-                 "these things happen", "never mind", "oh well"),
+                 "these things happen", "never mind", "oh well", "story of my life"),
     "praise": ("good on ya", "good on you", "hats off", "way to go", "nice one", "well done", "top stuff",
                "good for you", "go you"),
 }
@@ -80,6 +80,8 @@ def formula(tokens: list[str], raw: str, turn: str) -> str | None:
     """Why a part is a formula that reacts (see the module's text), or None."""
     if not 2 <= len(tokens) <= 6 or raw.rstrip().endswith("?") or not _open_turn(turn):
         return None
+    if set(tokens) & {"too", "same"} and turn_act(turn) is TurnAct.wh_question:
+        return None  # "me too" to "who wants tea?" answers it
     if not set(tokens) <= FUNCTION_WORDS or not set(tokens) & FORMULA_CORE:
         return None
     if tokens[-1] in ELLIPTICAL or set(tokens) & PROPOSING or (tokens[0] in HANDING and tokens[1] != "too"):
@@ -122,6 +124,8 @@ def epithet(tokens: list[str], before: list[str], turn: str) -> str | None:
     turn_words = {stem(t) for t in normalize_tokens(turn)}
     if tokens[0] in DEMONSTRATIVES and len(tokens) >= 2 and tokens[-1].endswith("s"):
         return f"'{' '.join(tokens)}': a demonstrative epithet for what the turn is about, a reaction"
+    if tokens[0] in DEMONSTRATIVES | {"the"} and len(tokens) >= 2 and all(stem(t) in turn_words for t in tokens[1:]):
+        return f"'{' '.join(tokens)}': the turn's own topic exclaimed after '{' '.join(before)}', a reaction"
     if len(tokens) == 1 and stem(tokens[0]) in turn_words and len(tokens[0]) > 3:
         return f"'{tokens[0]}': the turn's own topic exclaimed after '{' '.join(before)}', a reaction"
     return None
@@ -134,13 +138,16 @@ def to_device(turn: str) -> bool:
 
 
 def dismay(transcript: str, turn: str) -> bool:
-    """'uy no', 'ay no', 'ah no' after news: an interjection and "no" that answer nothing (the turn
-    is a statement), as "oh no" does."""
+    """'uy no', 'ay no', 'oh no no no' after news: an interjection and "no" that answer nothing (the
+    turn is a statement), as "oh no" does."""
     from floorbench.scoring.judges.turn_grammar import PARTICLES, interjection_like
 
     tokens = normalize_tokens(transcript)
-    return (2 <= len(tokens) <= 3 and tokens[-1] == "no" and turn_act(turn) is TurnAct.statement
-            and all(interjection_like(t) or t in PARTICLES or t in AFFECT_INTERJECTIONS for t in tokens[:-1]))
+    opener = tokens[: next((k for k, t in enumerate(tokens) if t == "no"), len(tokens))]
+    rest = tokens[len(opener) :]
+    return (1 <= len(opener) <= 2 and 1 <= len(rest) <= 3 and set(rest) == {"no"}
+            and turn_act(turn) is TurnAct.statement
+            and all(interjection_like(t) or t in PARTICLES or t in AFFECT_INTERJECTIONS for t in opener))
 
 
 def hum(said: str) -> bool:

@@ -77,7 +77,8 @@ def lex(text: str) -> list[str]:
 
 
 _SET_PHRASES = [(re.compile(rf"\b{a}\b"), b) for a, b in (
-    ("half a dozen", "six"), ("a couple of dozen", "twenty four"), ("a dozen", "twelve"),
+    ("half a dozen", "six"), ("a couple of dozen", "twenty four"), ("a dozen and a half", "eighteen"),
+    ("a dozen", "twelve"),
     ("(?:a )?couple of", "two"),
     ("a fortnight", "fourteen days"), ("(\\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred) grand",
      "\\1 thousand"), ("a grand", "one thousand"),

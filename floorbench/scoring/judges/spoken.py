@@ -96,17 +96,18 @@ def unit_letters(tokens: list[str], units: dict[str, str]) -> list[str]:
 
 
 def sums(tokens: list[str], found: list[Mention]) -> list[Mention]:
-    """"a dozen plus two", "ten and another five": two bare numbers joined by "plus" are their sum
-    (an added reading; the parts stay readable as parts)."""
+    """"a dozen plus two", "ten and another five", "two dozen minus two": two bare numbers joined by
+    "plus" ("minus") are their sum (difference)."""
     out: list[Mention] = []
     for m in found:
         prev = out[-1] if out else None
         between = tokens[prev.end : m.start] if prev is not None else []
-        if (prev is not None and between in (["plus"], ["and", "another"], ["plus", "another"])
+        sign = -1 if between == ["minus"] else 1
+        if (prev is not None and between in (["plus"], ["and", "another"], ["plus", "another"], ["minus"])
                 and len(prev.numbers) == 1 and len(m.numbers) == 1 and prev.duration is None
                 and m.duration is None and prev.date is None and m.date is None
                 and (m.unit is None or prev.unit is None or m.unit == prev.unit)):
-            total = next(iter(prev.numbers)) + next(iter(m.numbers))
+            total = next(iter(prev.numbers)) + sign * next(iter(m.numbers))
             prev.numbers = {total}
             prev.end, prev.digits, prev.clock, prev.unit = m.end, "", set(), prev.unit or m.unit
             continue
