@@ -16,7 +16,7 @@ multilingual Whisper `base`. Two parts:
    on a LiveKit server on 127.0.0.1, the oracle answering in the test's language; per test and per
    assertion, k of n judged trials, and the seconds it took.
 
-    .venv/bin/python benchmarks/languages.py [--languages es,de,zh] [--trials 3]
+    .venv/bin/python benchmarks/languages.py [--languages es,de,zh] [--trials 3 [--live-only]]
 """
 
 from __future__ import annotations
@@ -139,12 +139,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--languages", default="es,de,zh")
     ap.add_argument("--trials", type=int, default=0, help="live trials per test (0: offline part only)")
+    ap.add_argument("--live-only", action="store_true", help="skip the offline part")
     args = ap.parse_args()
     codes = [c for c in args.languages.split(",") if c]
     for c in codes:
         if c not in FILES:
             raise SystemExit(f"error: --languages: {c!r} has no example; use some of {', '.join(FILES)}")
-    for c in codes:
+    for c in [] if args.live_only else codes:
         offline(c)
     if args.trials > 0:
         from floorbench.transports.server import LiveKitServer

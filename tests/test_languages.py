@@ -158,3 +158,24 @@ def test_floorbench_score_refuses_to_judge_content_in_a_language_without_rules(
     assert line == (f"error: {run}: content metrics are not scored in German: the offline judge has rules for "
                     "English only; use --judge llm:<model> (an LLM judge reads German)")
     assert not (tmp_path / "scored").exists()  # refused before anything was written
+
+
+@pytest.mark.parametrize("code", ["es", "de", "zh"])
+def test_the_turns_generator_writes_conversations_in_a_language_the_oracle_answers_in(code: str) -> None:
+    from floorbench.processors.reference import OracleSettings
+    from floorbench.suites.turns.generate import TURNS, generate_dialogues
+    from floorbench.suites.turns.oracle import oracle
+    from floorbench.suites.turns.phrases import BANKS
+
+    assert all(len(BANKS[code].turns[k]) == len(v) for k, v in TURNS.items())  # the English banks, translated
+    scenarios = generate_dialogues(5, seed=3, language=code)
+    own = {t for lines in BANKS[code].turns.values() for line in lines for t in line}
+    own |= {*BANKS[code].backchannels, *BANKS[code].interrupts, *BANKS[code].background, BANKS[code].go_ahead}
+    for s in scenarios:
+        assert s.language == code and {sp.voice for sp in s.speakers.values()} == {LANGUAGES[code].voice}
+        for t in s.turns:  # every line from the language's bank (a turn said whole is its two parts joined)
+            assert t.text in own or any(t.text == f"{a} {b}" for a, b, _ in BANKS[code].turns[s.conversation_type])
+            assert t.reply is None or t.reply in own
+    plan = oracle(scenarios[0], None, OracleSettings(voice="flite:kal16"))
+    assert plan.voice == LANGUAGES[code].voice  # an English voice answers in the conversation's own
+    assert oracle(generate_dialogues(1, seed=3)[0], None, OracleSettings()).voice is None  # English: as before

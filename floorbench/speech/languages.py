@@ -83,6 +83,13 @@ def check_voice(voice: str, lang: Language, where: str) -> None:
                             f"use {lang.voice} (or another {lang.name} voice)")
 
 
+def answer_voice(code: str, configured: str) -> str | None:
+    """The voice a reference agent answers a call held in `code` with, where its `configured` voice will not
+    do (None: that one): the language's voice when the configured one is a local voice of another language."""
+    spoken = voice_language(configured)
+    return None if spoken is None or spoken == code else LANGUAGES[code].voice
+
+
 def content_refused(lang: Language, judge: str) -> str | None:
     """Why content metrics cannot be judged in `lang` by `judge` (None: they can)."""
     if lang.judged or judge.startswith("llm:"):

@@ -37,7 +37,7 @@ from pipecat.processors.frame_processor import FrameProcessor
 
 from floorbench.audio.vad import VAD_RATE
 from floorbench.processors.reference import OracleClip, OraclePlan, OracleProcessor, OracleSettings
-from floorbench.speech.languages import LANGUAGES, voice_language
+from floorbench.speech.languages import answer_voice, voice_language
 from floorbench.suites.agent.branch import choose
 from floorbench.suites.agent.rules import SAYS, TIMED_TO_AGENT, TURN_ENDS, AgentRules, StepKind
 from floorbench.suites.agent.schema import AgentScenario, AgentStep, continues
@@ -177,10 +177,8 @@ def _more_speech(voice: str, rate: int) -> np.ndarray:
 
 
 def reply_voice(s: AgentScenario, settings: OracleSettings) -> str | None:
-    """The voice the oracle answers a test in, where its settings' voice will not do (None: that one): the
-    test's language's voice when the configured one is a local voice of another language."""
-    spoken = voice_language(settings.voice)
-    return None if spoken is None or spoken == s.language else LANGUAGES[s.language].voice
+    """The voice the oracle answers a test in, where its settings' voice will not do (None: that one)."""
+    return answer_voice(s.language, settings.voice)
 
 
 def talking_through(segments: list[dict[str, Any]], settings: OracleSettings, rate: int,

@@ -14,10 +14,12 @@ from floorbench.scoring.outcome import ScoreOutcome, ScoreRequest
 def generate(req: GenerateRequest) -> str:
     """`generate --suite turns`: --pairs counts dialogues (one scenario each)."""
     from floorbench.scenarios.validate import load_suite
+    from floorbench.speech.languages import language
     from floorbench.suites.turns.generate import MAX_DIALOGUES, write_turns_suite
 
     check_range("--pairs", req.pairs, 1, MAX_DIALOGUES)
-    write_turns_suite(req.out, req.pairs, req.seed, force=req.force)
+    lang = language(req.options.get("language", "en"), "--language").code
+    write_turns_suite(req.out, req.pairs, req.seed, force=req.force, language=lang)
     loaded = load_suite(req.out, audio=False)
     return f"wrote {len(loaded.scenarios)} turns dialogues to {req.out}; all validated. Next: floorbench render {req.out}"
 

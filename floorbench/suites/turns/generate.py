@@ -11,6 +11,10 @@ same files, byte for byte.
 
 Limitation, said where it matters: `noise` is a second voice at the same level
 (the render path only speaks text); non-speech sounds are not generated.
+
+`language` (es, de, zh) takes the lines from `floorbench.suites.turns.phrases` and the
+language's voice; English keeps its banks and voices here, and the same seed gives the same
+English files as before languages existed.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from floorbench.paths import prepare_out
 from floorbench.scenarios.files import dump_yaml, write_suite, write_text_atomic
 from floorbench.scenarios.schema import Preamble, Speaker, Suite
 from floorbench.scenarios.validate import ScenarioError
+from floorbench.speech.languages import LANGUAGES
+from floorbench.suites.turns.phrases import BANKS, Bank
 from floorbench.suites.turns.rules import CONVERSATION_TYPES, TurnEvent, TurnsRules
 from floorbench.suites.turns.schema import SUITE_KIND, TurnsClip, TurnsScenario
 
@@ -89,11 +95,13 @@ def _pause_ms(rng: random.Random, rules: TurnsRules) -> int:
     return rng.randrange(rules.pause_min_ms, rules.pause_max_ms + 1, 50)
 
 
-def build_scenario(rng: random.Random, scenario_id: str, kind: str, user_turns: int) -> TurnsScenario:
-    """One conversation of `kind`: `user_turns` turns, each with a chance of a pause, a backchannel,
-    a background voice or a barge-in."""
+def build_scenario(rng: random.Random, scenario_id: str, kind: str, user_turns: int,
+                   language: str = "en") -> TurnsScenario:
+    """One conversation of `kind` in `language`: `user_turns` turns, each with a chance of a pause, a
+    backchannel, a background voice or a barge-in."""
     rules = TurnsRules()
-    bank = rng.sample(TURNS[kind], k=min(user_turns, len(TURNS[kind])))
+    lines = _bank(language)
+    bank = rng.sample(lines.turns[kind], k=min(user_turns, len(lines.turns[kind])))
     clips: list[dict[str, Any]] = []
     for n, (first, second, reply) in enumerate(bank):
         if rng.random() < 0.6:
@@ -105,56 +113,68 @@ def build_scenario(rng: random.Random, scenario_id: str, kind: str, user_turns: 
             break
         extra = rng.random()
         if extra < 0.35:
-            clips.append({"label": E.backchannel, "text": rng.choice(BACKCHANNELS),
+            clips.append({"label": E.backchannel, "text": rng.choice(lines.backchannels),
                           "offset_ms": rng.randrange(1200, 2001, 100)})
         elif extra < 0.5:
-            clips.append({"label": E.noise, "text": rng.choice(BACKGROUND), "speaker": "B",
+            clips.append({"label": E.noise, "text": rng.choice(lines.background), "speaker": "B",
                           "offset_ms": rng.randrange(1200, 2001, 100)})
         elif extra < 0.8:
-            clips.append({"label": E.interrupt, "text": rng.choice(INTERRUPTS),
+            clips.append({"label": E.interrupt, "text": rng.choice(lines.interrupts),
                           "offset_ms": rng.randrange(1200, 2001, 100),
-                          "reply": "Of course, go ahead."})
-    speakers = {"U": Speaker(name="User", voice=rng.choice(USER_VOICES))}
+                          "reply": lines.go_ahead})
+    own = LANGUAGES[language].voice  # beyond English: the language's one local voice, for both speakers
+    speakers = {"U": Speaker(name="User", voice=rng.choice(USER_VOICES) if language == "en" else own)}
     if any(c.get("speaker") == "B" for c in clips):
-        speakers["B"] = Speaker(name="Background", voice=BACKGROUND_VOICE)
+        speakers["B"] = Speaker(name="Background", voice=BACKGROUND_VOICE if language == "en" else own)
     turns = [TurnsClip.model_validate({"id": i, "speaker": "U"} | c) for i, c in enumerate(clips, 1)]
     return TurnsScenario(
-        scenario_id=scenario_id, conversation_type=kind, speakers=speakers, turns=turns,
+        scenario_id=scenario_id, conversation_type=kind, speakers=speakers, turns=turns, language=language,
         meta={"generator": "turns-procedural", "version": GENERATOR_VERSION},
     )
+
+
+def _bank(language: str) -> Bank:
+    """The lines of `language`: English's from this module, the others' from `phrases`."""
+    if language == "en":
+        return Bank(TURNS, BACKCHANNELS, INTERRUPTS, BACKGROUND, "Of course, go ahead.", "Hello.")
+    return BANKS[language]
 
 
 def dump_turns_scenario(s: TurnsScenario) -> str:
     """Canonical YAML: unset optional fields left out, so hand-written and generated files look alike."""
     d = s.model_dump(mode="json")
     d["turns"] = [{k: v for k, v in t.items() if v is not None} for t in d["turns"]]
+    if d.get("language") == "en":
+        d.pop("language")  # the default: English files as before languages existed
     if not d.get("meta"):
         d.pop("meta", None)
     return dump_yaml(d)
 
 
-def generate_dialogues(n: int, seed: int, user_turns: int = 3) -> list[TurnsScenario]:
-    """`n` scenarios, conversation types in turn, deterministic for `seed`."""
+def generate_dialogues(n: int, seed: int, user_turns: int = 3, language: str = "en") -> list[TurnsScenario]:
+    """`n` scenarios in `language`, conversation types in turn, deterministic for `seed`."""
     if not 1 <= n <= MAX_DIALOGUES:
         raise ScenarioError(f"--pairs {n}: the turns generator makes 1..{MAX_DIALOGUES} dialogues")
     rng = random.Random(seed)
     out = []
     for i in range(n):
         kind = CONVERSATION_TYPES[i % len(CONVERSATION_TYPES)]
-        out.append(build_scenario(rng, f"turns{i + 1:04d}-{kind}", kind, user_turns))
+        out.append(build_scenario(rng, f"turns{i + 1:04d}-{kind}", kind, user_turns, language))
     return out
 
 
 def write_turns_suite(
-    out: Path, n: int, seed: int, force: bool = False, progress: Callable[[int], None] | None = None
+    out: Path, n: int, seed: int, force: bool = False, progress: Callable[[int], None] | None = None,
+    language: str = "en",
 ) -> Path:
-    """Generate `n` dialogues into the suite folder `out` (suite.yaml + scenarios/)."""
-    scenarios = generate_dialogues(n, seed)
+    """Generate `n` dialogues in `language` into the suite folder `out` (suite.yaml + scenarios/)."""
+    scenarios = generate_dialogues(n, seed, language=language)
+    tag = "" if language == "en" else f", in {LANGUAGES[language].name}"
     (scen_dir,) = prepare_out(Path(out), ("scenarios",), force, ScenarioError)
     write_suite(Path(out), Suite(
         name=f"turns-seed{seed}", suite=SUITE_KIND,
-        description=f"Procedurally generated turns suite: {n} dialogues, seed {seed}.",
-        preamble=Preamble(text="Hello.", voice="piper:joe"),
+        description=f"Procedurally generated turns suite: {n} dialogues, seed {seed}{tag}.",
+        preamble=Preamble(text=_bank(language).hello, voice="piper:joe" if language == "en" else LANGUAGES[language].voice),
         generator={"name": "turns-procedural", "version": GENERATOR_VERSION, "seed": seed, "pairs": n},
     ))
     for k, s in enumerate(scenarios, 1):
