@@ -95,6 +95,31 @@ def test_the_agents_stop_is_found_within_10_ms_of_its_last_speech_sample(
     assert abs(found - truth) <= TOLERANCE_MS * RATE // 1000, (found - truth) * 1000 / RATE
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), level=st.floats(-26, -6), quiet_db=st.floats(8, 14),
+       tail_db=st.floats(43, 50), tail_ms=st.floats(30, 80), late=st.integers(0, 4))
+def test_a_quiet_last_word_does_not_turn_its_tail_into_speech(
+        seed: int, level: float, quiet_db: float, tail_db: float, tail_ms: float, late: int) -> None:
+    """A sentence ending in a word `quiet_db` under the voice, longer than 300 ms, then a tail `tail_db`
+    under the voice (within 40 dB of the quiet word, not of the voice): the stop is where the word ends. Read
+    against the last word's own level (the last 300 ms), the tail counted and the stop came 30-80 ms late, as
+    against an outside agent's own log."""
+    rng = np.random.default_rng(seed)
+    lead = int(0.3 * RATE)
+    body = voice(int(1.2 * RATE), RATE, rng.uniform(90, 260), rng) * _db(level)
+    n = int(rng.uniform(0.35, 0.5) * RATE)
+    env = np.ones(n)
+    env[-RATE // 200 :] = np.linspace(1, 0, RATE // 200)  # a 5 ms release
+    word = voice(n, RATE, rng.uniform(90, 260), rng) * _db(level - quiet_db) * env
+    m = int(tail_ms * RATE / 1000)
+    tail = rng.normal(0, 1, m) * _db(level - tail_db) * np.linspace(1, 0.5, m)
+    x = np.concatenate([np.zeros(lead), body, np.zeros(int(0.05 * RATE)), word, tail, np.zeros(RATE)])
+    truth = lead + len(body) + int(0.05 * RATE) + n
+    pcm = np.clip(np.round(x * 32767), -32768, 32767).astype(np.int16)
+    found = speech_edge(pcm, RATE, vad_like(truth + m, late), "offset")
+    assert abs(found - truth) <= TOLERANCE_MS * RATE // 1000, (found - truth) * 1000 / RATE
+
+
 def caller_clip(rate: int, pad_ms: float, weak_db: float, weak_ms: float, fricative: bool, noisy_pad: bool,
                 rng: np.random.Generator) -> tuple[np.ndarray, int, int]:
     """A caller's line as a voice renders it: (clip int16, true first speech sample, one past the last)."""

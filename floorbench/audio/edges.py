@@ -12,7 +12,7 @@ neither its speech nor the caller's.
 frame of a clip) to the energy edge: the first sample of speech (``onset``)
 or one past its last (``offset``). Speech is what the voices are trimmed by
 (`floorbench.speech.tts.trim_silence`): within `EdgeRules.range_db` (40 dB)
-of the loudest 10 ms frame near the boundary — and, on a recording, clear of
+of the loudest 10 ms frame of the speech's last (or first) 2 s — and, on a recording, clear of
 its noise floor by `EdgeRules.floor_margin_db`. Levels are taken in 2 ms
 frames; quieter gaps inside speech shorter than `EdgeRules.bridge_ms` (a stop
 consonant's closure before its release) do not end it. The found frame is
@@ -52,7 +52,11 @@ class EdgeRules:
     reach_ms: int = 250
     """the edge is looked for this far each side of the coarse boundary (about eight VAD windows)"""
     level_ms: int = 300
-    """the speech's level, and the noise floor, are taken this far into each side of the boundary"""
+    """the noise floor is taken this far into the boundary's silent side"""
+    speech_level_ms: int = 2000
+    """the speech's level is taken this far into its side: the voice's level, not its last word's. Taken over
+    the last 300 ms, a sentence's quiet last syllable set the threshold 10 dB lower and its decaying tail
+    read as speech: a stop 30–50 ms late against an outside agent's own log"""
     bridge_ms: int = 100
     """quieter gaps shorter than this inside speech do not end it"""
 
@@ -103,13 +107,14 @@ def speech_edge(x: np.ndarray, rate: int, at: int, kind: EdgeKind, *, lo: int = 
         return at
     ms = rate / 1000
     reach, level_span = int(rules.reach_ms * ms), int(rules.level_ms * ms)
+    speech_span = int(rules.speech_level_ms * ms)
     frame = max(1, int(rules.frame_ms * ms))
     offset = kind == "offset"
     if offset:
-        speech = _float(x[max(lo, at - level_span) : at])
+        speech = _float(x[max(lo, at - speech_span) : at])
         silent = _float(x[at : min(hi, at + level_span)])
     else:
-        speech = _float(x[at : min(hi, at + level_span)])
+        speech = _float(x[at : min(hi, at + speech_span)])
         silent = _float(x[max(lo, at - level_span) : at])
     if not len(speech):
         return at
