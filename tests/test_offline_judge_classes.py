@@ -252,6 +252,9 @@ def test_third_round_value_forms(reply: str, gold: str, question: str, want: Ver
     ("Mr Patel or Mr Price, one of the two.", "Mr Patel", "Who marks the exams?", Verdict.wrong, "answer.hedged"),
     ("Mr Patel, I think, or maybe Mr Price.", "Mr Patel", "Who marks the exams?", Verdict.wrong, "answer.hedged"),
     ("Mr Patel, with Mr Price helping.", "Mr Patel", "Who marks the exams?", Verdict.correct, None),
+    ("its patel or price one of the two", "Mr Patel", "who marks the exams", Verdict.wrong, "answer.hedged"),
+    ("nine or ten something like that", "9", "how many came", Verdict.wrong, "answer.hedged"),
+    ("harriet straight after bo", "Bo", "who got off the bus second", Verdict.wrong, "answer.claim-other"),
     ("The oak one's taller, mind you the pine one's wider.", "the oak tree", "Which tree is taller?",
      Verdict.correct, None),
     ("gemma whitlow", "Gemma Whitlock", "Who's the new coach?", Verdict.unsure, "answer.name-other"),
@@ -313,6 +316,8 @@ def test_third_round_yes_no(reply: str, gold: str, question: str, want: Verdict)
     ("Ugh, the printer.", "Sam, the printer jammed again.", B),  # the turn's own noun exclaimed
     ("Ugh, the boss.", "Sam, the printer jammed again.", N),  # a new noun: content
     ("Oh no no no.", "Sam, the dog got out.", B),
+    ("blow me down congrats", "sam i got the job", B),  # an idiom run on into another reaction (no marks)
+    ("blow me down the windows open", "sam its freezing in here", N),  # run on into content
     ("Oh no no no.", "Sam, did you lock the gate?", N),
     # an opening particle is no phrase of its own when counting repetition
     ("Oh, marvellous, just marvellous.", "Sam, the boiler's broken again.", B),

@@ -160,7 +160,11 @@ def only_a_landmark(tokens: Sequence[str], gold: Sequence[Span], others: Sequenc
     where = [placed(s) for s in gold]
     if not gold or any(w is None for w in where):
         return None
-    if not any(placed(o) is None and o[0] < gold[0][0] for o in others):
+    first = next((k for k in range(gold[0][0]) if tokens[k] not in STOP and tokens[k] not in RELATIONAL | RELATION_GLUE
+                  and tokens[k] not in (",", ".")), None)  # "jo right after marcus": the word it opens with
+    rivals = [o for o in others if placed(o) is None and o[0] < gold[0][0]] or ([(first, first + 1)] if first is not None
+                                                                                else [])
+    if not rivals:
         return None
     return f"it is only the point another is placed against ('{where[0]}')"
 

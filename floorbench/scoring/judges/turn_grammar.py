@@ -338,6 +338,8 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
         opened = True
     why = idiom(full, turn) or idiom(tokens, turn) or formula(tokens, raw, turn) or epithet(
         tokens, [*before, *full[: len(full) - len(tokens)]], turn)
+    if why is None:
+        why = idiom_then_reaction(tokens, turn)
     if why is not None:
         surprised = idiom_use(full) == "surprise" or idiom_use(tokens) == "surprise"
         return Typed(Part.surprise if surprised else Part.evaluation, said, why)
@@ -376,6 +378,18 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     if minor is not None:
         return minor
     return Typed(Part.content, said, f"content words: {said}")
+
+
+REACTED = (Part.interjection, Part.evaluation, Part.surprise)
+
+
+def idiom_then_reaction(tokens: list[str], turn: str) -> str | None:
+    """An idiom run on into another reaction without a mark ("shut the front door congrats", as a
+    recogniser writes it): the idiom reacts and so does the rest."""
+    for k in range(2, len(tokens)):
+        if idiom(tokens[:k], turn) is not None and type_part(" ".join(tokens[k:]), True, turn).kind in REACTED:
+            return f"'{' '.join(tokens)}': an idiom run on into another reaction, a reaction"
+    return None
 
 
 def _side(said: str, turn: str) -> Typed:

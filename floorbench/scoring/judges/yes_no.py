@@ -71,3 +71,20 @@ def polarity_led(gold: str, transcript: str, question: str = "") -> Outcome | No
         return "wrong", "answer.detail-contradicted", f"'{gold}': answers {want}, but narrows it to " \
             f"'{narrowed}', which the gold's detail does not say"
     return kind, rule, f"'{gold}' opens with {want}: {why}"
+
+
+HEDGE_TAILS = (("one", "of", "those"), ("one", "of", "them"), ("one", "of", "the", "two"), ("something", "like", "that"),
+               ("or", "something"), ("either", "way"), ("not", "sure", "which"))
+"""what closes a list of alternatives without choosing ("Nguyen or Nolan, one of those")"""
+
+
+def hedge_tail(tokens: list[str]) -> str:
+    """The words that leave "X or Y" unchosen, when the reply offers alternatives and ends on them; or ''."""
+    words = [t for t in tokens if t not in (",", ".")]
+    if "or" not in words:
+        return ""
+    for tail in HEDGE_TAILS:
+        n = len(tail)
+        if any(tuple(words[k : k + n]) == tail for k in range(max(0, len(words) - n - 2), len(words) - n + 1)):
+            return " ".join(tail)
+    return ""
