@@ -71,7 +71,8 @@ def timing_stage(target: Path, workers: int) -> dict[str, float]:
         r = vad[s.model_wav]
         assert s.turns is not None and r.error is None, r.error
         audio_ms += r.duration_ms
-        d = Dialogue(s.turns.scenario_id, s.turns.pair_id, s.turns.condition, s.turns.turns, r.duration_ms)
+        d = Dialogue(s.turns.scenario_id, s.turns.run_field("pair_id"), s.turns.run_field("condition"), s.turns.turns,
+                     r.duration_ms)
         n_items += len(timing_items(d, r.segments()))
     wall = time.perf_counter() - t0
     return {

@@ -153,6 +153,9 @@ class SuitePlugin:
     check_turns: str | None = None
     labels: tuple[str, ...] = ()
     """the turn labels its scenarios and recordings carry (`turns.json` is checked against them)"""
+    turns_fields: tuple[str, ...] = ()
+    """the fields of its own that its scorer reads from turns.json (its scenarios' ``run_fields`` wrote them
+    there); a turns.json without one is refused in one line (`floorbench.scoring.inputs`)"""
     paired: bool = False
     """True: every scenario has its explicit/implicit twin (said in `floorbench suite info`; the suite's
     own `check_suite` enforces it)"""

@@ -27,9 +27,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -237,15 +238,14 @@ class TimingVerdict(BaseModel):
 
 
 class RunMeta(BaseModel):
-    """meta.json of one scenario run."""
+    """meta.json of one scenario run; beside the declared fields, the suite's own (its scenario's
+    ``run_fields``, `floorbench.scenarios.interface.ScenarioRecord`)."""
 
     model_config = ConfigDict(extra="allow")
 
     record_version: int = RECORD_VERSION
     floorbench_version: str
     scenario_id: str
-    pair_id: str
-    condition: str
     suite: str
     room: str
     created_wall_ns: int
@@ -321,13 +321,12 @@ class DialogueTurn(BaseModel):
 
 
 class DialogueTurns(BaseModel):
-    """turns.json: what scoring needs besides model.wav."""
+    """turns.json: what scoring needs besides model.wav; beside the declared fields, the suite's own (its
+    scenario's ``run_fields``: `run_field` reads one, the suite plug-in's ``turns_fields`` says which are required)."""
 
     model_config = ConfigDict(extra="allow")
 
     scenario_id: str
-    pair_id: str
-    condition: str
     turns: list[DialogueTurn]
     model_wav_end_ms: int | None = Field(
         default=None, description="length of model.wav; the last turn's window ends here"
@@ -342,6 +341,24 @@ class DialogueTurns(BaseModel):
         description="[[model.wav µs, timing-clock µs], ...]: model.wav onto the timing clock (linear between "
         "points, slope one beyond them); None: model.wav's own clock",
     )
+
+    def run_field(self, name: str) -> str:
+        """One of the suite's own fields (as its scenario's ``run_fields`` wrote it); a KeyError if absent
+        (the scoring inputs check that the fields the suite needs are there)."""
+        value = (self.model_extra or {})[name]
+        return value if isinstance(value, str) else str(value)
+
+
+Record = TypeVar("Record", bound=BaseModel)
+
+
+def with_run_fields(record: Record, fields: Mapping[str, str]) -> Record:
+    """`record` (meta.json's, turns.json's) with a suite's own fields beside the declared ones (its scenario's
+    ``run_fields``); a ValueError if one would take a declared field's name."""
+    clash = sorted(fields.keys() & type(record).model_fields.keys())
+    if clash:
+        raise ValueError(f"run_fields {', '.join(clash)}: taken by the record's own fields; name them otherwise")
+    return record.model_copy(update=dict(fields))
 
 
 def write_json_atomic(path: Path, data: BaseModel | dict[str, Any] | list[Any]) -> None:

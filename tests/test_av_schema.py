@@ -55,7 +55,8 @@ def test_the_fixture_loads_with_its_runner_names() -> None:
     assert len(loaded.scenarios) == 5
     for s in loaded.scenarios:
         assert isinstance(s, AvScenario)
-        assert s.condition == s.event.dynamic and s.pair_id == s.scenario_id == s.id
+        assert s.condition == s.event.dynamic and s.scenario_id == s.id
+        assert s.run_fields == {"pair_id": s.scenario_id, "condition": s.event.dynamic}
         assert s.turns is s.clips and all(c.label == "av" and c.gold is None for c in s.turns)
         assert s.event.category == CATEGORY[Dynamic(s.event.dynamic)].value
 

@@ -31,7 +31,7 @@ def agent_suite(tmp_path: Path) -> Path:
 def check(s: object, suite: str) -> None:
     assert isinstance(s, ScenarioRecord), f"{type(s).__name__} lacks part of ScenarioRecord"
     assert s.suite == suite and isinstance(s.scenario_id, str) and s.scenario_id
-    assert isinstance(s.pair_id, str) and isinstance(s.condition, str)
+    assert s.run_fields and all(isinstance(k, str) and isinstance(v, str) for k, v in s.run_fields.items())
     assert s.turns, f"{s.scenario_id}: no turns"
     for t in s.turns:
         assert isinstance(t, ScenarioTurn), f"{type(t).__name__} lacks part of ScenarioTurn"

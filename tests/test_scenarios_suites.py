@@ -12,6 +12,7 @@ from floorbench.scenarios.render import file_sha256
 from floorbench.scenarios.validate import load_suite
 from floorbench.speech import tts
 from floorbench.suites.mpe.schema import Label
+from floorbench.suites.mpe.validate import pairs as mpe_pairs
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "floorbench" / "data" / "suites" / "example"
@@ -40,7 +41,7 @@ def test_suite_loads_with_audio_and_matches_manifest(root):
 
 def test_example_suite_reads_like_the_readme_promises():
     suite = load_suite(EXAMPLE)
-    pairs = suite.pairs()
+    pairs = mpe_pairs(suite.scenarios)
     assert len(pairs) >= 4 and len(suite.scenarios) >= 8
     n4_pairs = 0
     for group in pairs.values():
@@ -66,7 +67,7 @@ def test_example_suite_reads_like_the_readme_promises():
 
 def test_tiny_suite_is_fast_enough_for_live_tests():
     suite = load_suite(TINY)
-    assert len(suite.pairs()) == 2
+    assert len(mpe_pairs(suite.scenarios)) == 2
     pre_ms = _duration_ms(TINY, suite.suite.preamble.audio)
     assert 1_500 <= pre_ms <= 4_000, pre_ms
     for s in suite.scenarios:

@@ -32,7 +32,7 @@ def t(i: int, label: str, s: int, e: int, **kw: object) -> dict[str, object]:
         (turns_doc([t(1, "N2", 0, 500), t(2, "N3", 400, 600)]), "human turns must not overlap"),
         (turns_doc([t(1, "X9", 0, 100)]), "unknown label 'X9'"),
         (turns_doc([t(1, "N2", 300, 100)]), "need 0 <= start <= end"),
-        ({"scenario_id": "s1", "turns": []}, "field 'pair_id'"),
+        ({"scenario_id": "s1", "turns": [t(1, "N2", 0, 100)]}, "field 'pair_id'"),
     ],
 )
 def test_bad_turns_json_gives_one_line_naming_file_and_turn(tmp_path: Path, doc: object, message: str) -> None:

@@ -25,6 +25,7 @@ from floorbench.records import (
     write_json_atomic,
 )
 from floorbench.scenarios.validate import load_suite
+from floorbench.suites.mpe.validate import pairs
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -156,7 +157,7 @@ def test_short_suite_is_a_valid_suite_of_three_turn_pairs(tmp_path: Path) -> Non
     assert all(
         len(s.turns) == 3 and [t.label.value for t in s.turns].count("T") == 1 for s in suite.scenarios
     )
-    assert len(suite.pairs()) == 3
+    assert len(pairs(suite.scenarios)) == 3
 
 
 def test_processes_started_by_the_soak_are_stopped_and_checked(tmp_path: Path) -> None:

@@ -79,12 +79,8 @@ PACKAGE = {
             turns: list[Knock]
 
             @property
-            def pair_id(self) -> str:
-                return self.scenario_id
-
-            @property
-            def condition(self) -> str:
-                return "knock"
+            def run_fields(self) -> dict[str, str]:
+                return {"knocks": str(len(self.turns))}
 
 
         def load_scenario(path, data, root=None, audio=False, strict_vocab=False):

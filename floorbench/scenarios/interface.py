@@ -12,8 +12,10 @@ its records to the engine.
 - ``turns``: what the playback plays, in order: each with its ``id``, ``speaker``,
   ``label`` (one of the suite's labels), ``text`` and rendered ``audio``;
 - ``speakers``: who speaks the turns, each with the ``voice`` the renderer speaks them in;
-- ``pair_id`` and ``condition``: what meta.json and turns.json carry beside the id (a
-  suite without pairs gives its own id and its kind).
+- ``run_fields``: what meta.json and turns.json carry beside the id, named in the suite's
+  own words (suite mpe: the scenario's pair and condition); the engine writes them as
+  given and never reads them, the suite's scorer does (its plug-in's ``turns_fields``
+  says which turns.json must carry).
 
 Suite-specific fields (mpe's gold answers, av's event windows, agent's steps) are the
 suite's own parts' business, read through its plug-in (`floorbench.plugins`).
@@ -56,9 +58,7 @@ class ScenarioRecord(Protocol):
     @property
     def scenario_id(self) -> str: ...
     @property
-    def pair_id(self) -> str: ...
-    @property
-    def condition(self) -> str: ...
+    def run_fields(self) -> Mapping[str, str]: ...
     @property
     def turns(self) -> Sequence[ScenarioTurn]: ...
     @property

@@ -29,7 +29,7 @@ from floorbench.paths import inside as inside
 SCHEMA_VERSION = 1
 
 ID_RULE = "1-128 characters A-Z a-z 0-9 . _ -, starting with a letter or digit, no '..'"
-"""the rule every scenario_id and pair_id obeys: each becomes a file or folder name"""
+"""the rule every scenario_id (and a suite's own ids, such as mpe's pair_id) obeys: each becomes a file or folder name"""
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -87,8 +87,8 @@ class UngradedClip(Clip):
 class OwnPairScenario(BaseModel):
     """A scenario of a suite without explicit/implicit twins: each scenario is its own pair.
 
-    The common head of such suites' records (turns, av): version, suite, an id
-    that obeys `ID_RULE`, and `pair_id` the same id, as the runner and turns.json read it.
+    The common head of such suites' records (turns, av, agent): version, suite, and an id
+    that obeys `ID_RULE`.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -101,11 +101,6 @@ class OwnPairScenario(BaseModel):
     @classmethod
     def _id_rule(cls, value: str) -> str:
         return check_id(value)
-
-    @property
-    def pair_id(self) -> str:
-        """The runner's and turns.json's pair id: the scenario is its own pair."""
-        return self.scenario_id
 
 
 class Preamble(BaseModel):

@@ -43,12 +43,6 @@ class LoadedSuite:
         """The audio file `rel` names, resolved; a ScenarioError if it leads outside the suite folder."""
         return inside(self.root, rel, f"{self.root}: audio path", ScenarioError)
 
-    def pairs(self) -> dict[str, list[ScenarioRecord]]:
-        out: dict[str, list[ScenarioRecord]] = {}
-        for s in self.scenarios:
-            out.setdefault(s.pair_id, []).append(s)
-        return out
-
 
 def where(path: Path, scenario: str | None = None, turn: int | None = None) -> str:
     parts = [str(path)]

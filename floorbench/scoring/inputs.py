@@ -201,6 +201,11 @@ def check_turns(turns: DialogueTurns, path: Path) -> None:
     if suite is None:
         raise InputError(f"{path}: turn {ts[0].turn_id}: unknown label '{ts[0].label}'; use one suite's labels: "
                          + "; ".join(f"{s.name}: {', '.join(s.labels)}" for s in all_suites() if s.labels))
+    missing = next((name for name in suite.turns_fields if not isinstance((turns.model_extra or {}).get(name), str)),
+                   None)
+    if missing is not None:
+        raise InputError(f"{path}: field '{missing}': missing or not text (suite {suite.name}'s scorer reads it); "
+                         "re-run the scenario, or see docs/scoring.md for the format")
     known = suite.labels
     for i, t in enumerate(ts):
         where = f"{path}: turn {t.turn_id}"

@@ -220,7 +220,7 @@ class DemoSession:
     def _records(self, card: dict[str, Any], started: float, infos: dict[str, Any]) -> dict[str, Any]:
         opts = self.opts
         meta = RunMeta(
-            floorbench_version=__version__, scenario_id="demo", pair_id="demo", condition="demo", suite="demo",
+            floorbench_version=__version__, scenario_id="demo", suite="demo",
             room=self.room_name, created_wall_ns=self.clock.anchor.wall_ns, anchor=self.clock.anchor,
             outcome=Outcome.completed, model=card, tracks=infos, duration_ms=self.clock.now_ms(),
         )

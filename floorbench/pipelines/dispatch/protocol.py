@@ -54,7 +54,7 @@ from floorbench import __version__
 from floorbench.errors import FloorbenchError
 from floorbench.escape import printable
 from floorbench.pipelines.run.scenario_run import ScenarioSettings
-from floorbench.records import FailureKind, Outcome, RunMeta, read_meta, write_json_atomic
+from floorbench.records import FailureKind, Outcome, RunMeta, read_meta, with_run_fields, write_json_atomic
 from floorbench.redact import names_a_secret
 from floorbench.scenarios.interface import ScenarioRecord
 
@@ -396,10 +396,9 @@ def stand_in_meta(
     meta = read_meta(staged) if staged is not None else None
     if meta is None:
         anchor = SessionClock().anchor
-        meta = RunMeta(
-            floorbench_version=__version__, scenario_id=scenario.scenario_id, pair_id=scenario.pair_id,
-            condition=str(scenario.condition), suite=suite, room=room, created_wall_ns=anchor.wall_ns,
-            anchor=anchor, model=model_card,
-        )
+        meta = with_run_fields(RunMeta(
+            floorbench_version=__version__, scenario_id=scenario.scenario_id, suite=suite, room=room,
+            created_wall_ns=anchor.wall_ns, anchor=anchor, model=model_card,
+        ), scenario.run_fields)
     meta.outcome, meta.failure_kind, meta.failure_reason, meta.attempt = Outcome.failed, kind, reason, attempt
     return meta

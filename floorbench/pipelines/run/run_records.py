@@ -24,7 +24,7 @@ from floorbench.pipelines.run.timing_verdict import (
 )
 from floorbench.pipelines.run.turn_mapping import dialogue_turns, measure_latency, turn_entries
 from floorbench.pipelines.video.timing import meta_entry as video_meta
-from floorbench.records import DialogueTurns, TrackInfo, read_timeline, write_json_atomic
+from floorbench.records import DialogueTurns, TrackInfo, read_timeline, with_run_fields, write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -107,15 +107,13 @@ class RunRecords(RunState):
             time_map = timing.time_map.points() or None
         write_json_atomic(
             self.dir / "turns.json",
-            DialogueTurns(
+            with_run_fields(DialogueTurns(
                 scenario_id=self.scenario.scenario_id,
-                pair_id=self.scenario.pair_id,
-                condition=str(self.scenario.condition),
                 turns=turns,
                 model_wav_end_ms=model.samples * 1000 // model.sample_rate,
                 clock=clock,
                 model_time_map=time_map,
-            ),
+            ), self.scenario.run_fields),
         )
 
     def _measure_sent_snr(self) -> None:

@@ -48,6 +48,7 @@ from floorbench.records import (
     TimelineEvent,
     TimelineWriter,
     TrackInfo,
+    with_run_fields,
 )
 from floorbench.redact import redact
 from floorbench.scenarios.interface import ScenarioRecord
@@ -137,11 +138,9 @@ class ScenarioRun(ModelJoin, RunRecords):
         """the degraded humans' bed and clean clips, once the audio is loaded"""
         self.plan: LivePlan | None = None
         """the suite's plan for this room, once made (its `env` goes to the model, its `close` runs at the end)"""
-        self.meta = RunMeta(
+        self.meta = with_run_fields(RunMeta(
             floorbench_version=__version__,
             scenario_id=scenario.scenario_id,
-            pair_id=scenario.pair_id,
-            condition=str(scenario.condition),
             suite=suite.suite.name,
             room=self.room,
             created_wall_ns=self.clock.anchor.wall_ns,
@@ -149,7 +148,7 @@ class ScenarioRun(ModelJoin, RunRecords):
             model=redact(model.card()),
             versions=versions(),
             network=settings.impair.record() if settings.impair is not None and settings.impair.active else None,
-        )
+        ), scenario.run_fields)
 
     async def run(self) -> RunMeta:
         timeline = self._open_timeline()

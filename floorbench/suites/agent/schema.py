@@ -16,7 +16,7 @@ tests; each test becomes one scenario per trial in a suite folder
   it does not choose are never played);
 - ``expect`` holds the expectations of the whole conversation.
 
-Like every suite's record it has ``scenario_id``, ``pair_id``, ``condition``,
+Like every suite's record it has ``scenario_id``, ``run_fields``,
 ``speakers`` and ``turns`` (each with id, speaker, label, text, audio, gold),
 so the runner, the renderer and turns.json treat it as any other.
 """
@@ -230,6 +230,11 @@ class AgentScenario(OwnPairScenario):
     @property
     def condition(self) -> str:
         return "test"
+
+    @property
+    def run_fields(self) -> dict[str, str]:
+        """What meta.json and turns.json carry beside the id: the test is its own pair, its kind the condition."""
+        return {"pair_id": self.scenario_id, "condition": self.condition}
 
     def clip(self, clip_id: int) -> AgentClip:
         return next(c for c in self.turns if c.id == clip_id)

@@ -15,8 +15,8 @@ its `reply` is what the oracle says.
 
 The suite folder is the same as turns' (suite.yaml with ``suite: av``,
 scenarios/*.yaml, audio/, plus video/). The runner reads every suite through
-the same few names, so this model offers them too: `scenario_id`, `pair_id`
-and `condition` (the dynamic), `speakers`, and `turns` (the clips); a clip has
+the same few names, so this model offers them too: `scenario_id`, `run_fields`
+(its own pair, and the dynamic as its condition), `speakers`, and `turns` (the clips); a clip has
 ``id``, ``speaker``, ``text``, ``audio``, ``label``, ``gold``. The rules
 (known dynamic, category, window inside the clip, files present and
 consistent) are checked in `floorbench.suites.av.validate`, one line per
@@ -157,6 +157,11 @@ class AvScenario(OwnPairScenario):
     def condition(self) -> str:
         """The runner's condition: the dynamic."""
         return self.event.dynamic
+
+    @property
+    def run_fields(self) -> dict[str, str]:
+        """What meta.json and turns.json carry beside the id: the clip sequence is its own pair."""
+        return {"pair_id": self.scenario_id, "condition": self.condition}
 
     @property
     def turns(self) -> list[AvClip]:

@@ -16,6 +16,7 @@ PLUGIN = SuitePlugin(
     doc="suites/mpe.md",
     paired=True,
     labels=("T", "N1", "N2", "N3", "N4Q", "N4R"),
+    turns_fields=("pair_id", "condition"),
     load_scenario="floorbench.suites.mpe.validate:load_scenario",
     check_suite="floorbench.suites.mpe.validate:check_suite",
     suite_info="floorbench.suites.mpe.validate:suite_info",

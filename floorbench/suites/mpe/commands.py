@@ -21,6 +21,7 @@ def generate(req: GenerateRequest) -> str:
 
     from floorbench.scenarios.validate import load_suite
     from floorbench.suites.mpe.generate import MAX_PAIRS, MAX_TURNS, MIN_TURNS
+    from floorbench.suites.mpe.validate import pairs
 
     t0 = time.monotonic()
     min_turns, max_turns = req.options.get("min_turns", 6), req.options.get("max_turns", 10)
@@ -31,7 +32,7 @@ def generate(req: GenerateRequest) -> str:
         exit_with(f"--min-turns {min_turns} > --max-turns {max_turns}; swap them")
     _write_generated(req, (min_turns, max_turns), req.options.get("llm"))
     loaded = load_suite(req.out, audio=False)
-    return (f"wrote {len(loaded.pairs())} pairs ({len(loaded.scenarios)} scenarios) to {req.out} "
+    return (f"wrote {len(pairs(loaded.scenarios))} pairs ({len(loaded.scenarios)} scenarios) to {req.out} "
             f"in {time.monotonic() - t0:.1f} s; all validated. Next: floorbench render {req.out}")
 
 

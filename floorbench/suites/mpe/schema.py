@@ -113,6 +113,11 @@ class Scenario(BaseModel):
     def _id_rule(cls, value: str) -> str:
         return check_id(value)
 
+    @property
+    def run_fields(self) -> dict[str, str]:
+        """What meta.json and turns.json carry beside the id: the pair and the condition (the scorer groups by both)."""
+        return {"pair_id": self.pair_id, "condition": str(self.condition)}
+
     def turn(self, turn_id: int) -> Turn:
         for t in self.turns:
             if t.id == turn_id:

@@ -118,7 +118,8 @@ def _timing_stage(
     for heard in heard_speech(sources, vad, opts.vad_rules):
         s, res, segs = heard.source, heard.vad, heard.segments_ms
         d = Dialogue(
-            scenario_id=heard.turns.scenario_id, pair_id=heard.turns.pair_id, condition=heard.turns.condition,
+            scenario_id=heard.turns.scenario_id, pair_id=heard.turns.run_field("pair_id"),
+            condition=heard.turns.run_field("condition"),
             turns=heard.turns.turns, duration_ms=heard.end_ms,
         )
         items = timing_items(d, segs, opts.timing_rules)
@@ -222,7 +223,7 @@ def _quality_stage(items_by: list[tuple[DialogueSource, list[Item]]], vad_rows: 
         turns = as_records(turn_scores(read_model_track(s.model_wav)[0],
                                        [tuple(x) for x in row["segments_wav_ms"]], predictor))
         row["speech_quality"] = turns
-        cond = s.turns.condition if s.turns is not None else ""
+        cond = s.turns.run_field("condition") if s.turns is not None else ""
         per_cond.setdefault(cond, []).extend(turns)
         cuts[row["scenario_id"]] = _cuts(s, [tuple(x) for x in row["runs_wav_ms"]])
         if s.meta is not None and (s.meta.acoustics or {}).get("echo"):
@@ -274,7 +275,7 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
 
     t = time.perf_counter()
     items = [i for _, its in items_by for i in its]
-    scen_cond = {s.turns.scenario_id: s.turns.condition for s, _ in items_by if s.turns}
+    scen_cond = {s.turns.scenario_id: s.turns.run_field("condition") for s, _ in items_by if s.turns}
     conds = metrics.by_condition(items, scen_cond, opts.resamples, opts.seed)
     secs["statistics"] = time.perf_counter() - t
     secs["total"] = time.perf_counter() - t0

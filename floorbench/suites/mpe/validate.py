@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
 from pydantic import ValidationError
 
 from floorbench.scenarios.info import SuiteInfo, clip_durations_ms
+from floorbench.scenarios.interface import ScenarioRecord
 from floorbench.scenarios.schema import Suite
 from floorbench.scenarios.validate import (
     LoadedSuite,
@@ -57,10 +59,18 @@ def load_scenario(
     return s
 
 
+def pairs(scenarios: Sequence[ScenarioRecord]) -> dict[str, list[Scenario]]:
+    """pair_id → its scenarios, in the order given (a loaded mpe suite's scenarios are this suite's records)."""
+    out: dict[str, list[Scenario]] = {}
+    for s in cast(Sequence[Scenario], scenarios):
+        out.setdefault(s.pair_id, []).append(s)
+    return out
+
+
 def suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> SuiteInfo:
     """Suite mpe's part `suite_info`: labels, attributes, tasks, pairs and the rendered audio."""
     scenarios = cast(list[Scenario], suite.scenarios)  # loaded by this suite's load_scenario
-    pairs = cast(dict[str, list[Scenario]], suite.pairs())
+    by_pair = pairs(scenarios)
     rendered = bool(suite.suite.preamble.audio) and all(t.audio for s in scenarios for t in s.turns)
     labels = Counter(t.label.value for s in scenarios for t in s.turns)
     attrs: dict[str, Counter] = {k: Counter() for k in ("location", "activity", "relationship", "device_context", "register")}
@@ -72,14 +82,14 @@ def suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> SuiteInfo:
     lengths = [len(s.turns) for s in scenarios]
     quint = Counter(min(4, (s.request.id - 1) * 5 // len(s.turns)) for s in scenarios)
     differs: Counter = Counter()
-    for group in pairs.values():
+    for group in by_pair.values():
         s = group[0]
         rid = s.request.id
         key = "request only" if sorted(s.differs) == [rid] else (
             "request and the turn before" if sorted(s.differs) == [rid - 1, rid] else "other")
         differs[key] += 1
     info = SuiteInfo(
-        name=suite.suite.name, root=str(root), pairs=len(suite.pairs()), scenarios=len(suite.scenarios),
+        name=suite.suite.name, root=str(root), pairs=len(by_pair), scenarios=len(suite.scenarios),
         sample_rate=suite.suite.sample_rate, generator=suite.suite.generator,
         labels={lab.value: labels.get(lab.value, 0) for lab in Label},
         attributes={k: dict(sorted(v.items())) for k, v in attrs.items()},
@@ -223,10 +233,7 @@ def check_suite(scenarios: list[Scenario], files: dict[str, Path], suite: Suite)
     """Suite mpe's part `check_suite`: every pair has its explicit and implicit twin, and they obey
     `check_pair`; one problem line each (`load_suite` lists them all)."""
     problems: list[str] = []
-    by_pair: dict[str, list[Scenario]] = {}
-    for s in scenarios:
-        by_pair.setdefault(s.pair_id, []).append(s)
-    for pid, group in by_pair.items():
+    for pid, group in pairs(scenarios).items():
         if len(group) != 2:
             problems.append(
                 f"{files[group[0].scenario_id]}: pair {pid}: {len(group)} scenario(s); each pair needs an explicit and an implicit one"

@@ -111,7 +111,7 @@ def _score_all(sources: list[DialogueSource], workers: int, rules: TurnsRules, v
     rows: list[dict[str, Any]] = []
     for heard in heard_speech(sources, vad, vad_rules):
         t, segs = heard.turns, [list(seg) for seg in heard.segments_ms]
-        outcome = score_dialogue(t.scenario_id, t.condition, t.turns, segs, heard.end_ms, rules)
+        outcome = score_dialogue(t.scenario_id, t.run_field("condition"), t.turns, segs, heard.end_ms, rules)
         outcomes.append(outcome)
         rows.append({"scenario_id": t.scenario_id, "folder": heard.source.folder.name,
                      "duration_ms": heard.vad.duration_ms, "sample_rate": heard.vad.rate, "segments": segs,
