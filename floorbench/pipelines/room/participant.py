@@ -29,7 +29,7 @@ from floorbench.transports.server import LiveKitConnection
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
+Result = TypeVar("Result")
 
 ParticipantEvent = Literal["participant_connected", "participant_disconnected"]
 RemoteTrackEvent = Literal["track_subscribed", "track_unsubscribed"]
@@ -69,7 +69,7 @@ async def cancel_and_wait(
             log.warning("%s: task %s ended with %s; teardown goes on", what, task.get_name(), _describe(exc))
 
 
-async def settle(aw: Awaitable[T], timeout_s: float | None, what: str) -> T | None:
+async def settle(aw: Awaitable[Result], timeout_s: float | None, what: str) -> Result | None:
     """Await one close step (a disconnect, an `aclose`); on failure or timeout log it and return None."""
     try:
         return await asyncio.wait_for(aw, timeout_s)
