@@ -6,21 +6,23 @@
 The stand-in is the `oracle` reference agent with a test's tools
 (`floorbench.suites.agent.tool_oracle`): after the caller's line it starts its
 filler and the call together, and says its answer the moment the call returns;
-the filler and the answer are trimmed of the voice's silence. With the tool's
-latency set to the filler's length plus D, the agent is silent for about D
-between the filler and the answer (its set delay). Each D is a test of its
+the filler and the answer start at their first speech sample and end in
+silence to a whole output chunk. With the tool's latency set to the filler's
+speech plus D, the agent is silent for D between the filler and the answer
+(its set delay), plus its own reaction (a few ms). Each D is a test of its
 own, played in real LiveKit rooms by `floorbench test`; `dead_air_ms` is judged
 from the recording and the mock's records as any test's.
 
 The truth is what the agent sent: its own record of every frame it handed its
-source and when (``model.sent.wav`` / ``.tsv``, on the session clock), from
-which the silence it actually left around the call is read (runs of audible
-samples, pauses under 300 ms bridged as `dead_air_ms` bridges them). The
-benchmark prints, per delay and over all trials, p50 and p95 of |error| and
-the signed median: the error of `dead_air_ms` against that sent silence, and
-against the set delay D. The stand-in speaks with flite (`--voice`), which
-says a line the same way every time; with Piper, whose length varies by tens
-of ms from one synthesis to the next, D is only nominal.
+source and when (``model.sent.wav`` / ``.tsv``, on the session clock). Its
+speech is read there by the rule the voices are trimmed by and the recording
+is read by (`floorbench.audio.edges.speech_edge`: within 40 dB of the loudest
+10 ms nearby), so a quiet voice or a soft last consonant is speech on both
+sides; runs are split at silences of 300 ms, as `dead_air_ms` splits the
+agent's speech. The benchmark prints, per delay and over all trials, p50 and
+p95 of |error| and the signed median: the error of `dead_air_ms` against that
+sent silence, and against the set delay D. `--voice` picks the stand-in's
+voice (flite, Piper, espeak: each says the filler its own way).
 
     .venv/bin/python benchmarks/tools_dead_air.py --rejudge OUT   # score a kept --out again, no rooms
 """
@@ -39,16 +41,19 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-QUIET = 300
-"""int16 level under which the agent's sent audio is silence (the stand-in's trim level)"""
+QUIET_DB = 40.0
+"""the agent's sent audio is speech within this many dB of its loudest 10 ms (the voices' trimming rule)"""
 
 
 def filler_ms(voice: str, rate: int = 24000) -> int:
-    """The stand-in's filler as it says it: trimmed, at the model's output rate."""
+    """The stand-in's filler as it says it: its speech, first sample to last, at the model's output rate."""
+    from floorbench.audio.edges import clip_speech
     from floorbench.speech.tts import synthesize
-    from floorbench.suites.agent.tool_oracle import FILLER, trimmed
+    from floorbench.suites.agent.tool_oracle import FILLER
 
-    return len(trimmed(synthesize(FILLER, voice, rate))) * 1000 // rate
+    edges = clip_speech(synthesize(FILLER, voice, rate), rate)
+    assert edges is not None
+    return (edges[1] - edges[0]) * 1000 // rate
 
 
 def test_file(delays: list[int], filler: int) -> str:
@@ -69,7 +74,36 @@ def test_file(delays: list[int], filler: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def sent_silence(folder: Path, start_ms: int, end_ms: int, bridge_ms: int = 300) -> int | None:
+def speech_runs(x: np.ndarray, rate: int, bridge_ms: int = 300) -> list[tuple[int, int]]:
+    """The speech of a clean track as (first sample, one past the last) runs, silences under `bridge_ms` bridged:
+    10 ms frames within `QUIET_DB` of the loudest mark it, and each run's ends go to their energy edge (quieter
+    gaps under `bridge_ms` inside it bridged, as the judge reads the recording: `tool_checks.refined_speech`)."""
+    from dataclasses import replace
+
+    from floorbench.audio.edges import EDGE_RULES, speech_edge
+
+    rules = replace(EDGE_RULES, bridge_ms=bridge_ms)
+    frame = rate // 100
+    n = len(x) // frame
+    p = (np.asarray(x[: n * frame], dtype=np.float64).reshape(n, frame) ** 2).mean(axis=1)
+    db = 10 * np.log10(np.maximum(p, 1e-12))
+    voiced = np.flatnonzero(db > db.max() - QUIET_DB) if n else np.empty(0, dtype=int)
+    coarse: list[list[int]] = []
+    for k in voiced.tolist():
+        if coarse and (k - coarse[-1][1]) * 10 < bridge_ms:
+            coarse[-1][1] = k + 1
+        else:
+            coarse.append([k, k + 1])
+    out = []
+    for i, (a, b) in enumerate(coarse):
+        lo = (coarse[i - 1][1] + a) * frame // 2 if i else 0
+        hi = (b + coarse[i + 1][0]) * frame // 2 if i + 1 < len(coarse) else len(x)
+        out.append((speech_edge(x, rate, a * frame, "onset", lo=lo, hi=hi, rules=rules),
+                    speech_edge(x, rate, b * frame, "offset", lo=lo, hi=hi, rules=rules)))
+    return out
+
+
+def sent_silence(folder: Path, start_ms: int, end_ms: int) -> int | None:
     """The longest silence the agent *sent* that overlaps the call (session ms), from model.sent.*."""
     import soundfile as sf
 
@@ -80,16 +114,9 @@ def sent_silence(folder: Path, start_ms: int, end_ms: int, bridge_ms: int = 300)
         return None
     x, rate = sf.read(str(wav), dtype="int16", always_2d=False)
     clock = read_sent_clock(tsv, int(rate))
-    loud = np.nonzero(np.abs(np.asarray(x, dtype=np.int32)) > QUIET)[0]
-    if not len(loud):
+    runs = [(clock.time_ns(a) // 1_000_000, clock.time_ns(b) // 1_000_000) for a, b in speech_runs(x, int(rate))]
+    if not runs:
         return None
-    runs: list[list[int]] = []
-    for a in loud:  # audible runs on the session clock, pauses under `bridge_ms` bridged
-        t = clock.time_ns(int(a)) // 1_000_000
-        if runs and t - runs[-1][1] < bridge_ms:
-            runs[-1][1] = t
-        else:
-            runs.append([t, t])
     worst = 0
     for (_, e0), (s1, _) in itertools.pairwise(runs):
         if e0 < end_ms and s1 > start_ms:
@@ -120,8 +147,7 @@ def main() -> None:
     ap.add_argument("-j", "--concurrency", default="2")
     ap.add_argument("--keep", type=Path, help="keep the test run's folder here")
     ap.add_argument("--rejudge", type=Path, help="score a kept run folder again (no rooms)")
-    ap.add_argument("--voice", default="flite:kal16", help="the stand-in's voice (flite says a line the same way "
-                    "every time; Piper's length varies by tens of ms)")
+    ap.add_argument("--voice", default="flite:kal16", help="the stand-in's voice: flite:kal16, piper, espeak:en, …")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     delays = [int(x) for x in args.delays.split(",")]

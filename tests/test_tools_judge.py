@@ -10,7 +10,7 @@ from typing import Any
 
 from floorbench.suites.agent.assertions import Evidence, Placed, StepPlan
 from floorbench.suites.agent.rules import StepKind
-from floorbench.suites.agent.tool_checks import dead_air, evaluate
+from floorbench.suites.agent.tool_checks import agent_lag_ms, dead_air, evaluate
 from floorbench.tools.records import ToolCall
 
 
@@ -65,6 +65,30 @@ def test_dead_air_is_the_longest_silence_inside_the_calls_run() -> None:
     assert not r["step 1 dead_air_ms"].passed and r["step 1 dead_air_ms"].value == 1950.0
     assert r["step 1 filler_within_ms"].passed and r["step 1 filler_within_ms"].value == 100.0
     assert r["step 1 answers_within_ms"].passed and r["step 1 answers_within_ms"].value == 150.0
+
+
+def test_dead_air_moves_the_call_by_the_agents_path_before_it_takes_the_overlap() -> None:
+    """A filler said as the call starts is heard one path later: the reply latency before it is not the call's."""
+    c = call("lookup", 3700, 4800)  # the caller's clip is 1000–3000; the filler ends 4500, the answer at 4900
+
+    def heard(filler_from: int, lag: int) -> int:
+        return dead_air(evidence([(filler_from, 4500), (4900, 7000)]), c, lag)
+
+    assert heard(3760, 0) == 400  # the 760 ms before the filler overlaps the call by 60 ms: not the call's
+    assert heard(3760, 60) == 400
+    assert heard(3900, 0) == 900  # the filler 200 ms into the call: the silence before it was the call's
+    assert heard(3900, 60) == 900  # 140 ms into it, moved by the path
+    assert heard(3900, 150) == 400  # a path of 150 ms: the filler was said 50 ms after the call began
+
+
+def test_the_agents_path_is_read_from_the_trials_measures() -> None:
+    class Meta:
+        def __init__(self, legs: dict[str, Any]) -> None:
+            self.transport_latency_ms = legs
+
+    assert agent_lag_ms(Meta({"model_to_room": {"p50_us": 52058}, "humans_sent": {"p50_us": 78970}})) == 52
+    assert agent_lag_ms(Meta({"humans_sent": {"p50_us": 78970}})) == 79  # an agent floorbench does not run
+    assert agent_lag_ms(Meta({})) == 0 and agent_lag_ms(None) == 0
 
 
 def test_a_call_made_before_the_callers_turn_ended() -> None:

@@ -19,7 +19,12 @@ Timing, per call (start, end):
   speech before it to the next speech (the answer), both as heard in the room,
   so the agent's own path latency cancels; the agent's speech is cut at pauses
   of `yield_gap_ms` (300 ms), so a shorter pause is no dead air; the worst call
-  counts;
+  counts. The call is timed where the agent made it, its speech where the room
+  heard it, later by the agent's path (`agent_lag_ms`): the call is moved by
+  that lag before the overlap is taken, and a silence must overlap it by more
+  than `OVERLAP_SLACK_MS`. Otherwise an agent that says its filler as it makes
+  the call would be charged the silence before the filler (its reply latency,
+  which ends one path latency after the call began, as heard);
 - ``filler_within_ms``: the agent was speaking at the call's start, or began
   within N ms after it;
 - ``answers_within_ms``: the agent's first speech onset at or after the call's
@@ -40,9 +45,15 @@ from floorbench.tools.expect import ANY_TOOL, arguments_match, contains
 from floorbench.tools.records import ToolCall
 
 NO_CALL = "no call"
+YIELD_GAP_MS = 300
+"""the agent's speech is cut at pauses this long (the rules' `yield_gap_ms` where the trial's meta.json has none)"""
 END_PAD_MS = 100
 """waits_for_turn_end: a call this close to a clip's end is after the turn (the clip ends with the voice's
 50 ms pad of silence, and the clips are timed on the room's clock, the calls on the runner's)"""
+OVERLAP_SLACK_MS = 100
+"""dead_air_ms: a silence overlapping a call (moved by the agent's path) by no more than this is not the call's:
+the agent began to speak as it made the call (a voice starts with silence, 50 ms for floorbench's voices, and
+the path's latency varies by tens of ms from one reply to the next: 31–65 ms in one trial)"""
 
 
 def _span(plan: Sequence[StepPlan], ev: Evidence, n: int) -> tuple[int, int] | None:
@@ -149,21 +160,36 @@ def _busy(ev: Evidence) -> list[tuple[int, int]]:
     return out
 
 
-def dead_air(ev: Evidence, c: ToolCall) -> int:
+def dead_air(ev: Evidence, c: ToolCall, lag_ms: int = 0) -> int:
     """The longest silence (nobody speaking) that overlaps the call's run, whole: from the last speech before
-    it to the next (the end of the recording if nobody spoke again)."""
+    it to the next (the end of the recording if nobody spoke again). The run is moved by `lag_ms` (the agent's
+    path to the room) onto the clock its speech is heard on, and must overlap a silence by more than
+    `OVERLAP_SLACK_MS`."""
+    start, end = c.start_ms + lag_ms, c.end_ms + lag_ms
     worst, prev = 0, 0
     for s, e in [*_busy(ev), (ev.duration_ms, ev.duration_ms)]:
-        if s > prev and prev < c.end_ms and s > c.start_ms:  # the silence [prev, s) overlaps [start, end)
+        if s > prev and min(s, end) - max(prev, start) > OVERLAP_SLACK_MS:  # [prev, s) overlaps [start, end)
             worst = max(worst, s - prev)
         prev = max(prev, e)
-        if prev >= c.end_ms and s >= c.end_ms:
+        if prev >= end and s >= end:
             break
     return worst
 
 
+def agent_lag_ms(meta: Any) -> int:
+    """The agent's path to the room as measured in the trial (meta.json ``transport_latency_ms``): the agent's
+    own record of what it sent against the recording (``model_to_room``, floorbench's own agents); else the
+    caller's path through the same room (``humans_sent``); else 0."""
+    legs = getattr(meta, "transport_latency_ms", None) or {}
+    for leg in ("model_to_room", "humans_sent"):
+        us = (legs.get(leg) or {}).get("p50_us")
+        if isinstance(us, int | float) and 0 <= us < 10_000_000:
+            return round(us / 1000)
+    return 0
+
+
 def timing(check: ToolCheck, key: str, step: int | None, limit: int, ev: Evidence,
-           calls: Sequence[ToolCall]) -> Result:
+           calls: Sequence[ToolCall], lag_ms: int = 0) -> Result:
     expected = {ToolCheck.dead_air_ms: f"≤ {limit} ms of dead air while a tool runs",
                 ToolCheck.filler_within_ms: f"speaks within {limit} ms of a tool starting",
                 ToolCheck.answers_within_ms: f"speaks within {limit} ms of a tool returning"}[check]
@@ -172,7 +198,7 @@ def timing(check: ToolCheck, key: str, step: int | None, limit: int, ev: Evidenc
     worst, at = -1, calls[0]
     for c in calls:
         if check is ToolCheck.dead_air_ms:
-            v = dead_air(ev, c)
+            v = dead_air(ev, c, lag_ms)
         elif check is ToolCheck.filler_within_ms:
             v = _onset_from(ev.segments, c.start_ms, ev.duration_ms)
         else:
@@ -208,8 +234,8 @@ def waits_for_turn_end(plan: Sequence[StepPlan], ev: Evidence, n: int, calls: Se
 
 
 def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evidence, calls: Sequence[ToolCall],
-             state: Mapping[str, Any] | None) -> list[Result]:
-    """Every tool assertion of one trial: the steps' in step order, then the test's."""
+             state: Mapping[str, Any] | None, lag_ms: int = 0) -> list[Result]:
+    """Every tool assertion of one trial: the steps' in step order, then the test's (`lag_ms`: `agent_lag_ms`)."""
     out: list[Result] = []
     timed = (ToolCheck.dead_air_ms, ToolCheck.filler_within_ms, ToolCheck.answers_within_ms)
     for st in plan:
@@ -223,7 +249,7 @@ def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evide
             out.append(no_tool_call(f"step {n} no_tool_call", n, e[ToolCheck.no_tool_call], mine))
         for check in timed:
             if check in e:
-                out.append(timing(check, f"step {n} {check.value}", n, int(e[check]), ev, mine))
+                out.append(timing(check, f"step {n} {check.value}", n, int(e[check]), ev, mine, lag_ms))
         if ToolCheck.waits_for_turn_end in e:
             out.append(waits_for_turn_end(plan, ev, n, calls))
     te = test_expect
@@ -241,26 +267,36 @@ def evaluate(plan: Sequence[StepPlan], test_expect: Mapping[str, Any], ev: Evide
         out.append(final_state(te[ToolCheck.final_state], state, calls))
     for check in timed:
         if check in te:
-            out.append(timing(check, f"test {check.value}", None, int(te[check]), ev, calls))
+            out.append(timing(check, f"test {check.value}", None, int(te[check]), ev, calls, lag_ms))
     return out
 
 
-def refined_onsets(ev: Evidence, model_wav: Any) -> Evidence:
-    """The evidence with each of the agent's fine speech runs starting at its energy edge, not at the VAD's
-    window (Silero calls speech a window or two after it began): the end of a silence, for `dead_air_ms`
-    and `answers_within_ms`, to the sample as its start already is (`floorbench.suites.agent.timing`)."""
+def refined_speech(ev: Evidence, model_wav: Any, bridge_ms: int = YIELD_GAP_MS) -> Evidence:
+    """The evidence with each of the agent's fine speech runs from its first speech sample to its last, at the
+    energy edge (`floorbench.audio.edges.speech_edge`), quieter gaps under `bridge_ms` bridged: the edges of a
+    silence for `dead_air_ms` and `answers_within_ms`, by the rule the silence itself is cut by (pauses under
+    `yield_gap_ms` are speech). Silero calls speech a window or two after it began; and a word's last stop
+    may be released about 100 ms after its closure (Piper's "check"), where the stops' own 100 ms bridge
+    ends the word at the closure for one synthesis and at the release for the next (3 of 25 read 108 ms
+    early). A run the recording cut keeps its end."""
     from dataclasses import replace
 
-    from floorbench.audio.edges import speech_edge
+    from floorbench.audio.edges import EDGE_RULES, speech_edge
     from floorbench.scoring.inputs import read_model_track
-    from floorbench.suites.agent.timing import RATE
+    from floorbench.suites.agent.timing import CUT_MS, RATE
 
     audio = read_model_track(model_wav)[0]
+    rules = replace(EDGE_RULES, bridge_ms=bridge_ms)
+    ms = RATE // 1000
     out: list[tuple[int, int]] = []
-    for s, e in ev.fine:
-        lo = out[-1][1] * RATE // 1000 if out else 0
-        edge = speech_edge(audio, RATE, s * RATE // 1000, "onset", lo=lo, hi=e * RATE // 1000)
-        out.append((min(max(round(edge * 1000 / RATE), out[-1][1] if out else 0), e - 1), e))
+    for i, (s, e) in enumerate(ev.fine):
+        lo = out[-1][1] if out else 0
+        nxt = ev.fine[i + 1][0] if i + 1 < len(ev.fine) else ev.duration_ms
+        start = round(speech_edge(audio, RATE, s * ms, "onset", lo=lo * ms, hi=e * ms, rules=rules) / ms)
+        end = e if e >= ev.duration_ms - CUT_MS else round(
+            speech_edge(audio, RATE, e * ms, "offset", lo=s * ms, hi=nxt * ms, rules=rules) / ms)
+        start = min(max(start, lo), e - 1)
+        out.append((start, max(start + 1, end)))
     return replace(ev, fine=out)
 
 
@@ -279,8 +315,9 @@ def judge_trial(folder: Any, meta: Any, plan: Sequence[StepPlan], test_expect: M
     start = track.start_ns // 1_000_000 if track is not None else 0
     calls = on_model_clock(rec.calls, start) if rec is not None else []
     if calls and (folder / "model.wav").is_file():
-        ev = refined_onsets(ev, folder / "model.wav")
-    results = evaluate(plan, test_expect, ev, calls, rec.state if rec is not None else None)
+        gap = ((getattr(meta, "schedule", None) or {}).get("rules") or {}).get("yield_gap_ms")
+        ev = refined_speech(ev, folder / "model.wav", gap if isinstance(gap, int) and gap > 0 else YIELD_GAP_MS)
+    results = evaluate(plan, test_expect, ev, calls, rec.state if rec is not None else None, agent_lag_ms(meta))
     kept = {"calls": [c.model_dump(mode="json") for c in calls], "state": rec.state if rec is not None else None,
             "clock": "recording" if track is not None else "session"}
     return results, kept

@@ -12,9 +12,13 @@ tool error asks of an agent). When the calls are done it says the step's reply
 reply is dropped, as an interrupted agent drops it. The arguments are the
 expected ones (`floorbench.tools.expect.oracle_arguments`).
 
-The filler and the reply are trimmed of the voice's leading and trailing
-silence, so the silence between them is the tool's, to the sample: what
-`benchmarks/tools_dead_air.py` measures `dead_air_ms` against.
+The filler and the reply start at their first speech sample and end with
+silence up to a whole output chunk (`trimmed`), and the reply is spoken the
+moment the calls are done (not at the next input frame), so the silence
+between them is the tool's, to a few ms: what `benchmarks/tools_dead_air.py`
+measures `dead_air_ms` against. (A sound that ended inside a chunk would wait
+in pipecat's output transport for the next one: the filler's last 20 ms were
+sent just before the answer, measured.)
 """
 
 from __future__ import annotations
@@ -32,13 +36,21 @@ from floorbench.tools.env import TOOLS_URL_ENV
 from floorbench.tools.expect import oracle_arguments
 
 FILLER = "One moment, let me check."
-QUIET = 300
-"""int16 level under which the voice's edges count as silence (trimmed)"""
+CHUNK_MS = 40
+"""pipecat's output transport sends audio in chunks of this many ms (4 × 10 ms) and holds a part-chunk back"""
 
 
-def trimmed(pcm: np.ndarray) -> np.ndarray:
-    loud = np.nonzero(np.abs(pcm.astype(np.int32)) > QUIET)[0]
-    return pcm[loud[0]: loud[-1] + 1] if len(loud) else pcm
+def trimmed(pcm: np.ndarray, rate: int) -> np.ndarray:
+    """From the first speech sample (`floorbench.audio.edges.clip_speech`, the voices' own trimming rule) to
+    the last, then digital silence to a whole `CHUNK_MS` chunk."""
+    from floorbench.audio.edges import clip_speech
+
+    edges = clip_speech(pcm, rate)
+    if edges is None:
+        return pcm
+    speech = pcm[edges[0]: edges[1]]
+    chunk = rate * CHUNK_MS // 1000
+    return np.concatenate([speech, np.zeros(-len(speech) % chunk, dtype=pcm.dtype)])
 
 
 def expected_calls(s: AgentScenario, path: list[tuple[int, int, str | None]]) -> dict[int, list[dict[str, Any]]]:
@@ -76,15 +88,19 @@ class ToolOracleProcessor(OracleProcessor):
         if self.call_at is not None and received >= self.call_at[0]:
             k0 = self.call_at[1]
             self.call_at = None
-            self.pending = asyncio.create_task(self._call_all(self.calls[k0]))
+            self.pending = asyncio.create_task(self._call_then_answer(self.calls[k0]))
             await self.speak(self.filler, f"filler after {k0}")
-        if self.pending is not None and self.pending.done() and self.held is not None:
-            self.pending = None
-            k0, reply = self.held
-            self.held = None
-            heard_more = self.k > k0 + 1 or self.segment_end is not None  # the caller spoke meanwhile
-            if reply is not None and not heard_more:
-                await self.speak(trimmed(reply[1]), reply[2] + " (after its tools)")
+
+    async def _call_then_answer(self, calls: list[dict[str, Any]]) -> None:
+        """The calls, then the held reply at once (unless the caller spoke meanwhile: a barge-in)."""
+        await self._call_all(calls)
+        if self.held is None:
+            return
+        k0, reply = self.held
+        self.held = None
+        heard_more = self.k > k0 + 1 or self.segment_end is not None
+        if reply is not None and not heard_more:
+            await self.speak(trimmed(reply[1], self.out_rate), reply[2] + " (after its tools)")
 
     async def _call_all(self, calls: list[dict[str, Any]]) -> None:
         import aiohttp
@@ -116,7 +132,7 @@ def factory(calls: dict[int, list[dict[str, Any]]], needs: dict[int, Any] | None
             talking_through(segments, settings, out_rate, needs)
         from floorbench.speech.tts import synthesize
 
-        filler = trimmed(synthesize(FILLER, settings.voice, out_rate))
+        filler = trimmed(synthesize(FILLER, settings.voice, out_rate), out_rate)
         return ToolOracleProcessor(segments, calls, os.environ.get(TOOLS_URL_ENV), filler,
                                    response_delay_ms=settings.response_delay_ms, n4_wait_ms=settings.n4_wait_ms,
                                    out_rate=out_rate)
