@@ -245,6 +245,8 @@ def test_third_round_value_forms(reply: str, gold: str, question: str, want: Ver
      Verdict.correct, None),
     ("northside charges nine riverside twelve", "Riverside", "which pool has the cheaper entry",
      Verdict.wrong, "answer.claim-other"),
+    ("The coach takes three hours, the train two.", "the coach", "Which is faster to Leeds?", Verdict.wrong,
+     "answer.claim-other"),  # faster: less time (a bare number after a duration is in its unit)
     # a gold said only as the landmark another is placed against
     ("Harriet, straight after Bo.", "Bo", "Who got off the bus second?", Verdict.wrong, "answer.claim-other"),
     ("Bo, straight after Harriet.", "Bo", "Who got off the bus second?", Verdict.correct, None),
@@ -301,6 +303,7 @@ def test_third_round_yes_no(reply: str, gold: str, question: str, want: Verdict)
     ("Ugh, which ones?", "Sam, the invoices are due.", N),
     # device commands and dismay
     ("Mm-hmm.", "Alexa, set an alarm for six.", B),
+    ("Mm-hmm.", "Sam, can you google the times?", N),  # a device named later is no addressee
     ("Sure.", "Alexa, set an alarm for six.", N),  # confirms it as the device would
     ("Great choice.", "Hey Siri, play Fleetwood Mac.", B),
     ("Great choice.", "Sam, I'm going with the red one.", N),  # takes a side with a person

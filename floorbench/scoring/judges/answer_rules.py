@@ -387,8 +387,9 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
     if not committed:
         rule, reason = next(w for w in why if w is not None)
         return "wrong", rule, f"'{ref}' said but {reason}"
+    valued = valued_rank(tokens, reply.question, gold_words)
     other_claim = (bound_elsewhere(tokens, focus, committed, others, start) or ranked_below(tokens, focus, committed)
-                   or only_a_landmark(tokens, committed, others) or valued_rank(tokens, reply.question, gold_words))
+                   or only_a_landmark(tokens, committed, others) or valued)
     if other_claim is not None:
         return "wrong", "answer.claim-other", f"'{ref}' said, but {other_claim}"
     claimed = bound_to_gold(tokens, focus, committed, others, start)

@@ -170,7 +170,9 @@ def only_a_landmark(tokens: Sequence[str], gold: Sequence[Span], others: Sequenc
 
 
 HIGHER = frozenset("more most better best higher highest bigger biggest larger largest greater greatest longer "
-                   "longest further farther faster fastest heavier heaviest taller tallest".split())
+                   "longest further farther heavier heaviest taller tallest".split())
+QUICK = frozenset("faster fastest quicker quickest sooner soonest".split())
+""""faster" asks for less time, or more speed: the direction is the values' kind"""
 LOWER = frozenset("less least fewer fewest lower lowest smaller smallest cheaper cheapest shorter shortest slower "
                   "slowest lighter lightest nearer nearest closer closest".split())
 """comparative and superlative words: the question asks for the candidate with the higher or the lower value"""
@@ -197,20 +199,31 @@ def _owner(tokens: Sequence[str], start: int) -> int | None:
 def valued_rank(tokens: Sequence[str], question: Sequence[str], gold_words: Sequence[str]) -> str | None:
     """Why the values the reply gives each candidate put another above the gold ("the Mazda gets
     thirty-six, the Civic thirty-one" for which gets better mileage), or None. Only when the question
-    compares (more, cheapest, better …) and the reply pairs at least two candidates with a value."""
+    compares (more, cheapest, faster …) and the reply pairs at least two candidates with a value; it
+    only ever makes a reply wrong (values listed for every option without a choice stay a list).
+    A bare number after a duration is in the duration's unit ("twenty hours, the Pixel seventeen")."""
     q = set(question)
+    found = [m for m in mentions(list(tokens)) if m.numbers or m.duration is not None]
+    timed_m = next((m for m in found if m.duration is not None and m.numbers), None)
+    timed = timed_m is not None
+    scale = timed_m.duration / max(timed_m.numbers) if timed_m is not None and timed_m.duration else 1.0
     higher, lower = bool(q & HIGHER), bool(q & LOWER)
+    if q & QUICK:
+        higher, lower = (False, True) if timed else (True, False)  # faster: less time, more speed
     if "better" in q or "best" in q:
+        if timed:
+            return None  # a better time: shorter or longer, the words do not say
         higher, lower = (False, True) if q & COSTLY else (True, lower)
     if higher == lower:
         return None
     owned: list[tuple[bool, float, str]] = []
-    for m in mentions(list(tokens)):
+    for m in found:
         k = _owner(tokens, m.start)
-        if k is None or not m.numbers or tokens[m.start : m.end] == ["one"]:
+        if k is None or tokens[m.start : m.end] == ["one"] or (timed and m.duration is None and m.unit is not None):
             continue
         is_gold = any(word_matches(w, tokens[k], name=True) for w in gold_words)
-        owned.append((is_gold, max(m.numbers), tokens[k]))  # "nine fifty" is 950 beside "eleven hundred"
+        value = m.duration if m.duration is not None else max(m.numbers) * (scale if timed else 1.0)
+        owned.append((is_gold, value, tokens[k]))  # "nine fifty" is 950 beside "eleven hundred"
     golds = [v for g, v, _ in owned if g]
     rivals = [(v, who) for g, v, who in owned if not g]
     if len(golds) != 1 or not rivals:

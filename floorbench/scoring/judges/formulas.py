@@ -68,6 +68,9 @@ AFFECT_INTERJECTIONS = frozenset(
 DEMONSTRATIVES = frozenset(("those", "these", "that", "this"))
 DEVICES = frozenset("alexa siri google cortana bixby".split())
 """wake words of voice assistants: a turn put to one commands a device, not the listener"""
+WAKE = frozenset(("hey", "ok", "okay", "hi"))
+"""what may come before a wake word ("Hey Google", "OK Google"); a device named later ("Sam, google
+it") is a verb or a mention, not the addressee"""
 HUMS = re.compile(r"(?:m+|m+ ?h+m+|u+h+ ?h+u+h+|m+ ?hm+|h+m+)")
 
 
@@ -133,8 +136,8 @@ def epithet(tokens: list[str], before: list[str], turn: str) -> str | None:
 
 def to_device(turn: str) -> bool:
     """The turn is put to a voice assistant ("Hey Google, …", "alexa play …", "siri call mom")."""
-    words = normalize_tokens(turn)[:3]
-    return bool(set(words) & DEVICES)
+    words = normalize_tokens(turn)[:2]
+    return bool(words) and (words[0] in DEVICES or (words[0] in WAKE and words[1:] != [] and words[1] in DEVICES))
 
 
 def dismay(transcript: str, turn: str) -> bool:

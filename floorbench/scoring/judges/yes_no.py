@@ -74,7 +74,7 @@ def polarity_led(gold: str, transcript: str, question: str = "") -> Outcome | No
 
 
 HEDGE_TAILS = (("one", "of", "those"), ("one", "of", "them"), ("one", "of", "the", "two"), ("something", "like", "that"),
-               ("or", "something"), ("either", "way"), ("not", "sure", "which"))
+               ("not", "sure", "which"), ("cant", "remember", "which"))
 """what closes a list of alternatives without choosing ("Nguyen or Nolan, one of those")"""
 
 
