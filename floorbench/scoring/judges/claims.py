@@ -179,7 +179,8 @@ LOWER = frozenset("less least fewer fewest lower lowest smaller smallest cheaper
 COSTLY = frozenset("price prices cost costs fee fees rate charge charges expensive".split())
 """with these, "better" asks for the lower value; with none, the direction of "better" is the value's"""
 VALUE_LINKS = frozenset("gets get got pays pay paid has have had is are was were at with does do did costs cost "
-                        "holds hold scored scores earns earned charges charge gives give does s on".split())
+                        "holds hold scored scores earns earned charges charge gives give does s on takes take took "
+                        "lasts last lasted runs run weighs weigh sleeps seats".split())
 
 
 NOT_OWNERS = frozenset(", . versus vs against compared than or and to one".split())
