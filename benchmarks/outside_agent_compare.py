@@ -192,9 +192,13 @@ def trial_rows(config: str, folder: Path, agent_dir: Path, judged: list[dict]) -
             limit = float(st["expect"]["keeps_talking"])
         value = a.get("value")
         fb_stop = None if value is None else (start_ms + value if not keep else end_ms + value)
-        truth = None
+        truth: bool | None = None
         stop = stop_raw = yerr = yraw = None
-        if run is not None and out_leg is not None:
+        note = a["measured"]
+        if run is not None and run[1] >= wall(len(rec) * 1000 / RATE - 40):
+            note += "; the agent's run outlasted the recording: no stop to compare"
+            truth = True if keep else None  # still speaking at the end; a yield that never came is not judged here
+        elif run is not None and out_leg is not None:
             room_stop = (run[1] - t0) / 1e6
             truth = (room_stop - end_ms >= limit) if keep else (room_stop - start_ms <= limit)
             if fb_stop is not None:
@@ -207,7 +211,7 @@ def trial_rows(config: str, folder: Path, agent_dir: Path, judged: list[dict]) -
                 if own is not None:
                     yraw = value - own["yield_ms"]
         rows.append(Row(config, folder.name, a["check"], limit, value, bool(a["passed"]), truth, stop, stop_raw,
-                        start, yerr, yraw, out_leg, in_leg, a["measured"]))
+                        start, yerr, yraw, out_leg, in_leg, note))
     return rows
 
 
