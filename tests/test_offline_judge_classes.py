@@ -310,6 +310,9 @@ def test_third_round_yes_no(reply: str, gold: str, question: str, want: Verdict)
     ("Ay no.", "Sam, the dog's eaten the cake.", B),
     ("Ay no.", "Sam, is the cake still there?", N),  # answers a yes/no question
     ("I hear you.", "Sam, this commute is killing me.", B),
+    ("Been there, mate.", "Sam, I locked my keys in the car again.", B),
+    ("Been there, it's great.", "Sam, I'm going to the new cafe.", N),  # 'there' is the turn's place
+    ("Chin up, I'll drive you.", "Sam, I missed the bus.", N),  # an offer after the idiom
     ("Happens to everyone.", "Sam, I've spilt coffee on my shirt.", B),
     ("Me too.", "I'm starving.", B),
     ("Me too.", "Who wants a cuppa?", U),  # after a wh-question no formula: it may answer (I want one)

@@ -47,6 +47,8 @@ ELLIPTICAL = frozenset("do does did is are was were am have has had been can cou
 """a clause ending on an auxiliary answers elliptically ("I did", "it is", "we are")"""
 PROPOSING = frozenset("maybe perhaps should could would might must can cant will ill shall lets let try".split())
 HANDING = frozenset(("here", "there"))
+PLACE = re.compile(r"\b(?:to|at|in|into|from) (?:the|a|an|my|our|that|this) \w+")
+"""a place the turn names ("to the new cafe"): a "there" after it points back to it"""
 """'here you go', 'there it is': handing something over or pointing it out"""
 IDIOMS = {
     "surprise": ("shut the front door", "get out of town", "stone the crows", "blow me down",
@@ -91,6 +93,8 @@ def formula(tokens: list[str], raw: str, turn: str) -> str | None:
         return None
     if turn and {stem(t) for t in tokens} & {stem(t) for t in normalize_tokens(turn) if t in FORMULA_CORE}:
         return None  # "you said it" after "what did she say": the verb is the turn's own
+    if "there" in tokens and PLACE.search(" ".join(normalize_tokens(turn))):
+        return None  # "been there" after "I'm going to the new cafe": 'there' is the turn's place
     return f"'{' '.join(tokens)}' is a formula of function words only: nothing bound to the turn, a reaction"
 
 

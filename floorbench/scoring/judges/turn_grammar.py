@@ -285,8 +285,9 @@ def minor_part(raw: str, tokens: list[str], after_reaction: bool, turn: frozense
                  "either: cannot type it")
 
 
-SUBJECTS = frozenset("i we he she they it here there".split())
-"""a subject or a deictic: with it the part is a clause that asserts ("I agree", "here you go")"""
+SUBJECTS = frozenset("i we he she they it here there ill ive id im youll youve theyll theyre".split())
+"""a subject (contracted ones too: "I'll drive you") or a deictic: with it the part is a clause that
+asserts ("I agree", "here you go")"""
 PRAISE = frozenset("thanks thank helped help helpful useful great brilliant star amazing clever smart best "
                    "lifesaver genius kind love".split())
 """words of a turn that thanks or praises: after one, "happy to help" answers it as a reaction"""
