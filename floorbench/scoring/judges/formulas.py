@@ -47,7 +47,7 @@ ELLIPTICAL = frozenset("do does did is are was were am have has had been can cou
 """a clause ending on an auxiliary answers elliptically ("I did", "it is", "we are")"""
 PROPOSING = frozenset("maybe perhaps should could would might must can cant will ill shall lets let try".split())
 HANDING = frozenset(("here", "there"))
-PLACE = re.compile(r"\b(?:to|at|in|into|from) (?:the|a|an|my|our|that|this) \w+")
+PLACE = re.compile(r"\b(?:to|at) (?:the|a|an|my|our|that|this) \w+")
 """a place the turn names ("to the new cafe"): a "there" after it points back to it"""
 """'here you go', 'there it is': handing something over or pointing it out"""
 IDIOMS = {
