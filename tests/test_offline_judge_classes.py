@@ -313,6 +313,8 @@ def test_third_round_yes_no(reply: str, gold: str, question: str, want: Verdict)
     ("Been there, mate.", "Sam, I locked my keys in the car again.", B),
     ("Been there, it's great.", "Sam, I'm going to the new cafe.", N),  # 'there' is the turn's place
     ("Chin up, I'll drive you.", "Sam, I missed the bus.", N),  # an offer after the idiom
+    ("Ha, I did see it.", "Sam, you saw the fox too.", N),  # a tensed clause asserts
+    ("Happens to us all.", "Why does the bus never come on time.", N),  # after "why" it gives the reason
     ("Happens to everyone.", "Sam, I've spilt coffee on my shirt.", B),
     ("Me too.", "I'm starving.", B),
     ("Me too.", "Who wants a cuppa?", U),  # after a wh-question no formula: it may answer (I want one)

@@ -8,9 +8,9 @@ information:
   and happening, prepositions, determiners and degree words ("tell me about it", "i know right",
   "happens to the best of us", "far out", "you said it", "same here"). With no content word it
   can say nothing about the world; after a statement or a wh-question it reacts. After a yes/no
-  question or a request it answers or accepts ("I know" to "do you know …?"), and a clause that
-  ends on an auxiliary ("I did", "it is"), proposes (a modal) or hands something over ("here you
-  go") is never one;
+  question or a request it answers or accepts ("I know" to "do you know …?"), after a "why"
+  question it gives the reason, and a clause with an auxiliary ("I did", "I did hear it", "it
+  is"), one that proposes (a modal) or hands something over ("here you go") is never one;
 - an **idiom** of surprise, agreement, sympathy or praise has content words, but not the turn's
   ("shut the front door!" after news of a promotion; "join the club"): it reacts, unless one of
   its content words is in the turn (then it may be meant literally). Idioms are lexical by nature,
@@ -91,6 +91,10 @@ def formula(tokens: list[str], raw: str, turn: str) -> str | None:
         return None
     if tokens[-1] in ELLIPTICAL or set(tokens) & PROPOSING or (tokens[0] in HANDING and tokens[1] != "too"):
         return None
+    if set(tokens[1:]) & ELLIPTICAL or (tokens[0] in ELLIPTICAL and tokens[0] != "been"):
+        return None  # "I did hear it": a tensed clause asserts; a formula has no auxiliary of its own
+    if "why" in normalize_tokens(turn)[:3]:
+        return None  # "happens to everyone" after "why is nothing where I left it": it gives the reason
     if turn and {stem(t) for t in tokens} & {stem(t) for t in normalize_tokens(turn) if t in FORMULA_CORE}:
         return None  # "you said it" after "what did she say": the verb is the turn's own
     if "there" in tokens and PLACE.search(" ".join(normalize_tokens(turn))):
