@@ -204,7 +204,7 @@ def trial_rows(config: str, folder: Path, agent_dir: Path, judged: list[dict]) -
             if fb_stop is not None:
                 stop = fb_stop - room_stop
                 stop_raw = stop + out_leg
-            own = next((y for y in summary["yields"] if y["stop_ns"] + out_leg * 1e6 == run[1]), None)
+            own = next((y for y in summary["yields"] if abs(y["stop_ns"] + out_leg * 1e6 - run[1]) < 1e6), None)
             if not keep and value is not None and start is not None and heard_onset is not None:
                 agent_yield = (run[1] - (heard_onset - (in_leg or 0) * 1e6)) / 1e6
                 yerr = value - agent_yield
