@@ -53,6 +53,8 @@ def as_tools() -> list[Tool]:
          {"booking_id": "B12", "day": "tuesday", "time": "09:15"}),
         ("Yes, 230 is fine. My name is Ada.", "I need an appointment on Monday.", "book_appointment",
          {"day": "monday", "time": "14:30", "name": "Ada"}),
+        # a move without its time: the free times are looked up (find_slots tells a time), not a cancel
+        ("Please move my booking B twelve to Tuesday.", None, "find_slots", {"day": "tuesday"}),
         ("Cancel my appointment B twelve please.", None, "cancel_appointment", {"booking_id": "B12"}),
         ("Cancel my appointment, be 12 please.", None, "cancel_appointment", {"booking_id": "B12"}),  # ASR's "be"
         ("What are your opening hours?", None, None, None),

@@ -244,16 +244,28 @@ class ToolRules:
         return None
 
     def _best(self, text: str) -> ToolPlan | None:
-        """The best topic match whose required arguments all fill from `text`."""
+        """The best topic match whose required arguments all fill from `text`. When the best match of all
+        (what the caller asked for) cannot be filled, a tool that can tell one of its missing arguments (its
+        name or description names it: "the free appointment times on a day" for a move's missing time)
+        comes before the others: asked to move a booking to Tuesday, look up Tuesday's times, do not cancel."""
         heard = _stems(content_words(text))
-        best: tuple[int, ToolPlan] | None = None
-        for tool in self.tools:
-            score = len(heard & tool.topic)
-            if not score or (best is not None and score <= best[0]):
+        scored = [(len(heard & t.topic), t) for t in self.tools]
+        top = max((n for n, _ in scored), default=0)
+        if not top:
+            return None
+        missing = {part for n, t in scored if n == top and fill_arguments(t, text) is None
+                   for key in t.parameters.get("required") or [] if fill_value(
+                       key, (t.parameters.get("properties") or {}).get(key) or {}, text) is None
+                   for part in key.split("_") if len(part) > 2}
+        best: tuple[tuple[bool, int], ToolPlan] | None = None
+        for score, tool in scored:
+            tells = any(w.startswith(m[:4]) for m in missing for w in tool.topic)
+            rank = (tells, score)
+            if (not score and not tells) or (best is not None and rank <= best[0]):
                 continue
             args = fill_arguments(tool, text)
             if args is not None and (not self.done or self.done[-1] != (tool.name, args)):
-                best = (score, ToolPlan(tool, args))
+                best = (rank, ToolPlan(tool, args))
         return best[1] if best else None
 
     async def run(self, plan: ToolPlan) -> str:
