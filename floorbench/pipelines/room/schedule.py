@@ -129,6 +129,42 @@ S = TypeVar("S")
 C = TypeVar("C", bound=LiveKnobs)
 
 
+def sample_at(pb: Playback, sr: int, t_ns: int) -> int:
+    """The track sample that leaves at `t_ns` (the cursor if that moment has passed), at `sr` Hz."""
+    cur = pb.writer.cursor
+    ahead = t_ns - pb.writer.playout_ns(cur)
+    return cur + max(0, ahead) * sr // 1_000_000_000
+
+
+async def until_heard(pb: Playback, t_ns: int) -> None:
+    """Return once model audio up to `t_ns` has been heard and analysed.
+
+    If no model audio arrives at all (no track, dead model), give up one
+    second past `t_ns` on the session clock: silence is what we heard.
+    """
+    mon = pb.monitor
+    while mon.received_until_ns < t_ns:
+        if pb.clock.now_ns() > t_ns + 1000 * MS:
+            return
+        await mon.wait_change(0.05)
+
+
+async def wait_onset(pb: Playback, margin_ns: int, from_ns: int, deadline_ns: int) -> tuple[int | None, str]:
+    """The model's speech onset after `from_ns`, awaited until `deadline_ns` as heard (plus `margin_ns` for the
+    VAD), and why: ``already_speaking`` (the onset is `from_ns`), ``onset``, or None and ``no_onset``."""
+    mon = pb.monitor
+    await until_heard(pb, from_ns + margin_ns)
+    if mon.speaking_at(from_ns):
+        return from_ns, "already_speaking"
+    while True:
+        onset = mon.onset_between(from_ns, deadline_ns)
+        if onset is not None:
+            return onset, "onset"
+        if mon.received_until_ns >= deadline_ns + margin_ns or pb.clock.now_ns() > deadline_ns + 1000 * MS:
+            return None, "no_onset"
+        await mon.wait_change(0.05)
+
+
 class SuiteSchedule(Generic[S, C]):
     """The steps every suite's live schedule takes, written once; a suite adds its policy (`run`).
 
@@ -170,36 +206,15 @@ class SuiteSchedule(Generic[S, C]):
 
     def sample_at(self, pb: Playback, t_ns: int) -> int:
         """The track sample that leaves at `t_ns` (the cursor if that moment has passed)."""
-        cur = pb.writer.cursor
-        ahead = t_ns - pb.writer.playout_ns(cur)
-        return cur + max(0, ahead) * self.sr // 1_000_000_000
+        return sample_at(pb, self.sr, t_ns)
 
     async def until_heard(self, pb: Playback, t_ns: int) -> None:
-        """Return once model audio up to `t_ns` has been heard and analysed.
-
-        If no model audio arrives at all (no track, dead model), give up one
-        second past `t_ns` on the session clock: silence is what we heard.
-        """
-        mon = pb.monitor
-        while mon.received_until_ns < t_ns:
-            if pb.clock.now_ns() > t_ns + 1000 * MS:
-                return
-            await mon.wait_change(0.05)
+        """Return once model audio up to `t_ns` has been heard (`until_heard`)."""
+        await until_heard(pb, t_ns)
 
     async def wait_onset(self, pb: Playback, from_ns: int, deadline_ns: int) -> tuple[int | None, str]:
-        """The model's speech onset after `from_ns`, awaited until `deadline_ns` as heard, and why:
-        ``already_speaking`` (the onset is `from_ns`), ``onset``, or None and ``no_onset``."""
-        mon, margin = pb.monitor, self.cfg.vad_margin_ms * MS
-        await self.until_heard(pb, from_ns + margin)
-        if mon.speaking_at(from_ns):
-            return from_ns, "already_speaking"
-        while True:
-            onset = mon.onset_between(from_ns, deadline_ns)
-            if onset is not None:
-                return onset, "onset"
-            if mon.received_until_ns >= deadline_ns + margin or pb.clock.now_ns() > deadline_ns + 1000 * MS:
-                return None, "no_onset"
-            await mon.wait_change(0.05)
+        """The model's speech onset after `from_ns`, awaited until `deadline_ns` as heard (`wait_onset`)."""
+        return await wait_onset(pb, self.cfg.vad_margin_ms * MS, from_ns, deadline_ns)
 
     async def wait_endpoint(self, pb: Playback, endpoint_ms: int, cap_ns: int) -> str:
         """Wait for `endpoint_ms` of model silence, or the cap; say which ended it (``endpoint``, ``cap``)."""

@@ -43,7 +43,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from floorbench.pipelines.room.schedule import MS, LivePlan, LiveRequest, Playback
+from floorbench.pipelines.room.schedule import (
+    MS,
+    LivePlan,
+    LiveRequest,
+    Playback,
+    sample_at,
+    until_heard,
+    wait_onset,
+)
 from floorbench.records import EventKind
 from floorbench.suites.agent import tool_live
 from floorbench.suites.agent.branch import CallerEar, choose
@@ -218,9 +226,7 @@ class AgentSchedule:
 
     def sample_at(self, pb: Playback, t_ns: int) -> int:
         """The track sample that leaves at `t_ns` (the cursor if that moment has passed)."""
-        cur = pb.writer.cursor
-        ahead = t_ns - pb.writer.playout_ns(cur)
-        return cur + max(0, ahead) * self.sr // 1_000_000_000
+        return sample_at(pb, self.sr, t_ns)
 
     async def play(self, pb: Playback, st: AgentStep, at: int, why: str, clip: int | None = None,
                     **extra: object) -> tuple[int, int]:
@@ -280,32 +286,19 @@ class AgentSchedule:
 
     async def until_heard(self, pb: Playback, t_ns: int) -> None:
         """Return once the agent's audio up to `t_ns` was heard (or one second past it with none arriving)."""
-        mon = pb.monitor
-        while mon.received_until_ns < t_ns:
-            if pb.clock.now_ns() > t_ns + 1000 * MS:
-                return
-            await mon.wait_change(0.05)
+        await until_heard(pb, t_ns)
 
     async def onset(self, pb: Playback, reply: Reply, window_ms: int, not_before_ns: int = 0) -> int | None:
         """The onset of the agent's reply since `reply.since_ns`, waiting up to `window_ms` for it
         (and at least until `not_before_ns`); None if it did not start."""
         if reply.onset_ns is not None:
             return reply.onset_ns
-        mon, margin = pb.monitor, self.rules.vad_margin_ms * MS
         since = reply.since_ns
-        await self.until_heard(pb, since + margin)
         deadline = max(since + window_ms * MS, not_before_ns)
-        onset: int | None = since if mon.speaking_at(since) else None
-        reason = "already_speaking"
-        while onset is None:
-            onset = mon.onset_between(since, deadline)
-            if onset is not None:
-                reason = "onset"
-                break
-            if mon.received_until_ns >= deadline + margin or pb.clock.now_ns() > deadline + 1000 * MS:
-                pb.log(EventKind.wait, reason="no_onset", from_ms=since // MS, until_ms=deadline // MS)
-                return None
-            await mon.wait_change(0.05)
+        onset, reason = await wait_onset(pb, self.rules.vad_margin_ms * MS, since, deadline)
+        if onset is None:
+            pb.log(EventKind.wait, reason=reason, from_ms=since // MS, until_ms=deadline // MS)
+            return None
         reply.onset_ns = onset
         pb.log(EventKind.wait, reason=reason, from_ms=since // MS, onset_ms=onset // MS)
         return onset
