@@ -72,4 +72,6 @@ def test_a_spanish_turns_conversation_is_answered_and_yielded_in_spanish(tmp_pat
     assert scores["scenarios"]["scored"] == 1 and scores["not_run"] == {}  # it answered: the barge-in was played
     (d,) = scores["dialogues"]
     assert (d["eot"]["tp"], d["yield"]["tp"]) == (2, 1), d  # took both turns, stopped at the barge-in
-    assert all(0 <= x <= 1500 for x in d["yield"]["latencies_ms"]), d
+    # it stops at the barge-in's first speech, which the scorer's VAD may place a little later than the
+    # oracle's own did (espeak's soft first consonant: -12 ms measured)
+    assert all(-150 <= x <= 1500 for x in d["yield"]["latencies_ms"]), d
