@@ -367,12 +367,17 @@ def write_json_atomic(path: Path, data: BaseModel | dict[str, Any] | list[Any]) 
         text = data.model_dump_json(indent=2)
     else:
         text = json.dumps(data, indent=2, ensure_ascii=False)
+    write_text_atomic(path, text + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write `text` via a temporary file in the same folder, synced, then renamed (readable by all, as any file
+    written directly), so readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-            f.write("\n")
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)

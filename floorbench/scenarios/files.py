@@ -12,14 +12,13 @@ model configs live in ``floorbench/data/`` and `--suite example` or
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel
 
+from floorbench.records import write_text_atomic as write_text_atomic
 from floorbench.scenarios.schema import Suite
 from floorbench.scenarios.validate import ScenarioError
 
@@ -78,19 +77,6 @@ def dump_scenario(s: BaseModel) -> str:
 
 def dump_suite(s: Suite) -> str:
     return dump_yaml(suite_to_dict(s))
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_scenario(path: Path, s: BaseModel) -> None:
