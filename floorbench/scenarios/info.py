@@ -9,10 +9,12 @@ All durations are integer milliseconds.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from floorbench.plugins import suite_of
+from floorbench.scenarios.interface import ScenarioRecord
 from floorbench.scenarios.render import MANIFEST, file_sha256
 from floorbench.scenarios.validate import SUPPORTED_RATES, LoadedSuite, load_suite
 
@@ -47,6 +49,18 @@ class SuiteInfo:
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__, indent=1, ensure_ascii=False, default=str)
+
+    def measure_audio(self, suite: LoadedSuite, scenarios: Sequence[ScenarioRecord], preamble: bool) -> None:
+        """The audio figures and problems from the suite's files (each against its manifest hash); with
+        `preamble`, a run plays the suite's preamble before every scenario."""
+        problems: list[str] = []
+        dur = clip_durations_ms(suite, problems)
+        self.audio_problems = problems
+        self.audio_unique_ms = sum(dur.values())
+        pre = dur.get(suite.suite.preamble.audio or "", 0) if preamble else 0
+        per_scen = [sum(dur.get(t.audio or "", 0) for t in s.turns) for s in scenarios]
+        self.audio_playback_ms = sum(per_scen) + pre * len(scenarios)
+        self.dialogue_mean_ms = sum(per_scen) // max(1, len(per_scen))
 
 
 def clip_durations_ms(suite: LoadedSuite, problems: list[str]) -> dict[str, int]:

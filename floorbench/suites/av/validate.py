@@ -281,7 +281,7 @@ def av_suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> SuiteInf
     """`floorbench suite info` of an av suite: scenarios per dynamic and category, audio and video."""
     from collections import Counter
 
-    from floorbench.scenarios.info import SuiteInfo, clip_durations_ms
+    from floorbench.scenarios.info import SuiteInfo
 
     scen = [s for s in suite.scenarios if isinstance(s, AvScenario)]
     lengths = [len(s.clips) for s in scen] or [0]
@@ -307,14 +307,8 @@ def av_suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> SuiteInf
         rendered=True,
     )
     if check_audio:
-        problems: list[str] = []
-        dur = clip_durations_ms(suite, problems)
-        problems += video_manifest_problems(root, scen)
-        info.audio_problems = problems
-        info.audio_unique_ms = sum(dur.values())
-        per_scen = [sum(dur.get(c.audio, 0) for c in s.clips) for s in scen]
-        info.audio_playback_ms = sum(per_scen)
-        info.dialogue_mean_ms = sum(per_scen) // max(1, len(per_scen))
+        info.measure_audio(suite, scen, preamble=False)
+        info.audio_problems += video_manifest_problems(root, scen)
     return info
 
 

@@ -17,7 +17,7 @@ from typing import cast
 
 from pydantic import ValidationError
 
-from floorbench.scenarios.info import SuiteInfo, clip_durations_ms
+from floorbench.scenarios.info import SuiteInfo
 from floorbench.scenarios.interface import ScenarioRecord
 from floorbench.scenarios.schema import Suite
 from floorbench.scenarios.validate import (
@@ -98,14 +98,7 @@ def suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> SuiteInfo:
         request_quintiles={q: quint.get(q, 0) for q in range(5)}, differs=dict(differs), rendered=rendered,
     )
     if rendered and check_audio:
-        problems: list[str] = []
-        dur = clip_durations_ms(suite, problems)
-        info.audio_problems = problems
-        info.audio_unique_ms = sum(dur.values())
-        pre = dur.get(suite.suite.preamble.audio or "", 0)
-        per_scen = [sum(dur.get(t.audio or "", 0) for t in s.turns) for s in suite.scenarios]
-        info.audio_playback_ms = sum(per_scen) + pre * len(suite.scenarios)
-        info.dialogue_mean_ms = sum(per_scen) // max(1, len(per_scen))
+        info.measure_audio(suite, suite.scenarios, preamble=True)
     return info
 
 

@@ -94,7 +94,7 @@ def turns_suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> Suite
     """`floorbench suite info` of a turns suite: clips per label, conversation types, audio."""
     from collections import Counter
 
-    from floorbench.scenarios.info import SuiteInfo, clip_durations_ms
+    from floorbench.scenarios.info import SuiteInfo
 
     scen = [s for s in suite.scenarios if isinstance(s, TurnsScenario)]
     labels = Counter(c.label.value for s in scen for c in s.turns)
@@ -110,11 +110,5 @@ def turns_suite_info(suite: LoadedSuite, root: Path, check_audio: bool) -> Suite
         request_quintiles={}, differs={}, rendered=rendered,
     )
     if rendered and check_audio:
-        problems: list[str] = []
-        dur = clip_durations_ms(suite, problems)
-        info.audio_problems = problems
-        info.audio_unique_ms = sum(dur.values())
-        per_scen = [sum(dur.get(c.audio or "", 0) for c in s.turns) for s in scen]
-        info.audio_playback_ms = sum(per_scen)  # no preamble is played in this suite
-        info.dialogue_mean_ms = sum(per_scen) // max(1, len(per_scen))
+        info.measure_audio(suite, scen, preamble=False)  # no preamble is played in this suite
     return info
