@@ -50,7 +50,7 @@ from floorbench.audio.track_alignment import AUDIBLE_PEAK, Anchor, align_track, 
 from floorbench.pipelines.room.sender_log import SentClock
 from floorbench.pipelines.run.hearing import HeardAt, Hearing, hearing_of
 from floorbench.pipelines.run.sent_tracks import NS, SentTrack, load_heard, load_sent, read_wav, resample
-from floorbench.pipelines.run.turn_mapping import FOUND_SCORE, SILENT_PEAK
+from floorbench.pipelines.run.turn_mapping import FOUND_SCORE, SILENT_PEAK, dialogue_turn
 from floorbench.records import DialogueTurn, TimelineEvent, TrackInfo
 from floorbench.scenarios.interface import ScenarioTurn
 
@@ -453,17 +453,6 @@ def timed_turns(
             extra["recorder_start_ms"], extra["recorder_end_ms"] = old[t.id].start_ms, old[t.id].end_ms
         if len(legs.get(t.id, {})) > 1:
             extra["legs"] = {k: v for k, v in legs[t.id].items() if k != "turn_id"}
-        out.append(
-            DialogueTurn(
-                turn_id=t.id,
-                speaker=t.speaker,
-                label=str(t.label),
-                start_ms=timing.place_ms(s.send_ns, record_start_ns),
-                end_ms=timing.place_ms(s.end_ns, record_start_ns),
-                text=t.text,
-                gold=getattr(t, "gold", None),  # a suite's turns need only id, speaker, label, text, audio
-                gold_aliases=list(getattr(t, "gold_aliases", ())),
-                **extra,
-            )
-        )
+        out.append(dialogue_turn(t, timing.place_ms(s.send_ns, record_start_ns),
+                                 timing.place_ms(s.end_ns, record_start_ns), **extra))
     return out

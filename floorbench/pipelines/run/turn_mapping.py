@@ -163,6 +163,21 @@ def on_model_clock_ms(sent_sample: int, lag: int, latency: TransportLatency, t0_
     return (t0_ns + (at_rate(sent_sample, latency.ratio) + lag) * NS // latency.sr_rec) // MS
 
 
+def dialogue_turn(t: ScenarioTurn, start_ms: int, end_ms: int, **extra: Any) -> DialogueTurn:
+    """turns.json's record of the scenario turn `t`, placed at `start_ms`..`end_ms` (with `extra` fields beside)."""
+    return DialogueTurn(
+        turn_id=t.id,
+        speaker=t.speaker,
+        label=str(t.label),
+        start_ms=start_ms,
+        end_ms=end_ms,
+        text=t.text,
+        gold=getattr(t, "gold", None),  # a suite's turns need only id, speaker, label, text, audio
+        gold_aliases=list(getattr(t, "gold_aliases", ())),
+        **extra,
+    )
+
+
 def dialogue_turns(
     turns: Sequence[ScenarioTurn],
     starts: Mapping[int, TimelineEvent],
@@ -177,16 +192,6 @@ def dialogue_turns(
         if s is None or e is None or s.sample is None or e.sample is None:
             continue
         lag = latency.lag(t.id)
-        out.append(
-            DialogueTurn(
-                turn_id=t.id,
-                speaker=t.speaker,
-                label=str(t.label),
-                start_ms=on_model_clock_ms(s.sample, lag, latency, t0_ns),
-                end_ms=on_model_clock_ms(e.sample, lag, latency, t0_ns),
-                text=t.text,
-                gold=getattr(t, "gold", None),  # a suite's turns need only id, speaker, label, text, audio
-                gold_aliases=list(getattr(t, "gold_aliases", ())),
-            )
-        )
+        out.append(dialogue_turn(t, on_model_clock_ms(s.sample, lag, latency, t0_ns),
+                                 on_model_clock_ms(e.sample, lag, latency, t0_ns)))
     return out
