@@ -335,7 +335,10 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     while len(tokens) > 1 and (interjection_like(tokens[0]) or tokens[0] in PARTICLES or tokens[0] in OPENERS
                                or tuple(tokens[:2]) in REACTION_OPENERS or tokens[0] in ADDRESS_TERMS) \
             and tokens[0] not in THANKS_WORDS:
-        tokens = tokens[2:] if tuple(tokens[:2]) in REACTION_OPENERS else tokens[1:]
+        cut = 2 if tuple(tokens[:2]) in REACTION_OPENERS else 1
+        if cut >= len(tokens):
+            break  # a part that is only the opener ("oh no") is typed whole, never emptied
+        tokens = tokens[cut:]
         opened = True
     why = idiom(full, turn) or idiom(tokens, turn) or formula(tokens, raw, turn) or epithet(
         tokens, [*before, *full[: len(full) - len(tokens)]], turn)
@@ -359,7 +362,7 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
             return Typed(Part.unclear, said, f"an exclamation whose head '{head}' is neither a feeling nor a "
                          "judgement: cannot type it")
         return Typed(Part.content, said, f"'{said}' comments on what was said ('{head}')")
-    if len(tokens) <= 2 and tokens[-1] in SIDE | {"words", "thinking", "move"}:
+    if 0 < len(tokens) <= 2 and tokens[-1] in SIDE | {"words", "thinking", "move"}:
         return _side(said, turn)
     if len(tokens) <= 4 and _felt(tokens):
         return Typed(Part.evaluation, said, f"'{said}' says how it feels for someone: a reaction")
@@ -368,7 +371,7 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
         return Typed(Part.surprise, said, f"'{said}?' asks nothing: an adverb questioned in surprise")
     if len(tokens) == 2 and tokens[1] in FEELING_NOUNS and tokens[0] not in NOUN_PHRASE_OPENERS | SUBJECTS:
         return Typed(Part.evaluation, said, f"'{said}' names a feeling about the news: a reaction")
-    if len(tokens) <= 2 and tokens[-1] in AFFECT and all(t in INTENSIFIERS | AFFECT for t in tokens[:-1]):
+    if 0 < len(tokens) <= 2 and tokens[-1] in AFFECT and all(t in INTENSIFIERS | AFFECT for t in tokens[:-1]):
         return Typed(Part.evaluation, said, f"'{said}' says how it feels: a reaction")
     if (len(tokens) <= 6 and set(tokens) <= LIGHT and set(tokens) & SURPRISE_VERBS
             and (raw.endswith(("!", "?")) or len(tokens) >= 2)):
