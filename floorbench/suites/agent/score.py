@@ -261,7 +261,8 @@ def score_trials(target: Path, *, asr: str = "tiny.en", asr_download: bool = Fal
         mos, cuts = quality[i]
         ev.mos = [t.ovrl for t in mos]
         results = evaluate(plan, asserted(sched.get("expect")), ev, texts.get(i, {}), rules)
-        tool_results, tool_calls = tool_checks.judge_trial(d.folder, d.meta, plan, asserted(sched.get("expect")), ev)
+        tool_results, tool_calls = tool_checks.judge_trial(d.folder, d.meta, plan, asserted(sched.get("expect")), ev,
+                                                           rules.yield_gap_ms)
         results += tool_results
         trials[d.folder.name] = _trial(d, sched, results, [x for x in latencies(plan, ev, rules)], ev,
                                        conversation(sched, ev, windows, texts.get(i, {})))

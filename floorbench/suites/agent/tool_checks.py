@@ -40,13 +40,13 @@ from typing import Any
 
 from floorbench.suites.agent.assertions import turns
 from floorbench.suites.agent.evidence import Evidence, Result, StepPlan, next_turn_start
-from floorbench.suites.agent.rules import ToolCheck
+from floorbench.suites.agent.rules import AgentRules, ToolCheck
 from floorbench.tools.expect import ANY_TOOL, arguments_match, contains
 from floorbench.tools.records import ToolCall
 
 NO_CALL = "no call"
-YIELD_GAP_MS = 300
-"""the agent's speech is cut at pauses this long (the rules' `yield_gap_ms` where the trial's meta.json has none)"""
+YIELD_GAP_MS = AgentRules.yield_gap_ms
+"""the agent's speech is cut at pauses this long by default (`AgentRules.yield_gap_ms`; the scorer passes its own)"""
 END_PAD_MS = 100
 """waits_for_turn_end: a call this close to a clip's end is after the turn (the clip ends with the voice's
 50 ms pad of silence, and the clips are timed on the room's clock, the calls on the runner's)"""
@@ -301,9 +301,10 @@ def refined_speech(ev: Evidence, model_wav: Any, bridge_ms: int = YIELD_GAP_MS) 
 
 
 def judge_trial(folder: Any, meta: Any, plan: Sequence[StepPlan], test_expect: Mapping[str, Any],
-                ev: Evidence) -> tuple[list[Result], dict[str, Any] | None]:
+                ev: Evidence, yield_gap_ms: int = YIELD_GAP_MS) -> tuple[list[Result], dict[str, Any] | None]:
     """The tool assertions of the trial in `folder` (its tools.json, its meta.json's model track) and what the
-    trial's results keep of its calls (None: the test declares no tools)."""
+    trial's results keep of its calls (None: the test declares no tools). `yield_gap_ms` is the gap the
+    evidence's fine speech runs were cut at: the speech's edges are bridged by the same rule."""
     from floorbench.tools.records import on_model_clock, read_tools
 
     rec = read_tools(folder)
@@ -315,8 +316,7 @@ def judge_trial(folder: Any, meta: Any, plan: Sequence[StepPlan], test_expect: M
     start = track.start_ns // 1_000_000 if track is not None else 0
     calls = on_model_clock(rec.calls, start) if rec is not None else []
     if calls and (folder / "model.wav").is_file():
-        gap = ((getattr(meta, "schedule", None) or {}).get("rules") or {}).get("yield_gap_ms")
-        ev = refined_speech(ev, folder / "model.wav", gap if isinstance(gap, int) and gap > 0 else YIELD_GAP_MS)
+        ev = refined_speech(ev, folder / "model.wav", yield_gap_ms)
     results = evaluate(plan, test_expect, ev, calls, rec.state if rec is not None else None, agent_lag_ms(meta))
     kept = {"calls": [c.model_dump(mode="json") for c in calls], "state": rec.state if rec is not None else None,
             "clock": "recording" if track is not None else "session"}
