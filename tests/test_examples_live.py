@@ -99,7 +99,7 @@ def test_the_livekit_agents_example_passes_its_tests_by_dispatch(tmp_path: Path,
     assert_passed(code, text, results, log)
     # its tool test: the worker found the mock in the job's metadata and called it over MCP
     calls = [c for t in results["trials"] for c in (t.get("tools") or {}).get("calls", [])]
-    assert [(c["tool"], c["via"], c["arguments"]) for c in calls] == [("lookup_order", "mcp", {"order_id": "427"})], text
+    assert [(c["tool"], c["via"], c["arguments"]) for c in calls] == [("lookup_order", "mcp", {"order_id": "359"})], text
 
 
 @pytest.mark.timeout(360)
@@ -120,7 +120,7 @@ def test_the_pipecat_example_passes_its_tests_through_the_webrtc_bridge(tmp_path
     assert_passed(code, text, results, log)
     # its tool test: the bridge put the mock's URL in the offer's request data, the bot called it over HTTP
     calls = [c for t in results["trials"] for c in (t.get("tools") or {}).get("calls", [])]
-    assert [(c["tool"], c["via"], c["arguments"]) for c in calls] == [("lookup_order", "http", {"order_id": "427"})], text
+    assert [(c["tool"], c["via"], c["arguments"]) for c in calls] == [("lookup_order", "http", {"order_id": "359"})], text
 
 
 def free_port() -> int:
