@@ -38,8 +38,6 @@ BACKENDS: dict[tuple[str, str], str] = {
 """(importer, back-end module) → why the back-end is imported lazily; only a lazy import is excused"""
 
 KNOWN: dict[frozenset[str], str] = {
-    frozenset({"floorbench.scoring.judges.formulas", "floorbench.scoring.judges.turn_grammar"}):
-        "the offline judge's rules, being edited for issue 34",
     frozenset({"floorbench.suites.agent.oracle", "floorbench.suites.agent.tool_oracle"}):
         "the oracle and its tool calls, being edited for issues 36 and 38",
 }

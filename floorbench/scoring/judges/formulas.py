@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from floorbench.scoring.judges.interjections import PARTICLES, interjection_like
 from floorbench.scoring.judges.normalize import normalize_tokens, stem
 from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
 
@@ -151,8 +152,6 @@ def to_device(turn: str) -> bool:
 def dismay(transcript: str, turn: str) -> bool:
     """'uy no', 'ay no', 'oh no no no' after news: an interjection and "no" that answer nothing (the
     turn is a statement), as "oh no" does."""
-    from floorbench.scoring.judges.turn_grammar import PARTICLES, interjection_like
-
     tokens = normalize_tokens(transcript)
     opener = tokens[: next((k for k, t in enumerate(tokens) if t == "no"), len(tokens))]
     rest = tokens[len(opener) :]

