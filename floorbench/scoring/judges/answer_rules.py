@@ -74,6 +74,7 @@ from floorbench.scoring.judges.quantities import (
     mentions,
     same_quantity,
 )
+from floorbench.scoring.judges.respell import respell
 from floorbench.scoring.judges.typed_rules import (
     breakdown,
     commit_reason,
@@ -514,7 +515,8 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     or whose paraphrase fits another option too, goes to no meaning check: the sentence model cannot
     tell "Friday" from "Friday at 4", nor one noodle place from another."""
     refs = [r for r in (inp.gold or "", *inp.aliases) if r.strip()]
-    inp = replace(inp, transcript=join_split_words(inp.transcript, [w for r in refs for w in content(lex(r))]))
+    inp = replace(inp, transcript=join_split_words(respell(inp.transcript, refs),
+                                                   [w for r in refs for w in content(lex(r))]))
     if refs and gold_quantity(refs[0]) is None and not gold_code(refs[0]):
         inp = replace(inp, transcript=one_as_head(inp.transcript, refs[0], inp.context))
     reply = Reply.of(inp)

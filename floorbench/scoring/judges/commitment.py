@@ -45,7 +45,8 @@ STOP = frozenset(
     "very really quite some any all let lets s d ll re ve m thats theres okay ok um uh oh sure yes yeah think "
     "guess probably maybe go going went picked pick wanted want chose choice said , .".split()
 )
-CORRECTION = frozenset(("sorry", "actually", "wait", "mean", "scratch", "correction", "rather", "mistake", "oops"))
+CORRECTION = frozenset(("sorry", "actually", "wait", "mean", "scratch", "correction", "rather", "mistake", "oops",
+                        "apologies", "forgive", "pardon", "misspoke", "correcting"))
 CORRECTION_PHRASES = (("hang", "on"), ("hold", "on"), ("my", "bad"), ("on", "second", "thought"),
                       ("let", "me", "correct"), ("i", "stand", "corrected"), ("make", "that"))
 """multi-word self-corrections ("Wednesday, no hang on, Thursday", "make that Friday")"""

@@ -26,6 +26,7 @@ information:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from floorbench.scoring.judges.interjections import PARTICLES, interjection_like
 from floorbench.scoring.judges.normalize import normalize_tokens, stem
@@ -54,15 +55,25 @@ PLACE = re.compile(r"\b(?:to|at) (?:the|a|an|my|our|that|this) \w+")
 IDIOMS = {
     "surprise": ("shut the front door", "get out of town", "stone the crows", "blow me down",
                  "strike me pink", "knock me down with a feather", "well i never", "fancy that", "go figure",
-                 "what are the odds", "holy smoke", "you are pulling my leg", "pull the other one"),
+                 "what are the odds", "holy smoke", "you are pulling my leg", "pull the other one",
+                 "id never have guessed", "i would never have guessed", "never would have guessed",
+                 "who would have thought", "who would have guessed", "who knew", "would you believe it",
+                 "i never knew", "i dont believe it", "i cant believe it", "baap re", "are baap re",
+                 "hai ram", "hey ram", "dios mio", "ay dios mio", "mon dieu", "mein gott", "oh mein gott",
+                 "mamma mia", "oy vey", "oh la la", "quelle horreur"),
     "agreement": ("join the club", "you can say that again", "preaching to the choir", "dont get me started",
                   "you and me both", "been there done that", "welcome to the club", "amen to that",
                   "hear hear", "fair dinkum"),
     "sympathy": ("chin up", "hang in there", "bless your heart", "rotten luck", "tough break", "that is life",
                  "thats life", "such is life", "it is what it is", "worse things happen at sea",
-                 "these things happen", "never mind", "oh well", "story of my life"),
+                 "these things happen", "never mind", "oh well", "story of my life", "rest in peace",
+                 "may he rest in peace", "may she rest in peace", "god rest his soul", "god rest her soul",
+                 "om shanti", "bhagwan unki aatma ko shanti de", "bhagwan unki atma ko shanti de",
+                 "inna lillahi wa inna ilayhi rajiun", "que en paz descanse", "descanse en paz"),
     "praise": ("good on ya", "good on you", "hats off", "way to go", "nice one", "well done", "top stuff",
-               "good for you", "go you"),
+               "good for you", "go you", "first class", "top class", "world class", "first rate",
+               "top notch", "ekdum first class", "second to none", "jolly good", "good question",
+               "great question", "shabash", "kya baat hai", "kya baat"),
 }
 """idioms by what they do (they react); matched whole, after openers and terms of address"""
 AFFECT_INTERJECTIONS = frozenset(
@@ -106,7 +117,13 @@ def formula(tokens: list[str], raw: str, turn: str) -> str | None:
 def idiom_use(tokens: list[str]) -> str | None:
     """What an idiom the part is does ('surprise', 'agreement', …), whatever the turn; None if none."""
     said = " ".join(tokens).removesuffix(" mate")
-    return next((use for use, phrases in IDIOMS.items() if said in phrases), None)
+    return next((use for use, phrases in IDIOMS.items() if said in phrases or said in _said(phrases)), None)
+
+
+@lru_cache(maxsize=8)
+def _said(phrases: tuple[str, ...]) -> frozenset[str]:
+    """The phrases as the tokens write them ("first class" → "1 class")."""
+    return frozenset(" ".join(normalize_tokens(p)) for p in phrases)
 
 
 def idiom(tokens: list[str], turn: str) -> str | None:
@@ -117,9 +134,11 @@ def idiom(tokens: list[str], turn: str) -> str | None:
     for use, phrases in IDIOMS.items():
         for phrase in phrases:
             words = phrase.split()
-            if said != phrase and said.removesuffix(" mate") != phrase:
+            written = " ".join(normalize_tokens(phrase))
+            if phrase != said != written and said.removesuffix(" mate") not in (phrase, written):
                 continue
-            literal = [w for w in words if len(w) > 3 and w not in FUNCTION_WORDS and stem(w) in turn_words]
+            literal = [w for w in words if len(w) > 3 and w not in FUNCTION_WORDS and w not in ELLIPTICAL
+                       and stem(w) in turn_words]
             if literal:
                 return None
             return f"'{said}' is an idiom of {use}: its words say nothing of the turn, a reaction"

@@ -33,6 +33,23 @@ CONTRACTIONS = frozenset(
 """contracted forms as the tokens write them: known words, not interjections"""
 
 
+REACTION_WORDS = frozenset(
+    # Hindi and Urdu
+    "arre arey are achha acha accha acchha waah wah wow shabash mast zabardast badhiya ekdum bas uff oho hai haye "
+    "haaye hayee baap aiyo aiyyo aiyoo ayyo ayyayyo ayyo chalo oye yaar ji "
+    # Spanish, Portuguese, Italian
+    "ay dios mio madre vaya caramba ostras hijole nossa caramba mamma mia dai cavolo accidenti "
+    # German, Dutch, French
+    "ach na ja mensch scheisse scheiss mist krass toll wahnsinn jesses nee oh la bof ouf zut merde putain "
+    "quelle horreur genial "
+    # Yiddish, Japanese, Afrikaans, Australian and British
+    "oy vey sugoi yabai naruhodo eish jislaaik strewth struth cor blimey crumbs".split()
+)
+"""reaction words of several languages (interjections, exclamations, intensifying particles) that
+English-speaking users and recognisers write in English text: read as interjection-shaped even
+where the sentence model knows a same-spelled English word ("mast", "hai", "toll")"""
+
+
 def suffix_stem(token: str) -> str:
     """The token less one common English suffix ("giggles" → "giggl", "tries" → "try")."""
     for suffix in ("ies", "es", "s", "ed", "ing", "er", "est", "ly"):
@@ -60,6 +77,8 @@ def interjection_like(token: str) -> bool:
     know, or a two-letter word that is no English function word."""
     if not token.isalpha() or token in CONTRACTIONS:
         return False
+    if token in REACTION_WORDS and token not in ("are", "na", "wow", "la", "oh", "ja", "ji", "dai", "bas", "mist"):
+        return True
     if _HUM.fullmatch(token) or _LAUGH.fullmatch(token) or token in LAUGH_WORDS:
         return True
     if len(token) == 2:

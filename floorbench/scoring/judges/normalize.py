@@ -42,10 +42,11 @@ STOPWORDS = frozenset(
     "what which who whom whose where when how than then also very really quite some any all "
     "let lets im ive id youre thats theres okay ok um uh".split()
 )
-YES = frozenset("yes yeah yep yup yea affirmative correct indeed".split())
+YES = frozenset("yes yeah yep yup yea affirmative correct indeed haan haanji".split())
+"""yes in English and the Hindi "haan" / "haanji" an Indian English speaker says as one"""
 NO = frozenset(
     "no nope nah not negative never dont doesnt didnt cant cannot isnt arent wasnt werent wont "
-    "wouldnt shouldnt couldnt havent hasnt".split()
+    "wouldnt shouldnt couldnt havent hasnt nahi nahin".split()
 )
 
 def _clean(text: str) -> str:

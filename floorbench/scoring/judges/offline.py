@@ -310,18 +310,20 @@ class OfflineJudge:
         tokens = normalize_tokens(transcript)
         if not tokens:
             return _verdict(Verdict.unparsable, "window.empty", "empty transcript")
-        numbers = [t for t in tokens if is_number(t)]
+        numbers = [t for p in parts(transcript) if type_part(p, turn=turn).kind not in (Part.evaluation, Part.surprise)
+                   for t in normalize_tokens(p) if is_number(t)]  # "first class!" is an idiom, no number
         if numbers:
             return _verdict(Verdict.intrusion, "window.number", f"says a number ({numbers[0]}): content, not a "
                             "backchannel")
         phrases, uncovered, sided = _cover(_intrusion_tokens(transcript))
+        rest = transcript
         words = len(tokens)
         answers = [p for p, kind in sided if kind == "answer"]
         if answers and all(type_part(p).kind is Part.surprise for p in parts(transcript)
                            if set(normalize_tokens(p)) & {w for a in answers for w in a.split()}):
             answers = []  # "no kidding!", "you don't say!": surprise, not an answer
-            phrases, uncovered, sided = _cover(_intrusion_tokens(" ".join(
-                p for p in parts(transcript) if type_part(p).kind is not Part.surprise)))
+            rest = " ".join(p for p in parts(transcript) if type_part(p).kind is not Part.surprise)
+            phrases, uncovered, sided = _cover(_intrusion_tokens(rest))
             phrases += 1
         if answers and dismay(transcript, turn):
             return _verdict(Verdict.backchannel, "window.dismay", f"'{transcript.strip()}': an interjection and "
@@ -330,7 +332,7 @@ class OfflineJudge:
             return _verdict(Verdict.intrusion, "window.answer-word", f"'{answers[0]}' answers, contradicts or "
                             "takes a side on what was said: it takes the floor")
         if uncovered:
-            typed = _typed_parts(transcript, turn)
+            typed = _typed_parts(rest, turn)
             for kind, rule, verdict in ((Part.content, "window.content", Verdict.intrusion),
                                         (Part.side, "window.takes-side", Verdict.intrusion),
                                         (Part.unclear, "window.untyped", Verdict.unsure)):

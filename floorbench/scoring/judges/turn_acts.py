@@ -112,6 +112,28 @@ def _addressee(sentence: str) -> tuple[str, str]:
     return sentence, ""
 
 
+WAKE = frozenset(("hey", "ok", "okay", "hi"))
+KIN = frozenset("mum mom mummy mommy dad daddy mama papa nana nan gran grandma grandpa beta kids guys everyone "
+                "honey darling love babe".split())
+"""words that address someone by relation or endearment ("DAD DID YOU …", "MUM PASS THE SALT")"""
+
+
+def _unpunctuated_addressee(tokens: list[str], words: list[str]) -> tuple[list[str], list[str], str]:
+    """A recogniser's text has no commas: (tokens, words, name) with a name put to at the start taken
+    off when the shape says so — a wake word and a device ("HEY SIRI TURN OFF …"), or one word
+    before an inverted auxiliary and a subject ("DAD DID YOU LOCK …") or, for a relation or
+    endearment, before an imperative ("MUM PASS THE SALT")."""
+    if tokens[:1] and tokens[0] in DEVICES:
+        return tokens[1:], words[1:], tokens[0]
+    if len(tokens) > 1 and tokens[0] in WAKE and tokens[1] in DEVICES:
+        return tokens[2:], words[2:], tokens[1]
+    if len(tokens) < 3 or tokens[0] in NOT_NAMES | OPENERS | AUXILIARIES | WH | SUBJECTS | ADDRESSEES:
+        return tokens, words, ""
+    if (tokens[1] in AUXILIARIES and tokens[2] in SUBJECTS) or (tokens[0] in KIN and tokens[1] in IMPERATIVES):
+        return tokens[1:], words[1:], tokens[0]
+    return tokens, words, ""
+
+
 def _has(tokens: list[str], phrase: tuple[str, ...]) -> bool:
     n = len(phrase)
     return any(tuple(tokens[i : i + n]) == phrase for i in range(len(tokens) - n + 1))
@@ -132,6 +154,8 @@ def sentence_act(sentence: str) -> TurnAct:
     rest, named = _addressee(sentence)
     words = rest.split()
     tokens = normalize_tokens(rest)
+    if not named and "," not in sentence and len(words) == len(tokens):
+        tokens, words, named = _unpunctuated_addressee(tokens, words)
     while tokens and tokens[0] in OPENERS:
         tokens, words = tokens[1:], words[1:]
     first = tokens[0] if tokens else ""

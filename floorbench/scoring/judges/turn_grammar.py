@@ -79,7 +79,9 @@ AFFECT = frozenset(
     "wicked sick epic rad dope magic magical glorious horrid hideous vile yucky icky eww yuck grand lucky "
     "unlucky poor painful brutal cruel unfair sucks sad depressing upsetting worrying scary terrifying "
     "frightening embarrassing awkward cringe hilarious silly daft lovely gutted gutting fun rude cheek cheeky "
-    "shameless unreal mean kind generous thoughtful horrendous atrocious appalling ghastly lousy pathetic good".split()
+    "shameless unreal mean kind generous thoughtful horrendous atrocious appalling ghastly lousy pathetic good "
+    "tiresome wearisome irksome vexing galling dire smashing super cracking ace peachy divine heavenly yummy "
+    "delicious tasty scrumptious outstanding phenomenal sublime terrific tremendous excellent fine".split()
 )
 """words that say how something feels (the head of a reaction: "what a pain", "how lovely", "so
 cute"), not what it is ("early", "pricey", "far" comment on the content)"""
@@ -90,13 +92,14 @@ SIDE = frozenset(
 """heads that judge a proposal or a claim ("good idea", "that's true", "wise words"): taking a side"""
 INTENSIFIERS = frozenset(
     "so such really very too quite just absolutely totally pretty rather bit little kind sort of a an the "
-    "utterly truly completely super real proper bloody damn".split()
+    "utterly truly completely super real proper bloody damn jolly ever awfully terribly dead ekdum bahut".split()
 )
 COPULA_OPENERS = (
     ("thats",), ("that", "is"), ("that", "was"), ("thatll", "be"), ("its",), ("it", "is"), ("it", "was"),
     ("this", "is"), ("sounds",), ("that", "sounds"), ("looks",), ("that", "looks"), ("seems",), ("how",),
     ("what", "a"), ("what", "an"), ("what",), ("so",), ("such", "a"), ("such",), ("that",), ("it",), ("this",),
-    ("youre",), ("you", "are"),
+    ("youre",), ("you", "are"), ("smells",), ("that", "smells"), ("it", "smells"), ("tastes",),
+    ("that", "tastes"), ("it", "tastes"), ("feels",), ("that", "feels"), ("it", "feels"),
 )
 """frames that open an evaluation, longest first when matched (the tokens read "that's" as "that")"""
 LIGHT = frozenset(
@@ -124,7 +127,7 @@ EXCLAIM_FRAME = PARTICLES | EXPLETIVES | frozenset("holy good for sake my oh cow
 MAX_FRAME_WORDS = 6
 
 
-LIGHT_NOUNS = frozenset("news thing things one stuff story day time moment feeling result".split())
+LIGHT_NOUNS = frozenset("news thing things one stuff story day time moment feeling result question".split())
 """nouns that say nothing themselves after a feeling word ("great news", "poor thing", "nice one")"""
 SENSING = frozenset("hear see know read".split())
 ADDRESSED = frozenset("you thing things him her them us me soul love dear".split())
@@ -263,7 +266,11 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     if not tokens:
         return Typed(Part.interjection, said, "nothing said")
     if any(is_number(t) for t in tokens):
-        return Typed(Part.content, said, "says a number")
+        k = next((k for k, t in enumerate(tokens) if not (interjection_like(t) or t in OPENERS or t in PARTICLES)), 0)
+        why = idiom(tokens, turn) or idiom(tokens[k:], turn)
+        if why is None:
+            return Typed(Part.content, said, "says a number")
+        return Typed(Part.evaluation, said, why)  # "first class!", "top ten stuff": an idiom, no number
     foreign = {normalize_tokens(w)[0] for w in re.findall(r"\w+", raw) if not w.isascii() and normalize_tokens(w)}
     shaped = [interjection_like(t) or (t in foreign and len(t) <= MAX_INTERJECTION_LETTERS) for t in tokens]
     if all(s or t in PARTICLES for s, t in zip(shaped, tokens, strict=True)) and any(shaped):
@@ -275,6 +282,7 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
         return Typed(Part.interjection, said, "a short word said again")
     if len(tokens) == 2 and any(shaped) and all(len(t) <= MAX_INTERJECTION_LETTERS for t in tokens):
         return Typed(Part.interjection, said, "two short words, one interjection-shaped ('mon dieu')")
+    tokens = _for_whom(tokens)
     opened = after_reaction
     while len(tokens) > 1 and (interjection_like(tokens[0]) or tokens[0] in PARTICLES or tokens[0] in OPENERS
                                or tuple(tokens[:2]) in REACTION_OPENERS or tokens[0] in ADDRESS_TERMS) \
@@ -329,6 +337,22 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
 
 
 REACTED = (Part.interjection, Part.evaluation, Part.surprise)
+OF_WHOM = frozenset("you him her them us".split())
+
+
+def _for_whom(tokens: list[str]) -> list[str]:
+    """'how very kind of you to say so' → 'how very kind': in an exclamation (opened by "how" or
+    "what"), after a feeling word, "of you" and what follows it ("to say so", "to ask") say whom the
+    feeling is about, nothing more. A statement ("that's kind of you") judges the listener and is
+    left whole."""
+    if tokens[:1] not in (["how"], ["what"]):
+        return tokens
+    for k in range(1, len(tokens) - 1):
+        if tokens[k] == "of" and tokens[k + 1] in OF_WHOM and tokens[k - 1] in AFFECT:
+            rest = tokens[k + 2 :]
+            if not rest or (rest[0] == "to" and len(rest) <= 4 and not any(is_number(t) for t in rest)):
+                return tokens[:k]
+    return tokens
 
 
 def idiom_then_reaction(tokens: list[str], turn: str) -> str | None:

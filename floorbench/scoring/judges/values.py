@@ -238,6 +238,8 @@ def gold_code(gold: str) -> str | None:
     if not pieces or not all(_CODE_PIECE.fullmatch(p) for p in pieces):
         return None
     joined = "".join(pieces).lower()
+    if re.fullmatch(r"\d+(?:st|nd|rd|th)", joined):
+        return None  # "12th" is a place in a ranking, a number, not a code
     if re.search(r"[a-z]", joined) and re.search(r"\d", joined):
         return joined
     return None

@@ -17,7 +17,10 @@ from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normali
 from floorbench.scoring.judges.quantities import lex
 from floorbench.scoring.judges.typed_rules import Outcome, narrowed_to
 
-NO_COMMITMENT = ("not sure", "dont know", "do not know", "no idea", "hard to say", "cant say", "cannot say")
+NO_COMMITMENT = ("not sure", "dont know", "do not know", "no idea", "hard to say", "cant say", "cannot say",
+                 "couldnt say", "could not say", "not certain", "cant be sure", "couldnt be sure", "cannot be sure",
+                 "couldnt tell you", "wouldnt know", "cant tell you", "not be certain")
+"""disclaimers of knowledge: a reply that makes one commits to neither answer"""
 AUXILIARY = frozenset(("did", "does", "do", "is", "was", "can", "will", "has", "have", "are"))
 EXCEPTING = frozenset(("not", "except", "apart"))
 

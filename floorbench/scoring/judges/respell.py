@@ -1,0 +1,166 @@
+"""A reply's spoken and recognised forms rewritten into the forms the answer rules read.
+
+The answer rules read numbers, codes and units in the forms most people write
+them. Other writers and other recognisers say the same value in forms that are
+regular but not those: a score as "two goals to one", a sort code in pairs
+("forty, twelve, seventy-six") or digit by digit with commas, Indian number
+words ("five lakh sixty thousand"), "runner-up" for second; and a recogniser
+splits or mishears words ("NINE TEA" for ninety, "A NOUR" for an hour,
+"EIGHT OURS", "PLATFORM FOR", "CUE EX 7 ARE 2", "R TO"). `respell` rewrites
+each such form by a rule of its class before the rules run, so a right value
+is read as said and a near value stays a different value. Which rewrites apply
+can depend on the gold's shape (a score, a digit code, a letter-and-digit
+code): "to" between two numbers is a score only when a score is asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from text_to_num import alpha2digit
+
+from floorbench.scoring.judges.interjections import known_words
+from floorbench.scoring.judges.values import NATO, gold_code
+
+_UNIT_WORDS = "zero one two three four five six seven eight nine".split()
+_TENS_STEMS = {"twen": "twenty", "thir": "thirty", "for": "forty", "four": "forty", "fif": "fifty",
+               "six": "sixty", "seven": "seventy", "eigh": "eighty", "eight": "eighty", "nine": "ninety"}
+"""the first syllable of each tens word as a recogniser splits it off ("NINE TEA", "SIX TEE")"""
+_TY_SOUNDS = ("tea", "tee", "ty", "tie", "t")
+_NUMBER_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+                r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|"
+                r"ninety|hundred|thousand|nil|nought|oh|\d+)")
+_NUMBER = rf"{_NUMBER_WORD}(?:[\s-]+{_NUMBER_WORD})*"
+RANKS = {"runner up": "second", "runners up": "second", "runner-up": "second", "runners-up": "second",
+         "first runner up": "second", "second runner up": "third", "wooden spoon": "last"}
+"""names of a place in a ranking that are no ordinal ("runner-up" is second)"""
+NUMBERED_NOUNS = frozenset("platform gate room flight bus route seat row table track stand bay pier door "
+                           "level floor aisle lane channel ward berth coach carriage car number no".split())
+"""nouns a number follows as a name ("platform 4", "gate 12"): a digit's homophone after one is the digit"""
+DIGIT_HOMOPHONES = {"for": "4", "fore": "4", "to": "2", "too": "2", "ate": "8", "won": "1", "tree": "3",
+                    "free": "3", "sex": "6", "nein": "9", "oh": "0"}
+"""words a recogniser writes for a digit it heard"""
+LETTER_HOMOPHONES = {"are": "r", "ar": "r", "you": "u", "why": "y", "see": "c", "sea": "c", "eye": "i",
+                     "bee": "b", "be": "b", "queue": "q", "cue": "q", "tea": "t", "tee": "t", "pea": "p",
+                     "pee": "p", "jay": "j", "kay": "k", "ex": "x", "oh": "o", "owe": "o", "dee": "d", "gee": "g",
+                     "em": "m", "en": "n", "el": "l", "ess": "s", "vee": "v", "zed": "z", "zee": "z", "aitch": "h"}
+"""words a recogniser writes for a letter's name (read as the letter only inside a spelling)"""
+SCORE_UNITS = r"(?:goals?|points?|runs?|sets?|games?|frames?|tries|wickets?)"
+
+
+def _rank_words(text: str) -> str:
+    for said, rank in RANKS.items():
+        text = re.sub(rf"\b{said.replace(' ', '[ -]')}\b", rank, text, flags=re.I)
+    return text
+
+
+def _tens_split(text: str) -> str:
+    """'NINE TEA' → 'ninety', 'for tee' → 'forty': a tens word split in two by the recogniser."""
+    def join(m: re.Match[str]) -> str:
+        return _TENS_STEMS[m.group(1).lower()]
+
+    stems = "|".join(sorted(_TENS_STEMS, key=len, reverse=True))
+    return re.sub(rf"\b({stems})[\s-]+(?:{'|'.join(_TY_SOUNDS)})\b", join, text, flags=re.I)
+
+
+def _juncture(text: str) -> str:
+    """'a nour' → 'an hour', 'eight ours' → 'eight hours': the n of "an" heard on the next word,
+    and the silent h of "hour" left off."""
+    words = known_words()
+
+    def split_n(m: re.Match[str]) -> str:
+        word = m.group(2)
+        rest = word[1:]
+        if words and word.lower() in words:
+            return m.group(0)
+        if rest.lower() in words or rest.lower() in ("our", "ours"):
+            return f"{m.group(1)}n {rest}"
+        return m.group(0)
+
+    text = re.sub(r"\b(a) (n[aeiou]\w+)\b", split_n, text, flags=re.I)
+    return re.sub(rf"\b(an|{_NUMBER_WORD}|a half|and a half)\s+(our|ours)\b",
+                  lambda m: f"{m.group(1)} h{m.group(2)}", text, flags=re.I)
+
+
+def _indian_scale(text: str) -> str:
+    """'five lakh sixty thousand thirty-four' → '560034' (a lakh is 100,000, a crore 10,000,000)."""
+    if not re.search(r"\b(lakh|lakhs|lac|crore|crores)\b", text, re.I):
+        return text
+    digits = alpha2digit(text, "en")
+    scale = {"lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "crore": 10_000_000, "crores": 10_000_000}
+
+    def value(m: re.Match[str]) -> str:
+        big = int(m.group(1)) * scale[m.group(2).lower()]
+        rest = int(m.group(3)) if m.group(3) else 0
+        return str(big + rest) if rest < scale[m.group(2).lower()] else m.group(0)
+
+    return re.sub(r"\b(\d+)\s+(lakhs?|lac|crores?)\b(?:\s+(?:and\s+)?(\d+))?", value, digits, flags=re.I)
+
+
+def _score(text: str) -> str:
+    """'two goals to one', 'three-nil', '2 to 1' → 'two one': a score said with its joiner."""
+    text = re.sub(rf"\b({_NUMBER_WORD})\s+{SCORE_UNITS}\s+(?:to|-|–)\s+({_NUMBER_WORD})\b", r"\1 \2", text,
+                  flags=re.I)
+    text = re.sub(rf"\b({_NUMBER_WORD})\s*(?:to|–|-)\s*({_NUMBER_WORD})\b", r"\1 \2", text, flags=re.I)
+    return re.sub(r"\bnil\b", "zero", text, flags=re.I)
+
+
+def _digit_groups(text: str) -> str:
+    """'forty, twelve, seventy-six' → 'forty twelve seventy-six': a code said in groups, the commas
+    between its groups are pauses, not a list."""
+    return re.sub(rf"(?<=\w)\s*,\s*(?={_NUMBER_WORD}\b)", " ", text, flags=re.I) if re.search(
+        rf"\b{_NUMBER_WORD}\s*,\s*{_NUMBER_WORD}\s*,\s*{_NUMBER_WORD}\b", text, re.I) else text
+
+
+def _numbered(text: str) -> str:
+    """'PLATFORM FOR' → 'PLATFORM 4': a digit's homophone right after a noun a number names."""
+    nouns = "|".join(sorted(NUMBERED_NOUNS))
+    homophones = "|".join(DIGIT_HOMOPHONES)
+    return re.sub(rf"\b({nouns})\s+({homophones})\b(?=\s*(?:[.,!?;]|$|and\b|please\b|today\b|now\b))",
+                  lambda m: f"{m.group(1)} {DIGIT_HOMOPHONES[m.group(2).lower()]}", text, flags=re.I)
+
+
+def _letterish(token: str) -> bool:
+    t = token.lower()
+    return (len(t) == 1 and t.isalnum()) or t.isdigit() or t in NATO or t in _UNIT_WORDS or t == "xray"
+
+
+def _code_spelling(text: str) -> str:
+    """Inside a spelling ('CUE EX 7 ARE 2', 'Q X 7 R TO', 'ROMEO TOO'), a word a recogniser writes for a
+    letter or digit is that letter or digit when it stands beside spelled letters or digits."""
+    tokens = re.findall(r"[A-Za-z]+|\d|[^\sA-Za-z\d]+", re.sub(r"(?i)\bx-ray\b", "xray", text))
+    at = [k for k, t in enumerate(tokens) if t.isalnum()]
+    words = [tokens[k] for k in at]
+    out = list(tokens)
+    for n, t in enumerate(words):
+        low = t.lower()
+        if _letterish(t) or not (low in DIGIT_HOMOPHONES or low in LETTER_HOMOPHONES):
+            continue
+        near = [words[j] for j in (n - 1, n + 1) if 0 <= j < len(words)]
+        if low in ("for", "as", "like") and len(near) == 2 and near[1][:1].lower() == near[0].lower():
+            continue  # "T for Tango": the spelling's own "for"
+        if near and all(_letterish(w) or w.lower() in LETTER_HOMOPHONES for w in near):
+            out[at[n]] = DIGIT_HOMOPHONES.get(low) or LETTER_HOMOPHONES[low]
+    return " ".join(out)
+
+
+def respell(transcript: str, refs: Sequence[str]) -> str:
+    """The transcript with the forms above rewritten for the golds `refs` (first the gold, then
+    its aliases)."""
+    if not refs:
+        return transcript
+    gold = refs[0].strip()
+    text = _rank_words(transcript)
+    text = _tens_split(text)
+    text = _juncture(text)
+    text = _indian_scale(text)
+    text = _numbered(text)
+    if re.fullmatch(r"\d+\s*[-–]\s*\d+(?:\s+\D.*)?", gold):
+        text = _score(text)
+    if re.fullmatch(r"\d+(?:[\s-]\d+)*", gold) and len(re.sub(r"\D", "", gold)) >= 4:
+        text = _digit_groups(text)
+    code = gold_code(gold)
+    if code and re.search(r"[a-z]", code) and re.search(r"\d", code):
+        text = _code_spelling(text)
+    return text
