@@ -193,3 +193,39 @@ def test_the_oracle_says_the_asked_for_words_inside_a_sentence() -> None:
     assert said_words(["banana"]) == "The word is banana."
     assert said_words(["order 42", "Friday."]) == "The words are order 42 and Friday."
     assert said_words([]) == ""
+
+
+def test_the_tool_oracle_lengthens_its_replies_as_the_stock_oracle_does(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test with tools gets the tool oracle, its replies made as long as the stock oracle's plan makes
+    them (the lengthening is handed to the tool oracle's factory by the plan)."""
+    from floorbench.processors.reference import OracleSettings
+    from floorbench.speech import tts
+    from floorbench.suites.agent.oracle import holds, lengthen_replies, oracle_path
+    from floorbench.suites.agent.tool_oracle import ToolOracleProcessor
+
+    tools = ("tools:\n  - name: lookup_order\n    description: Look up an order.\n"
+             "    parameters: {type: object, properties: {order_id: {type: string}}, required: [order_id]}\n"
+             "    respond: [{reads: \"orders.{order_id}\"}]\n"
+             'tool_state: {orders: {"427": {status: shipped}}}\n')
+    f = write(tmp_path, tools + one_test(
+        "- say: where is my order\n  expect: {calls_tool: {name: lookup_order, arguments: {order_id: \"427\"}}}\n"
+        "- backchannel: uh-huh\n  after_ms: 2000\n- say: bye\n  reply: Goodbye."))
+    (s,) = write_test_suite(load_test_file(f), tmp_path / "suite", 1)
+    rate = 16000
+    monkeypatch.setattr(tts, "synthesize", lambda text, voice, r: np.full(rate // 2, 2, dtype=np.int16))
+
+    def segments() -> list[dict[str, object]]:
+        return [{"label": c.label, "length": 8000, "speech": None if c.text is None else np.ones(rate, dtype=np.int16)}
+                for c in plan.clips]
+
+    plan = oracle(s, None, OracleSettings())
+    assert plan.processor is not None
+    got, want = segments(), segments()
+    proc = plan.processor(got, OracleSettings(), rate)  # type: ignore[arg-type]
+    lengthen_replies(want, OracleSettings(), rate, holds(s, oracle_path(s)), more=lambda voice, r: tts.synthesize("", voice, r))
+    assert isinstance(proc, ToolOracleProcessor) and proc.calls == {0: [
+        {"name": "lookup_order", "arguments": {"order_id": "427"}}]}
+    lengths = [None if x["speech"] is None else len(x["speech"]) for x in got]  # type: ignore[arg-type]
+    assert lengths == [None if x["speech"] is None else len(x["speech"]) for x in want]  # type: ignore[arg-type]
+    assert lengths[0] is not None and lengths[0] * 1000 // rate >= 2000 + 500  # past the backchannel's after_ms

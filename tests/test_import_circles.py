@@ -37,10 +37,7 @@ BACKENDS: dict[tuple[str, str], str] = {
 }
 """(importer, back-end module) → why the back-end is imported lazily; only a lazy import is excused"""
 
-KNOWN: dict[frozenset[str], str] = {
-    frozenset({"floorbench.suites.agent.oracle", "floorbench.suites.agent.tool_oracle"}):
-        "the oracle and its tool calls, being edited for issues 36 and 38",
-}
+KNOWN: dict[frozenset[str], str] = {}
 """circles left in files owned by other work in progress (issue 35 lists them); to be dissolved, not added to"""
 
 

@@ -41,6 +41,7 @@ from floorbench.speech.languages import answer_voice, voice_language
 from floorbench.suites.agent.branch import choose
 from floorbench.suites.agent.rules import SAYS, TIMED_TO_AGENT, TURN_ENDS, AgentRules, StepKind
 from floorbench.suites.agent.schema import AgentScenario, AgentStep, continues
+from floorbench.suites.agent.tool_oracle import expected_calls, factory
 
 LONG_REPLY = "I can help with that. Let me tell you more about it."
 SHORT_REPLY = "Sure, go ahead."
@@ -181,11 +182,11 @@ def reply_voice(s: AgentScenario, settings: OracleSettings) -> str | None:
     return answer_voice(s.language, settings.voice)
 
 
-def talking_through(segments: list[dict[str, Any]], settings: OracleSettings, rate: int,
-                    needs: dict[int, list[Hold]],
-                    more: Callable[[str, int], np.ndarray] = _more_speech) -> FrameProcessor:
-    """The stock `OracleProcessor`, each reply with a step timed against it made long enough for that step:
-    `MORE` said after it as often as needed (`segments[i]["length"]`: a clip's length at 16 kHz)."""
+def lengthen_replies(segments: list[dict[str, Any]], settings: OracleSettings, rate: int,
+                     needs: dict[int, list[Hold]],
+                     more: Callable[[str, int], np.ndarray] = _more_speech) -> None:
+    """Each reply in `segments` with a step timed against it made long enough for that step: `MORE` said
+    after it as often as needed (`segments[i]["length"]`: a clip's length at 16 kHz)."""
     for i, hs in needs.items():
         speech = segments[i].get("speech")
         if speech is None:
@@ -197,6 +198,14 @@ def talking_through(segments: list[dict[str, Any]], settings: OracleSettings, ra
             extra = more(settings.voice, rate)
             times = math.ceil(short * rate / 1000 / max(1, len(extra)))
             segments[i]["speech"] = np.concatenate([speech, *([extra] * times)])
+
+
+def talking_through(segments: list[dict[str, Any]], settings: OracleSettings, rate: int,
+                    needs: dict[int, list[Hold]],
+                    more: Callable[[str, int], np.ndarray] = _more_speech) -> FrameProcessor:
+    """The stock `OracleProcessor`, its replies made long enough for the steps timed against them
+    (`lengthen_replies`)."""
+    lengthen_replies(segments, settings, rate, needs, more)
     return OracleProcessor(segments, settings.response_delay_ms, settings.n4_wait_ms,
                            backend=settings.shared_backend, out_rate=rate)
 
@@ -211,9 +220,10 @@ def oracle(scenario: Any, suite: Any, settings: OracleSettings) -> OraclePlan:
              for k, clip, text in path]
     needs, voice = holds(s, path), None if s.language == "en" else reply_voice(s, settings)
     if s.tools is not None:  # it makes the calls the test expects between a turn and its reply
-        from floorbench.suites.agent.tool_oracle import expected_calls, factory
+        def lengthen(segs: list[dict[str, Any]], st: OracleSettings, rate: int) -> None:
+            lengthen_replies(segs, st, rate, needs)
 
-        return OraclePlan(clips, processor=factory(expected_calls(s, path), needs), voice=voice)
+        return OraclePlan(clips, processor=factory(expected_calls(s, path), lengthen if needs else None), voice=voice)
     if not needs:
         return OraclePlan(clips, voice=voice)
     return OraclePlan(clips, processor=lambda segs, st, rate: talking_through(segs, st, rate, needs), voice=voice)

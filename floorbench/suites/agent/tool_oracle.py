@@ -120,16 +120,19 @@ class ToolOracleProcessor(OracleProcessor):
                         self.log.append({"event": "tools", "why": f"{c['name']}: {e}"})
 
 
-def factory(calls: dict[int, list[dict[str, Any]]], needs: dict[int, Any] | None = None
+Lengthen = Callable[[list[dict[str, Any]], OracleSettings, int], None]
+"""makes the replies in an oracle's segments long enough for the steps timed against them
+(`floorbench.suites.agent.oracle.lengthen_replies`, given by the oracle's plan: this module stays below it)"""
+
+
+def factory(calls: dict[int, list[dict[str, Any]]], lengthen: Lengthen | None = None
             ) -> Callable[[list[dict[str, Any]], OracleSettings, int], OracleProcessor]:
-    """The oracle plan's `processor`: the stock oracle's listening (its replies made long enough for the
-    steps timed against them, `needs`), with the test's calls between turns."""
+    """The oracle plan's `processor`: the stock oracle's listening (its replies lengthened by `lengthen`
+    as the stock oracle's plan does), with the test's calls between turns."""
 
     def make(segments: list[dict[str, Any]], settings: OracleSettings, out_rate: int) -> OracleProcessor:
-        if needs:  # lengthens the replies in `segments` as the stock oracle's plan does
-            from floorbench.suites.agent.oracle import talking_through
-
-            talking_through(segments, settings, out_rate, needs)
+        if lengthen is not None:
+            lengthen(segments, settings, out_rate)
         from floorbench.speech.tts import synthesize
 
         filler = trimmed(synthesize(FILLER, settings.voice, out_rate), out_rate)
