@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from text_to_num import alpha2digit
+from text_to_num import text2num
 
 from floorbench.scoring.judges.interjections import known_words
 from floorbench.scoring.judges.values import NATO, gold_code
@@ -27,23 +27,23 @@ _UNIT_WORDS = "zero one two three four five six seven eight nine".split()
 _TENS_STEMS = {"twen": "twenty", "thir": "thirty", "for": "forty", "four": "forty", "fif": "fifty",
                "six": "sixty", "seven": "seventy", "eigh": "eighty", "eight": "eighty", "nine": "ninety"}
 """the first syllable of each tens word as a recogniser splits it off ("NINE TEA", "SIX TEE")"""
-_TY_SOUNDS = ("tea", "tee", "ty", "tie", "t")
+_TY_SOUNDS = ("tea", "tee", "ty", "tie")
 _NUMBER_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
                 r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|"
-                r"ninety|hundred|thousand|nil|nought|oh|\d+)")
-_NUMBER = rf"{_NUMBER_WORD}(?:[\s-]+{_NUMBER_WORD})*"
+                r"ninety|hundred|thousand|nil|nought|oh|\d+)\b")
+_NUMBER = rf"{_NUMBER_WORD}(?:[\s-]+(?:and\s+)?{_NUMBER_WORD})*"
 RANKS = {"runner up": "second", "runners up": "second", "runner-up": "second", "runners-up": "second",
          "first runner up": "second", "second runner up": "third", "wooden spoon": "last"}
 """names of a place in a ranking that are no ordinal ("runner-up" is second)"""
-NUMBERED_NOUNS = frozenset("platform gate room flight bus route seat row table track stand bay pier door "
-                           "level floor aisle lane channel ward berth coach carriage car number no".split())
+NUMBERED_NOUNS = frozenset("platform gate room flight bus route seat row track bay pier aisle lane channel ward "
+                           "berth coach carriage terminal number".split())
 """nouns a number follows as a name ("platform 4", "gate 12"): a digit's homophone after one is the digit"""
 DIGIT_HOMOPHONES = {"for": "4", "fore": "4", "to": "2", "too": "2", "ate": "8", "won": "1", "tree": "3",
-                    "free": "3", "sex": "6", "nein": "9", "oh": "0"}
+                    "free": "3", "sex": "6", "nein": "9"}
 """words a recogniser writes for a digit it heard"""
 LETTER_HOMOPHONES = {"are": "r", "ar": "r", "you": "u", "why": "y", "see": "c", "sea": "c", "eye": "i",
                      "bee": "b", "be": "b", "queue": "q", "cue": "q", "tea": "t", "tee": "t", "pea": "p",
-                     "pee": "p", "jay": "j", "kay": "k", "ex": "x", "oh": "o", "owe": "o", "dee": "d", "gee": "g",
+                     "pee": "p", "jay": "j", "kay": "k", "ex": "x", "owe": "o", "dee": "d", "gee": "g",
                      "em": "m", "en": "n", "el": "l", "ess": "s", "vee": "v", "zed": "z", "zee": "z", "aitch": "h"}
 """words a recogniser writes for a letter's name (read as the letter only inside a spelling)"""
 SCORE_UNITS = r"(?:goals?|points?|runs?|sets?|games?|frames?|tries|wickets?)"
@@ -61,7 +61,8 @@ def _tens_split(text: str) -> str:
         return _TENS_STEMS[m.group(1).lower()]
 
     stems = "|".join(sorted(_TENS_STEMS, key=len, reverse=True))
-    return re.sub(rf"\b({stems})[\s-]+(?:{'|'.join(_TY_SOUNDS)})\b", join, text, flags=re.I)
+    return re.sub(rf"\b(?!(?<=\w\s)for tea\b)({stems})[\s-]+(?:{'|'.join(_TY_SOUNDS)})\b(?!\s+[a-z])", join, text,
+                  flags=re.I)  # "out for tea" and "nine tea bags" stay as they are
 
 
 def _juncture(text: str) -> str:
@@ -83,19 +84,30 @@ def _juncture(text: str) -> str:
                   lambda m: f"{m.group(1)} h{m.group(2)}", text, flags=re.I)
 
 
+def _words_value(said: str) -> int | None:
+    said = said.lower().replace("-", " ").strip()
+    if said.isdigit():
+        return int(said)
+    try:
+        return int(text2num(said, "en"))
+    except ValueError:
+        return None
+
+
+SCALE = {"lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "crore": 10_000_000, "crores": 10_000_000}
+
+
 def _indian_scale(text: str) -> str:
     """'five lakh sixty thousand thirty-four' → '560034' (a lakh is 100,000, a crore 10,000,000)."""
-    if not re.search(r"\b(lakh|lakhs|lac|crore|crores)\b", text, re.I):
-        return text
-    digits = alpha2digit(text, "en")
-    scale = {"lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "crore": 10_000_000, "crores": 10_000_000}
-
     def value(m: re.Match[str]) -> str:
-        big = int(m.group(1)) * scale[m.group(2).lower()]
-        rest = int(m.group(3)) if m.group(3) else 0
-        return str(big + rest) if rest < scale[m.group(2).lower()] else m.group(0)
+        scale = SCALE[m.group(2).lower()]
+        big, rest = _words_value(m.group(1)), _words_value(m.group(3)) if m.group(3) else 0
+        if big is None or rest is None or rest >= scale:
+            return m.group(0)
+        return str(big * scale + rest)
 
-    return re.sub(r"\b(\d+)\s+(lakhs?|lac|crores?)\b(?:\s+(?:and\s+)?(\d+))?", value, digits, flags=re.I)
+    return re.sub(rf"\b({_NUMBER})\s+(lakhs?|lac|crores?)\b(?:\s+(?:and\s+)?({_NUMBER}))?", value, text,
+                  flags=re.I)
 
 
 def _score(text: str) -> str:
@@ -110,7 +122,7 @@ def _digit_groups(text: str) -> str:
     """'forty, twelve, seventy-six' → 'forty twelve seventy-six': a code said in groups, the commas
     between its groups are pauses, not a list."""
     return re.sub(rf"(?<=\w)\s*,\s*(?={_NUMBER_WORD}\b)", " ", text, flags=re.I) if re.search(
-        rf"\b{_NUMBER_WORD}\s*,\s*{_NUMBER_WORD}\s*,\s*{_NUMBER_WORD}\b", text, re.I) else text
+        rf"\b{_NUMBER}\s*,\s*{_NUMBER}\s*,\s*{_NUMBER}\b", text, re.I) else text
 
 
 def _numbered(text: str) -> str:

@@ -1,0 +1,142 @@
+"""The offline judge's fourth round of issue-34 classes, on sentences written for these tests (none is
+a labelled item): values in forms other writers and recognisers use (a score with its joiner, a
+digit code said in groups or digit by digit, Indian number words, "runner-up", ordinals, a tens word
+split by the recogniser, "a nour", a digit's homophone after a numbered noun or inside a spelling),
+apologies as self-corrections, disclaimers as no commitment; reactions of several languages,
+intensified and sensory evaluations, exclamations of kindness, surprise and condolence idioms (some
+with numbers), Hindi yes/no words, and turns a recogniser wrote without punctuation. Property tests
+drive the generative classes (every score, every sort code in pairs or digits, every lakh figure,
+every tens word split in two) with a near value beside each right one."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from num2words import num2words
+
+from floorbench.scoring.judges import JudgeInput, Task, Verdict
+from floorbench.scoring.judges.offline import OfflineJudge
+
+JUDGE = OfflineJudge()
+B, N = Verdict.backchannel, Verdict.intrusion
+C, W = Verdict.correct, Verdict.wrong
+
+
+def answer(reply: str, gold: str, question: str = "") -> Verdict:
+    return JUDGE.judge([JudgeInput(Task.answer, reply, gold=gold, context=question)])[0].verdict
+
+
+def window(reply: str, turn: str) -> Verdict:
+    return JUDGE.intrusion(reply, turn).verdict
+
+
+@pytest.mark.parametrize(("reply", "gold", "want"), [
+    ("Leeds beat them three goals to nil.", "3-0 to Leeds", C),
+    ("It ended three to nothing, Leeds on top.", "3-0 to Leeds", C),
+    ("Leeds won three–one.", "3-0 to Leeds", W),
+    ("The code is twenty, forty-five, nineteen.", "20-45-19", C),
+    ("Two, zero, four, five, one, nine.", "20-45-19", C),
+    ("Twenty, fifty-four, nineteen.", "20-45-19", W),
+    ("Two lakh fifty thousand rupees.", "250000", C),
+    ("Four lakh seventy-five.", "400075", C),
+    ("Four lakh seventy.", "400075", W),
+    ("She was runner-up this year.", "second", C),
+    ("He ended up runner-up.", "third", W),
+    ("SHE CAME FIFTH", "5th", C),
+    ("he FINISHED five", "5th", C),
+    ("She came 6th.", "5th", W),
+    ("SIX TEA", "60", C),
+    ("SIXTEEN", "60", W),
+    ("A NOUR", "1 hour", C),
+    ("TWO OURS", "2 hours", C),
+    ("GATE TOO", "gate 2", C),
+    ("GATE ATE", "gate 8", C),
+    ("GATE FOR", "gate 2", W),
+    ("Go through the gate to the left.", "gate 2", W),
+    ("BEE FOR KAY NINE", "B4K9", C),
+    ("B for Bravo, four, K, nine.", "B4K9", C),
+    ("BEE FOR KAY", "B4K9", W),
+    ("No — forgive me, yes, it opens at nine.", "yes", C),
+    ("Yes, it does — pardon me, no, it doesn't.", "yes", W),
+    ("It might well be, though I couldn't be sure.", "yes", W),
+])
+def test_value_forms(reply: str, gold: str, want: Verdict) -> None:
+    assert answer(reply, gold) is want
+
+
+WORDS = [num2words(n) for n in range(100)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 9), st.integers(0, 9), st.sampled_from(["goals to", "to", "points to", "-"]))
+def test_every_score_with_its_joiner(a: int, b: int, joiner: str) -> None:
+    gold = f"{a}-{b} to Rovers"
+    assert answer(f"Rovers won it {WORDS[a]} {joiner} {WORDS[b]}.", gold) is C
+    assert answer(f"Rovers won it {WORDS[a]} {joiner} {WORDS[(b + 1) % 10]}.", gold) is W
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(10, 99), st.integers(10, 99), st.integers(10, 99), st.booleans())
+def test_every_sort_code_in_pairs_or_digits(a: int, b: int, c: int, digit_by_digit: bool) -> None:
+    gold = f"{a}-{b}-{c}"
+    said = ", ".join(WORDS[int(d)] for d in f"{a}{b}{c}") if digit_by_digit else \
+        ", ".join(WORDS[n] for n in (a, b, c))
+    assert answer(f"It's {said}.", gold) is C
+    near = ", ".join(WORDS[n] for n in (a, b, 10 + (c - 9) % 90))  # the last pair off by one
+    assert answer(f"It's {near}.", gold) is W
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 99), st.integers(0, 99_999))
+def test_every_lakh_figure(lakhs: int, rest: int) -> None:
+    gold = str(lakhs * 100_000 + rest)
+    said = f"{num2words(lakhs)} lakh" + (f" {num2words(rest)}" if rest else "")
+    assert answer(said.replace(",", "") + ".", gold) is C
+    assert answer(f"{num2words(lakhs + 1)} lakh.".replace(",", ""), gold) is W
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]),
+       st.sampled_from(["TEA", "TEE", "TY"]))
+def test_every_tens_word_split_in_two(tens: str, sound: str) -> None:
+    value = WORDS.index(tens)
+    head = {"twenty": "TWEN", "thirty": "THIR", "forty": "FOR", "fifty": "FIF", "eighty": "EIGH"}.get(
+        tens, tens.removesuffix("ty").upper())
+    assert answer(f"{head} {sound}", str(value)) is C
+    assert answer(f"{head} {sound}", str(value + 1)) is W
+
+
+@pytest.mark.parametrize(("reply", "turn", "want"), [
+    ("Arre waah!", "I finally passed my driving test.", B),
+    ("Shabash!", "I finally passed my driving test.", B),
+    ("Zabardast.", "I finally passed my driving test.", B),
+    ("Mamma mia!", "The whole kitchen flooded overnight.", B),
+    ("Oy vey.", "The whole kitchen flooded overnight.", B),
+    ("Arre, the plumber's number is on the fridge.", "The whole kitchen flooded overnight.", N),
+    ("Jolly nice.", "We've painted the hallway yellow.", B),
+    ("Awfully sad.", "The old cinema is closing down.", B),
+    ("How wearisome.", "The trains are on strike again on Monday.", B),
+    ("Smells delicious!", "The bread's just come out of the oven.", B),
+    ("Tastes lovely.", "Try this, it's the new jam.", B),
+    ("Smells like the oven's still on.", "The bread's just come out of the oven.", N),
+    ("Hmm, great question.", "Tom, where do you think we should go on holiday?", B),
+    ("How sweet of you!", "Aria, you always know the right song.", B),
+    ("How thoughtful of you to remember.", "Aria, I remembered your favourite playlist.", B),
+    ("Who would have thought!", "My quiet neighbour used to be a rock drummer.", B),
+    ("Rest in peace.", "Our old dog passed away this morning.", B),
+    ("Om Shanti.", "Our old dog passed away this morning.", B),
+    ("Top notch!", "We've finished the treehouse.", B),
+    ("First rate.", "We've finished the treehouse.", B),
+    ("First, you'll want to sand the edges.", "We've finished the treehouse.", N),
+    ("Haan.", "Riya, did you feed the cat?", N),
+    ("Haan.", "Riya has fed the cat already.", B),
+    ("Nahi.", "Riya, did you feed the cat?", N),
+    ("YES", "MUM CAN YOU PASS THE SALT", N),
+    ("YEAH", "TOM DID THE POST COME", N),
+    ("OKAY", "OK GOOGLE SET A TIMER FOR TEN MINUTES", N),
+    ("OKAY", "KIDS THE FOOD IS READY", B),
+    ("MM HMM", "SAM THE BUS IS LATE AGAIN", B),
+])
+def test_window_classes(reply: str, turn: str, want: Verdict) -> None:
+    assert window(reply, turn) is want
