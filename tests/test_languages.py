@@ -140,9 +140,9 @@ def _run_held_in(root: Path, code: str) -> Path:
     d.mkdir(parents=True)
     (root / "run.json").write_text("{}")
     (d / "meta.json").write_text(json.dumps({
-        "floorbench_version": "test", "scenario_id": "q1", "pair_id": "q1", "condition": "explicit", "suite": "mpe",
+        "floorbench_version": "test", "scenario_id": "q1", "pair_id": "q1", "condition": "explicit", "suite": "av",
         "room": "r", "created_wall_ns": 0, "anchor": {"monotonic_ns": 0, "wall_ns": 0}, "outcome": "completed",
-        "schedule": {"policy": "mpe", "language": code}}))
+        "schedule": {"policy": "av", "language": code}}))
     return root
 
 

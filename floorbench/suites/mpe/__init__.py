@@ -27,6 +27,7 @@ PLUGIN = SuitePlugin(
         GenerateOption("--min-turns", int, 6, "fewest human turns per scenario (4..40)"),
         GenerateOption("--max-turns", int, 10, "most human turns per scenario (4..40)"),
         GenerateOption("--llm", Path, None, "LLM config YAML: let an OpenAI-compatible model write the turns"),
+        GenerateOption("--language", str, "en", "en, es (Spanish), de (German) or zh (Mandarin)"),
     ),
     score="floorbench.suites.mpe.commands:score",
     report="floorbench.suites.mpe.report:write_scored_report",

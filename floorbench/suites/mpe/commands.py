@@ -20,6 +20,7 @@ def generate(req: GenerateRequest) -> str:
     import time
 
     from floorbench.scenarios.validate import load_suite
+    from floorbench.speech.languages import language
     from floorbench.suites.mpe.generate import MAX_PAIRS, MAX_TURNS, MIN_TURNS
     from floorbench.suites.mpe.validate import pairs
 
@@ -30,14 +31,18 @@ def generate(req: GenerateRequest) -> str:
     check_range("--max-turns", max_turns, MIN_TURNS, MAX_TURNS)
     if min_turns > max_turns:
         exit_with(f"--min-turns {min_turns} > --max-turns {max_turns}; swap them")
-    _write_generated(req, (min_turns, max_turns), req.options.get("llm"))
+    lang = language(req.options.get("language", "en"), "--language").code
+    if lang != "en" and req.options.get("llm") is not None:
+        exit_with(f"--llm writes English turns only; drop --llm or --language {lang}")
+    _write_generated(req, (min_turns, max_turns), req.options.get("llm"), lang)
     loaded = load_suite(req.out, audio=False)
     return (f"wrote {len(pairs(loaded.scenarios))} pairs ({len(loaded.scenarios)} scenarios) to {req.out} "
             f"in {time.monotonic() - t0:.1f} s; all validated. Next: floorbench render {req.out}")
 
 
-def _write_generated(req: GenerateRequest, turns: tuple[int, int], llm: Path | None) -> None:
-    """The procedural generator, or an LLM writing the turns, behind one progress bar."""
+def _write_generated(req: GenerateRequest, turns: tuple[int, int], llm: Path | None, lang: str) -> None:
+    """The procedural generator (English, or the hand-written banks of another language), or an LLM writing
+    the turns, behind one progress bar."""
     import typer
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
@@ -54,6 +59,12 @@ def _write_generated(req: GenerateRequest, turns: tuple[int, int], llm: Path | N
                 typer.echo(f"rejected: {one_line(line)}")
             if not result.written:
                 exit_with(f"{out}: the model produced no valid pair; see {out / 'rejected.jsonl'}")
+        elif lang != "en":
+            from floorbench.suites.mpe.generate import GenConfig
+            from floorbench.suites.mpe.generate_languages import write_language_suite
+
+            write_language_suite(out, pairs, seed, lang, GenConfig(min_turns=turns[0], max_turns=turns[1]),
+                                 force=force, progress=lambda n: bar.update(task, completed=n))
         else:
             from floorbench.suites.mpe.generate import GenConfig, write_generated_suite
 
@@ -62,13 +73,13 @@ def _write_generated(req: GenerateRequest, turns: tuple[int, int], llm: Path | N
 
 
 def score(target: Path, req: ScoreRequest) -> ScoreOutcome:
-    """Suite mpe's part `score`: timing from VAD, content from ASR + judge, intervals, McNemar."""
-    from floorbench.scoring.held_in import refuse_content
+    """Suite mpe's part `score`: timing from VAD, content from ASR + judge, intervals, McNemar. Timing is
+    scored in every language; content only where `--judge` can judge the language the dialogues were held
+    in — elsewhere its items are `unsure` and one warning line says why (floorbench.suites.mpe.score)."""
     from floorbench.suites.mpe.report import summary_lines
     from floorbench.suites.mpe.score import ScoreOptions
     from floorbench.suites.mpe.score import score as score_run
 
-    refuse_content(target, req.judge)  # content judged in English only: another language is one line
     result = score_run(target, req.as_options(ScoreOptions), progress=req.progress)
     scored = result.scores.scenarios.get("scored", 0)
     skipped = len(result.scores.errors)

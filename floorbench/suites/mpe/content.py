@@ -115,3 +115,20 @@ def fill_content(
             it.passed = v.verdict is Verdict.backchannel
             it.kind = Kind.backchannel if it.passed else Kind.intrusion
             it.reason = f"{it.speech_ms} ms of speech judged {v.verdict.value}: {v.reason}"
+
+
+def not_judged(dialogues: Sequence[PendingDialogue], why: str) -> str:
+    """Mark every pending item `unsure` (out of its rate, counted beside it) without hearing or judging it:
+    the judge has no rules for the dialogues' language (`why`). Returns what was left, for the one line."""
+    answers = windows = 0
+    for d in dialogues:
+        for it in d.items:
+            if not it.needs_transcript:
+                continue
+            it.needs_transcript, it.counted, it.passed, it.kind = False, False, None, Kind.unsure
+            it.reason = f"not judged: {why}"
+            if it.metric is Metric.conditional_accuracy:
+                answers += 1
+            else:
+                windows += 1
+    return f"{answers} answer(s) and {windows} speech window(s)"

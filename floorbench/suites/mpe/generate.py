@@ -87,6 +87,29 @@ class GenConfig:
     """relative weights of N1, N2, N3 among the other turns"""
 
 
+def layout(rng: random.Random, cfg: GenConfig, n_facts: int) -> tuple[list[Label], int]:
+    """A scenario's label sequence and the index of its one `T`: N4Q/N4R pairs and N1-N3 around it, with
+    enough plain turns before the request for `n_facts` facts (two to a turn at most)."""
+    n = rng.randint(cfg.min_turns, cfg.max_turns)
+    need = (n_facts + 1) // 2
+    p = rng.randint(max(1, need), n - 2)
+    labels: list[Label | None] = [None] * n
+    labels[p] = Label.T
+    k4 = rng.choices((0, 1, 2), weights=cfg.n4_weights)[0]
+    for _ in range(k4):
+        starts = [i for i in range(n - 1) if labels[i] is None and labels[i + 1] is None]
+        # keep enough plain turns before the request for the evidence
+        starts = [i for i in starts if sum(1 for j in range(p) if labels[j] is None and j not in (i, i + 1)) >= need]
+        if not starts:
+            break
+        i = rng.choice(starts)
+        labels[i], labels[i + 1] = Label.N4Q, Label.N4R
+    for i in range(n):
+        if labels[i] is None:
+            labels[i] = rng.choices((Label.N1, Label.N2, Label.N3), weights=cfg.distractor_weights)[0]
+    return [lab for lab in labels if lab is not None], p
+
+
 class GeneratedPair:
     """Builds the two scenarios of one pair from one random stream."""
 
@@ -145,25 +168,7 @@ class GeneratedPair:
     # ----------------------------------------------------------------- layout
 
     def layout(self, n_facts: int) -> tuple[list[Label], int]:
-        rng, cfg = self.rng, self.cfg
-        n = rng.randint(cfg.min_turns, cfg.max_turns)
-        need = (n_facts + 1) // 2
-        p = rng.randint(max(1, need), n - 2)
-        labels: list[Label | None] = [None] * n
-        labels[p] = Label.T
-        k4 = rng.choices((0, 1, 2), weights=cfg.n4_weights)[0]
-        for _ in range(k4):
-            starts = [i for i in range(n - 1) if labels[i] is None and labels[i + 1] is None]
-            # keep enough plain turns before the request for the evidence
-            starts = [i for i in starts if sum(1 for j in range(p) if labels[j] is None and j not in (i, i + 1)) >= need]
-            if not starts:
-                break
-            i = rng.choice(starts)
-            labels[i], labels[i + 1] = Label.N4Q, Label.N4R
-        for i in range(n):
-            if labels[i] is None:
-                labels[i] = rng.choices((Label.N1, Label.N2, Label.N3), weights=cfg.distractor_weights)[0]
-        return [lab for lab in labels if lab is not None], p
+        return layout(self.rng, self.cfg, n_facts)
 
     # ----------------------------------------------------------------- turns
 

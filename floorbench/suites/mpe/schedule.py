@@ -79,6 +79,12 @@ class MpeSchedule(SuiteSchedule[Scenario, MpeScheduleConfig]):
     def default_config(self) -> MpeScheduleConfig:
         return MpeScheduleConfig()
 
+    def describe(self) -> dict[str, object]:
+        """meta.json's ``schedule``; with the language a scenario beyond English is held in (the scorer hears
+        and judges in it: floorbench.scoring.held_in)."""
+        lang = getattr(self.scenario, "language", "en")
+        return super().describe() | ({"language": lang} if lang != "en" else {})
+
     async def run(self, pb: Playback) -> None:
         rules, w = self.cfg.rules, pb.writer
         at = self.lead_in(pb)

@@ -14,7 +14,14 @@ from __future__ import annotations
 import warnings
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from floorbench.scenarios.schema import ID_RULE, SCHEMA_VERSION, Clip, Speaker, check_id
 
@@ -107,11 +114,28 @@ class Scenario(BaseModel):
         default_factory=dict,
         description="provenance, e.g. the generator and task family; never read by scoring",
     )
+    language: str = Field(default="en", description="what the humans speak (floorbench.speech.languages); the "
+                          "run records it and the scorer hears and judges in it")
 
     @field_validator("scenario_id", "pair_id")
     @classmethod
     def _id_rule(cls, value: str) -> str:
         return check_id(value)
+
+    @field_validator("language")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        from floorbench.speech.languages import language
+
+        return language(value, "language").code
+
+    @model_serializer(mode="wrap")
+    def _english_unsaid(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """English, the default, is left out: English files read and write as before languages existed."""
+        d = handler(self)
+        if d.get("language") == "en":
+            d.pop("language")
+        return d
 
     @property
     def run_fields(self) -> dict[str, str]:

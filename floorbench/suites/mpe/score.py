@@ -50,7 +50,6 @@ from floorbench.suites.mpe.scores_file import (
 from floorbench.suites.mpe.timing import Dialogue, timing_items
 
 if TYPE_CHECKING:
-    from floorbench.scoring.asr import Transcriber
     from floorbench.scoring.judges import Judge
 
 @dataclass(frozen=True)
@@ -172,33 +171,49 @@ def run_selection(disc: Discovery, exclude_degraded: bool) -> tuple[list[Dialogu
 def _content_stage(
     items_by: list[tuple[DialogueSource, list[Item]]], opts: ScoreOptions, cache_dir: Path,
     progress: Progress | None,
-) -> tuple[Transcriber, Judge]:
-    """ASR of the speech in every window that needs a transcript, then the judges; fills the items in place."""
-    from floorbench.scoring.asr import Transcriber
+) -> tuple[dict[str, str], Judge, list[str]]:
+    """ASR of the speech in every window that needs a transcript, then the judges; fills the items in place.
+    Per language the dialogues were held in (meta.json's schedule): heard by a model that hears it, judged by
+    `--judge` where it can judge it; where it cannot, the items that needed a verdict are `unsure` (out of
+    the rates) and one line says so — never judged by English rules. Returns (the ASR model per language,
+    the judge, those lines)."""
+    from floorbench.scoring.asr import MULTILINGUAL_ASR, Transcriber, english_only, resolve_model
     from floorbench.scoring.judges import make_judge
-    from floorbench.suites.mpe.content import PendingDialogue, fill_content
+    from floorbench.speech.languages import LANGUAGES, content_refused
+    from floorbench.suites.mpe.content import PendingDialogue, fill_content, not_judged
 
-    transcriber = Transcriber(
-        opts.asr, allow_download=opts.asr_download, cpu_threads=opts.asr_threads,
-        cache=JsonlCache(cache_dir / "asr.jsonl"),
-    )
     judge = make_judge(opts.judge, **dict(opts.judge_options))
-    pending = [
-        PendingDialogue(
-            turns=s.turns, items=its,
-            read_audio=(lambda p=s.model_wav: read_model_track(p)[0]),
-            time_map=s.time_map,
-        )
-        for s, its in items_by
-        if s.turns is not None and any(i.needs_transcript for i in its)
-    ]
-    n_clips = sum(sum(i.needs_transcript for i in p.items) for p in pending)
+    by_lang: dict[str, list[PendingDialogue]] = {}
+    for s, its in items_by:
+        if s.turns is not None and any(i.needs_transcript for i in its):
+            by_lang.setdefault(_held_in(s), []).append(PendingDialogue(
+                turns=s.turns, items=its, read_audio=(lambda p=s.model_wav: read_model_track(p)[0]),
+                time_map=s.time_map))
+    n_clips = sum(sum(i.needs_transcript for i in p.items) for ps in by_lang.values() for p in ps)
     counters = {stage: _stage_counter(progress, stage, n_clips) for stage in ("asr", "judge")}
-    fill_content(
-        pending, transcriber, judge, JsonlCache(cache_dir / "judge.jsonl"),
-        progress=lambda stage, n: counters[stage](n),
-    )
-    return transcriber, judge
+    models, lines = {"en": resolve_model(opts.asr)[1]}, []
+    for code, pending in sorted(by_lang.items()):
+        lang = LANGUAGES[code]
+        if (why := content_refused(lang, opts.judge)) is not None:
+            lines.append(f"{why}; {not_judged(pending, why)} left unsure")
+            continue
+        model = MULTILINGUAL_ASR if code != "en" and english_only(opts.asr) else opts.asr
+        models[code] = resolve_model(model)[1]
+        transcriber = Transcriber(
+            model, allow_download=opts.asr_download, cpu_threads=opts.asr_threads,
+            cache=JsonlCache(cache_dir / "asr.jsonl"), language=lang.whisper,
+        )
+        fill_content(pending, transcriber, judge, JsonlCache(cache_dir / "judge.jsonl"),
+                     progress=lambda stage, n: counters[stage](n))
+    return models, judge, lines
+
+
+def _held_in(s: DialogueSource) -> str:
+    """The language a dialogue was held in (its meta.json's schedule; English where it records none)."""
+    from floorbench.speech.languages import language
+
+    code = s.meta.schedule.get("language", "en") if s.meta is not None else "en"
+    return language(code, f"{s.folder / 'meta.json'}: language").code
 
 
 RUN_GAP_MS = 300
@@ -266,7 +281,8 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
     secs["vad_timing"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    transcriber, judge = _content_stage(items_by, opts, cache_dir, progress)
+    asr_models, judge, refused = _content_stage(items_by, opts, cache_dir, progress)
+    warnings += refused
     secs["asr_judge"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -295,7 +311,7 @@ def score(target: Path, opts: ScoreOptions | None = None, progress: Progress | N
         settings={
             "vad": asdict(opts.vad_rules) | {"model": "silero_vad.onnx", "window_ms": WINDOW_MS},
             "timing": asdict(opts.timing_rules),
-            "asr": {"model": transcriber.model_id},
+            "asr": {"model": asr_models.pop("en")} | ({"languages": asr_models} if asr_models else {}),
             "judge": judge_settings,
             "bootstrap": {"resamples": opts.resamples, "seed": opts.seed, "unit": "scenario",
                           "interval": "percentile 95%"},

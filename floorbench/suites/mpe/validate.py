@@ -28,6 +28,7 @@ from floorbench.scenarios.validate import (
     read_yaml,
     where,
 )
+from floorbench.speech.languages import LANGUAGES, LanguageError, check_voice
 from floorbench.suites.mpe.schema import Label, Scenario
 
 
@@ -127,9 +128,13 @@ def check_scenario(scenario: Scenario, path: Path) -> None:
         raise ScenarioError(
             f"{where(path, sid)}: {n_speakers} speakers; the mpe suite needs 3 or 4 humans"
         )
-    for sp_id in scenario.speakers:
+    for sp_id, sp in scenario.speakers.items():
         if sp_id not in ("A", "B", "C", "D"):
             raise ScenarioError(f"{where(path, sid)}: speaker id {sp_id!r}; use A, B, C or D")
+        try:
+            check_voice(sp.voice, LANGUAGES[scenario.language], f"{where(path, sid)}: speaker {sp_id}")
+        except LanguageError as e:
+            raise ScenarioError(str(e)) from None
     seen_ids: set[int] = set()
     for i, t in enumerate(turns):
         if t.id != i + 1:
