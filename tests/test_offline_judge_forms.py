@@ -60,6 +60,20 @@ def window(reply: str, turn: str) -> Verdict:
     ("No — forgive me, yes, it opens at nine.", "yes", C),
     ("Yes, it does — pardon me, no, it doesn't.", "yes", W),
     ("It might well be, though I couldn't be sure.", "yes", W),
+    ("It was a two all draw.", "2-2", C),
+    ("One all.", "1-1", C),
+    ("Three point two lakh.", "320000", C),
+    ("One crore twenty lakh.", "12000000", C),
+    ("Two and a half lakh.", "250000", C),
+    ("She got silver.", "second", C),
+    ("She won gold.", "second", W),
+    ("Gold, the same as the frame.", "gold", C),
+    ("TWENTY FIRST", "21st", C),
+    ("EIGHT TEA FIVE", "85", C),
+    ("Let's go out for tea.", "40", W),
+    ("NINE TEA BAGS", "90", W),
+    ("AY BEE SEE ONE TWO THREE", "ABC123", C),
+    ("ROOM FOR TEEN", "room 14", C),
 ])
 def test_value_forms(reply: str, gold: str, want: Verdict) -> None:
     assert answer(reply, gold) is want
@@ -137,6 +151,18 @@ def test_every_tens_word_split_in_two(tens: str, sound: str) -> None:
     ("OKAY", "OK GOOGLE SET A TIMER FOR TEN MINUTES", N),
     ("OKAY", "KIDS THE FOOD IS READY", B),
     ("MM HMM", "SAM THE BUS IS LATE AGAIN", B),
+    ("Och, that's grand.", "Mairi, the boiler's fixed.", B),
+    ("Alhamdulillah.", "The surgery went well.", B),
+    ("OH MY DAYS", "THE CAKE FELL ON THE FLOOR", B),
+    ("YEAH NO TOTALLY", "THIS WEATHER IS MISERABLE", B),
+    ("WHAT A LEGEND", "MY GRANDAD RAN A 10K", B),
+    ("Arre yaar, not again.", "The power's gone out again.", B),
+    ("How awful for you.", "I lost my wallet on the train.", B),
+    ("Quite right too.", "They've banned phones in the cinema.", B),
+    ("Mm, quite.", "These prices are outrageous.", B),
+    ("Quite.", "Is the shop open on Sundays, Tom?", N),
+    ("No ji, it's shut.", "Is the shop open on Sundays, Tom?", N),
+    ("Aye.", "Callum, did you lock the car?", N),
 ])
 def test_window_classes(reply: str, turn: str, want: Verdict) -> None:
     assert window(reply, turn) is want

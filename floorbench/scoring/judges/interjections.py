@@ -43,7 +43,9 @@ REACTION_WORDS = frozenset(
     "ach na ja mensch scheisse scheiss mist krass toll wahnsinn jesses nee oh la bof ouf zut merde putain "
     "quelle horreur genial "
     # Yiddish, Japanese, Afrikaans, Australian and British
-    "oy vey sugoi yabai naruhodo eish jislaaik strewth struth cor blimey crumbs".split()
+    "oy vey sugoi yabai naruhodo eish jislaaik strewth struth cor blimey crumbs och "
+    # Arabic formulas said in many languages
+    "alhamdulillah mashallah inshallah subhanallah wallah yallah".split()
 )
 """reaction words of several languages (interjections, exclamations, intensifying particles) that
 English-speaking users and recognisers write in English text: read as interjection-shaped even

@@ -42,8 +42,8 @@ STOPWORDS = frozenset(
     "what which who whom whose where when how than then also very really quite some any all "
     "let lets im ive id youre thats theres okay ok um uh".split()
 )
-YES = frozenset("yes yeah yep yup yea affirmative correct indeed haan haanji".split())
-"""yes in English and the Hindi "haan" / "haanji" an Indian English speaker says as one"""
+YES = frozenset("yes yeah yep yup yea affirmative correct indeed haan haanji aye".split())
+"""yes in English, the Hindi "haan" an Indian English speaker says as one, and the Scots aye"""
 NO = frozenset(
     "no nope nah not negative never dont doesnt didnt cant cannot isnt arent wasnt werent wont "
     "wouldnt shouldnt couldnt havent hasnt nahi nahin".split()

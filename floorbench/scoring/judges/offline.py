@@ -80,7 +80,8 @@ they answer it and after a request, offer or proposal they accept it (`turn_acts
 to go by, a backchannel (the decision before the turn was read)"""
 ASSENTS = (
     *sorted(YES), "right", "sure", "sure thing", "true", "exactly", "of course", "definitely", "absolutely",
-    "certainly", "totally", "precisely", "agreed", "yes please", "right right",
+    "certainly", "totally", "precisely", "agreed", "yes please", "right right", "quite", "quite so",
+    "quite right", "quite right too",
 )
 """assent: like an acknowledgement, it goes by the turn it follows; with no turn to go by, an
 answer (an intrusion, the decision before the turn was read)"""
@@ -307,6 +308,7 @@ class OfflineJudge:
     def intrusion(self, transcript: str, turn: str = "") -> JudgeVerdict:
         """Backchannel or intrusion; `turn`: what the human said in the window (what a bare
         acknowledgement or assent token answers or accepts, if anything)."""
+        transcript = re.sub(r"(?i)\b(yeah|yes),? no\b(?=[ ,]+[a-z])", r"\1", transcript)  # "yeah no, totally"
         tokens = normalize_tokens(transcript)
         if not tokens:
             return _verdict(Verdict.unparsable, "window.empty", "empty transcript")

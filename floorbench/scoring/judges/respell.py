@@ -41,7 +41,7 @@ NUMBERED_NOUNS = frozenset("platform gate room flight bus route seat row track b
 DIGIT_HOMOPHONES = {"for": "4", "fore": "4", "to": "2", "too": "2", "ate": "8", "won": "1", "tree": "3",
                     "free": "3", "sex": "6", "nein": "9"}
 """words a recogniser writes for a digit it heard"""
-LETTER_HOMOPHONES = {"are": "r", "ar": "r", "you": "u", "why": "y", "see": "c", "sea": "c", "eye": "i",
+LETTER_HOMOPHONES = {"ay": "a", "are": "r", "ar": "r", "you": "u", "why": "y", "see": "c", "sea": "c", "eye": "i",
                      "bee": "b", "be": "b", "queue": "q", "cue": "q", "tea": "t", "tee": "t", "pea": "p",
                      "pee": "p", "jay": "j", "kay": "k", "ex": "x", "owe": "o", "dee": "d", "gee": "g",
                      "em": "m", "en": "n", "el": "l", "ess": "s", "vee": "v", "zed": "z", "zee": "z", "aitch": "h"}
@@ -55,14 +55,38 @@ def _rank_words(text: str) -> str:
     return text
 
 
-def _tens_split(text: str) -> str:
-    """'NINE TEA' → 'ninety', 'for tee' → 'forty': a tens word split in two by the recogniser."""
-    def join(m: re.Match[str]) -> str:
-        return _TENS_STEMS[m.group(1).lower()]
+_TEEN_STEMS = {"thir": "thirteen", "for": "fourteen", "four": "fourteen", "fif": "fifteen", "six": "sixteen",
+               "seven": "seventeen", "eigh": "eighteen", "eight": "eighteen", "nine": "nineteen"}
+_UNIT_AFTER = r"(?!\s+(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)[a-z])"
+"""a split tens word is read as one only when no other word follows ("nine tea bags"), but a unit may
+("EIGHT TEA FIVE")"""
 
+
+def _tens_split(text: str) -> str:
+    """'NINE TEA' → 'ninety', 'for tee' → 'forty', 'FOR TEEN' → 'fourteen': a tens or teens word split
+    in two by the recogniser."""
     stems = "|".join(sorted(_TENS_STEMS, key=len, reverse=True))
-    return re.sub(rf"\b(?!(?<=\w\s)for tea\b)({stems})[\s-]+(?:{'|'.join(_TY_SOUNDS)})\b(?!\s+[a-z])", join, text,
-                  flags=re.I)  # "out for tea" and "nine tea bags" stay as they are
+    text = re.sub(rf"\b(?!(?<=\w\s)for tea\b)({stems})[\s-]+(?:{'|'.join(_TY_SOUNDS)})\b{_UNIT_AFTER}",
+                  lambda m: _TENS_STEMS[m.group(1).lower()], text, flags=re.I)  # "out for tea" stays
+    teens = "|".join(sorted(_TEEN_STEMS, key=len, reverse=True))
+    return re.sub(rf"\b({teens})[\s-]+(?:teen|tin|tean)\b", lambda m: _TEEN_STEMS[m.group(1).lower()], text,
+                  flags=re.I)
+
+
+_ORDINAL_UNITS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+                  "eighth": 8, "ninth": 9}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+
+
+def _compound_ordinals(text: str) -> str:
+    """'twenty-first' → '21st': a tens word and an ordinal unit are one ordinal."""
+    return re.sub(rf"\b({'|'.join(_TENS)})[\s-]+({'|'.join(_ORDINAL_UNITS)})\b",
+                  lambda m: f"{_TENS[m.group(1).lower()] + _ORDINAL_UNITS[m.group(2).lower()]}th", text, flags=re.I)
+
+
+MEDALS = {"gold": "first", "silver": "second", "bronze": "third"}
+"""a medal names a place, when a place is asked for"""
 
 
 def _juncture(text: str) -> str:
@@ -97,17 +121,35 @@ def _words_value(said: str) -> int | None:
 SCALE = {"lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "crore": 10_000_000, "crores": 10_000_000}
 
 
+def _scaled(said: str) -> float | None:
+    """'three point two' → 3.2, 'two and a half' → 2.5, 'twelve' → 12."""
+    half = re.search(r"\s+and\s+a\s+half$", said, re.I)
+    head = said[: half.start()] if half else said
+    parts = re.split(r"\s+point\s+", head, maxsplit=1, flags=re.I)
+    whole = _words_value(parts[0])
+    if whole is None:
+        return None
+    value = float(whole)
+    if len(parts) == 2:
+        digits = "".join(str(_words_value(w)) for w in parts[1].split() if _words_value(w) is not None)
+        value += float(f"0.{digits}") if digits else 0.0
+    return value + (0.5 if half else 0.0)
+
+
 def _indian_scale(text: str) -> str:
-    """'five lakh sixty thousand thirty-four' → '560034' (a lakh is 100,000, a crore 10,000,000)."""
+    """'five lakh sixty thousand thirty-four' → '560034', 'three point two lakh' → '320000', 'one crore
+    twenty lakh' → '12000000' (a lakh is 100,000, a crore 10,000,000)."""
     def value(m: re.Match[str]) -> str:
         scale = SCALE[m.group(2).lower()]
-        big, rest = _words_value(m.group(1)), _words_value(m.group(3)) if m.group(3) else 0
-        if big is None or rest is None or rest >= scale:
+        big, rest = _scaled(m.group(1)), _words_value(m.group(3)) if m.group(3) else 0
+        if big is None or rest is None or rest >= scale or (big * scale) % 1:
             return m.group(0)
-        return str(big * scale + rest)
+        return str(int(big * scale) + rest)
 
-    return re.sub(rf"\b({_NUMBER})\s+(lakhs?|lac|crores?)\b(?:\s+(?:and\s+)?({_NUMBER}))?", value, text,
-                  flags=re.I)
+    amount = rf"({_NUMBER}(?:\s+point(?:\s+{_NUMBER_WORD})+)?(?:\s+and\s+a\s+half)?)"
+    for unit in (r"lakhs?|lac", r"crores?"):
+        text = re.sub(rf"\b{amount}\s+({unit})\b(?:\s+(?:and\s+)?({_NUMBER}))?", value, text, flags=re.I)
+    return text
 
 
 def _score(text: str) -> str:
@@ -115,6 +157,7 @@ def _score(text: str) -> str:
     text = re.sub(rf"\b({_NUMBER_WORD})\s+{SCORE_UNITS}\s+(?:to|-|–)\s+({_NUMBER_WORD})\b", r"\1 \2", text,
                   flags=re.I)
     text = re.sub(rf"\b({_NUMBER_WORD})\s*(?:to|–|-)\s*({_NUMBER_WORD})\b", r"\1 \2", text, flags=re.I)
+    text = re.sub(rf"\b({_NUMBER_WORD})[\s-]+(?:all|apiece|each)\b", r"\1 \1", text, flags=re.I)  # "two all"
     return re.sub(r"\bnil\b", "zero", text, flags=re.I)
 
 
@@ -165,6 +208,9 @@ def respell(transcript: str, refs: Sequence[str]) -> str:
     gold = refs[0].strip()
     text = _rank_words(transcript)
     text = _tens_split(text)
+    text = _compound_ordinals(text)
+    if re.fullmatch(r"(?i)first|second|third|1st|2nd|3rd|(?:came |finished )?(?:first|second|third)", gold):
+        text = re.sub(rf"\b({'|'.join(MEDALS)})\b", lambda m: MEDALS[m.group(1).lower()], text, flags=re.I)
     text = _juncture(text)
     text = _indian_scale(text)
     text = _numbered(text)

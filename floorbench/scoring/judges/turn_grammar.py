@@ -81,7 +81,8 @@ AFFECT = frozenset(
     "frightening embarrassing awkward cringe hilarious silly daft lovely gutted gutting fun rude cheek cheeky "
     "shameless unreal mean kind generous thoughtful horrendous atrocious appalling ghastly lousy pathetic good "
     "tiresome wearisome irksome vexing galling dire smashing super cracking ace peachy divine heavenly yummy "
-    "delicious tasty scrumptious outstanding phenomenal sublime terrific tremendous excellent fine".split()
+    "delicious tasty scrumptious outstanding phenomenal sublime terrific tremendous excellent fine "
+    "legend hero star champ genius gem angel saint sweetheart".split()
 )
 """words that say how something feels (the head of a reaction: "what a pain", "how lovely", "so
 cute"), not what it is ("early", "pricey", "far" comment on the content)"""
@@ -175,7 +176,7 @@ def _felt(tokens: list[str]) -> bool:
 
 
 ADDRESS_TERMS = frozenset("dude mate bro bruh buddy pal man hun honey babe darling sweetie girl lad guys "
-                          "mum mom dad mama papa".split())
+                          "mum mom dad mama papa ji yaar bhai bhaiya didi beta sir madam maam".split())
 """terms of address: they say who is spoken to, nothing about the world ("dude, no way", "aw mate")"""
 NOUN_PHRASE_OPENERS = frozenset("the a an this these those that my your his her our their its some any another "
                                 "every each no next last".split())
@@ -348,7 +349,7 @@ def _for_whom(tokens: list[str]) -> list[str]:
     if tokens[:1] not in (["how"], ["what"]):
         return tokens
     for k in range(1, len(tokens) - 1):
-        if tokens[k] == "of" and tokens[k + 1] in OF_WHOM and tokens[k - 1] in AFFECT:
+        if tokens[k] in ("of", "for") and tokens[k + 1] in OF_WHOM and tokens[k - 1] in AFFECT:
             rest = tokens[k + 2 :]
             if not rest or (rest[0] == "to" and len(rest) <= 4 and not any(is_number(t) for t in rest)):
                 return tokens[:k]
