@@ -79,6 +79,21 @@ def test_value_forms(reply: str, gold: str, want: Verdict) -> None:
     assert answer(reply, gold) is want
 
 
+def test_rather_as_a_degree_word_corrects_nothing() -> None:
+    question = "Which bike is lighter, the Trek or the Giant?"
+    assert answer("The Trek, though the Giant looks rather smarter.", "the Trek", question) is C
+    assert answer("The Trek, or rather, the Giant.", "the Trek", question) is W
+
+
+def test_yes_no_gold_with_an_alias_in_words() -> None:
+    v = JUDGE.judge([JudgeInput(Task.answer, "Shut all day, it's a bank holiday.", gold="no",
+                                aliases=("shut",), context="Is the post office open on Monday?")])[0]
+    assert v.verdict is C
+    v = JUDGE.judge([JudgeInput(Task.answer, "Open till five.", gold="no", aliases=("shut",),
+                                context="Is the post office open on Monday?")])[0]
+    assert v.verdict is W
+
+
 WORDS = [num2words(n) for n in range(100)]
 
 

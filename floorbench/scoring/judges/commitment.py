@@ -248,7 +248,8 @@ def correction_start(tokens: Sequence[str], has_answer: Callable[[Sequence[str]]
     """Where the committed part begins: after the last self-correction followed by an answer."""
     start = 0
     for i, t in enumerate(tokens):
-        marker = t in CORRECTION or (t == "no" and i > 0 and i + 1 < len(tokens) and tokens[i + 1] in (",", ".", "wait"))
+        degree = t == "rather" and tokens[i - 1 : i] != ["or"] and tokens[i + 1 : i + 2] != [","]
+        marker = (t in CORRECTION and not degree) or (t == "no" and i > 0 and i + 1 < len(tokens) and tokens[i + 1] in (",", ".", "wait"))
         phrase = next((p for p in CORRECTION_PHRASES if tuple(tokens[i : i + len(p)]) == p), None)
         if phrase is not None and i > 0:
             marker, i = True, i + len(phrase) - 1
@@ -366,7 +367,11 @@ def contradicted(tokens: Sequence[str], span: Span, question: Sequence[str] = ()
         elif asked:
             hit = bool(asked & said)
         else:
-            hit = not said and bool(PREFERENCE & set(clause))
+            liked = PREFERENCE & set(clause)
+            if "rather" in liked and not any(clause[k - 1 : k] in (["would"], ["d"], ["id"]) or clause[k + 1 : k + 2]
+                                             == ["than"] for k, t in enumerate(clause) if t == "rather"):
+                liked = liked - {"rather"}  # "looks rather smarter": a degree word, no preference
+            hit = not said and bool(liked)
         if hit:
             return True
     return False
