@@ -181,3 +181,19 @@ def test_every_tens_word_split_in_two(tens: str, sound: str) -> None:
 ])
 def test_window_classes(reply: str, turn: str, want: Verdict) -> None:
     assert window(reply, turn) is want
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    ("Pakistan scored 215; Sri Lanka are still batting.", "215", "How many runs did Sri Lanka score?", W),
+    ("Sri Lanka scored 215, and Pakistan are still batting.", "215", "How many runs did Sri Lanka score?", C),
+    ("Gate six is for Dublin; the Paris flight boards at gate nine.", "gate 6",
+     "Which gate is the Paris flight at?", W),
+    ("The Paris flight is at gate six; Dublin boards from gate nine.", "gate 6",
+     "Which gate is the Paris flight at?", C),
+    ("He's forty this year, then forty-one next spring.", "41", "How old will Ravi be this year?", W),
+    ("Three-nil, but to Celtic.", "3-0 to Rangers", "What was the score between Rangers and Celtic?", W),
+    ("Three-nil to Rangers, Celtic never got going.", "3-0 to Rangers",
+     "What was the score between Rangers and Celtic?", C),
+])
+def test_value_bound_to_what_was_asked(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want

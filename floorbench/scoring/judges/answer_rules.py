@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, Verdict
+from floorbench.scoring.judges.binding import value_bound_elsewhere
 from floorbench.scoring.judges.claims import (
     bound_elsewhere,
     bound_to_gold,
@@ -559,6 +560,8 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
         else:
             outcome, entity = _entity(ref, reply), True
         kind, rule, why = outcome
+        if kind == "correct" and (elsewhere := value_bound_elsewhere(ref, inp.transcript, inp.context)):
+            kind, rule, why = "wrong", "answer.bound-elsewhere", elsewhere
         if kind in ("correct", "wrong"):
             return (kind, rule, f"'{ref}': {why}"), [], []
         undecided.append((kind, rule, f"'{ref}': {why}"))

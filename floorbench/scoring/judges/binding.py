@@ -1,0 +1,74 @@
+"""Whether the gold value a reply says is bound to what the question asks about, or to something else.
+
+A reply can say the gold's number and still answer wrong: "Australia made 287, India is batting"
+(asked India's runs), "Fourteen Marlborough Road is the opticians; the dentist is at number
+twenty-two" (asked the dentist's address), "seventy-seven next month, then next year seventy-eight"
+(asked next month), "two-one, but in Villa's favour" (gold: 2-1 to Arsenal). The reply is split into
+clauses (at ; . ! ? "but", "then", "while", "whereas", a dash); the value is bound elsewhere when:
+
+- another clause says a value too and holds a word of the question the gold's clause lacks (the
+  question's thing goes with the other value);
+- the gold's clause names someone or something (a capitalised name) the question does not, and
+  another clause names one the question does;
+- the gold names one of the question's names ("to Arsenal") and the reply names another of them
+  ("Villa's favour") and not the gold's.
+
+Names are read from capitals, so a recogniser's ALL CAPS text binds by the first rule only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from floorbench.scoring.judges.commitment import STOP, content
+from floorbench.scoring.judges.normalize import is_number, normalize_tokens
+from floorbench.scoring.judges.quantities import gold_quantity, lex, mentions, same_quantity
+
+_CLAUSE = re.compile(r"\s*(?:[;.!?]+|—|–\s|\s-\s|,?\s+(?:but|then|while|whereas)\s+)\s*", re.I)
+NOT_KEYS = frozenset("aria what which how many much when where who whom whose is are was were do does did the a an "
+                     "of to in on at for from my me i you your it its this that will be".split())
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words, lower-cased (none in ALL CAPS text); a clause's first word only when it is no
+    function word or number ("Pakistan scored", not "The" or "Fourteen")."""
+    if text.isupper():
+        return set()
+    words = re.findall(r"[A-Za-z][\w']*", text)
+    first = words[:1] if words and words[0].lower() not in STOP and not is_number(normalize_tokens(words[0])[0]
+                                                                                     if normalize_tokens(words[0])
+                                                                                     else "0") else []
+    return {w.lower().removesuffix("'s") for w in [*first, *words[1:]] if w[:1].isupper()
+            and w.lower() not in ("i", "aria") and w.lower() not in STOP}
+
+
+def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | None:
+    """Why the reply's gold value belongs to another thing than the one asked about, or None."""
+    q = gold_quantity(gold)
+    if q is None or not question:
+        return None
+    clauses = [c for c in _CLAUSE.split(transcript) if c and lex(c)]
+    if len(clauses) < 2:
+        return None
+    said = [any(same_quantity(q, m) for m in mentions(lex(c))) for c in clauses]
+    valued = [bool(mentions(lex(c))) for c in clauses]
+    if said.count(True) != 1:
+        return None
+    g = said.index(True)
+    keys = {t for t in content(lex(question)) if t not in NOT_KEYS} - set(lex(gold))
+    asked_names = _names(question) - {"aria"}
+    gold_words = set(lex(gold))
+    for k, clause in enumerate(clauses):
+        if k == g:
+            continue
+        words = set(lex(clause))
+        lacking = (keys & words) - set(lex(clauses[g]))
+        if valued[k] and lacking:
+            return f"the value said goes with another thing; '{' '.join(sorted(lacking))}' goes with '{clause}'"
+        if _names(clauses[g]) - asked_names - gold_words and _names(clause) & asked_names:
+            return f"the value said is another's ('{', '.join(sorted(_names(clauses[g]) - asked_names))}')"
+    gold_names = _names(f"x {gold}") & asked_names
+    others = (asked_names - gold_names) & _names(f"x {transcript}")
+    if gold_names and others and not gold_names & _names(f"x {transcript}"):
+        return f"the value said is {', '.join(sorted(others))}'s, not {', '.join(sorted(gold_names))}'s"
+    return None
