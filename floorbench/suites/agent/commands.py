@@ -35,6 +35,25 @@ PERSONA_KEY_ENV_HELP = ("the environment variable whose key goes to --persona-ur
                         "when set); a test file never names one")
 TEST_FILE_SUFFIXES = (".yaml", ".yml")
 
+# the options `floorbench test` and `floorbench load` (load_command.py) share, declared once
+ModelOption = Annotated[str | None, typer.Option(help="the system under test (see `floorbench models`)")]
+ConfigOption = Annotated[Path | None, typer.Option(help="model config YAML, or a packaged one by name")]
+IdentityOption = Annotated[str | None, typer.Option(
+    help="external agent: the participant identity to wait for")]
+ViaOption = Annotated[str | None, typer.Option(help=VIA_HELP, callback=via_syntax)]
+LiveKitUrlOption = Annotated[str | None, typer.Option(
+    help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one")]
+KeywordOption = Annotated[list[str] | None, typer.Option(
+    "-k", "--keyword", help="only tests whose name contains this (repeatable: any)")]
+TagOption = Annotated[list[str] | None, typer.Option(help="only tests with this tag (repeatable: any)")]
+JoinTimeoutOption = Annotated[float, typer.Option(
+    help="seconds to wait for the agent to join (1..3600)")]
+AsrOption = Annotated[str, typer.Option(help="ASR model of the content assertions (name or local folder)")]
+QuietOption = Annotated[bool, typer.Option(help="no progress bar")]
+PersonaUrlOption = Annotated[str | None, typer.Option(help=PERSONA_URL_HELP)]
+PersonaKeyEnvOption = Annotated[str | None, typer.Option(help=PERSONA_KEY_ENV_HELP)]
+VoicesOption = Annotated[Path | None, typer.Option(help=VOICES_HELP)]
+
 
 def collect(paths: list[Path]) -> list[Any]:
     """Every test of the files given (a folder: its *.yaml/*.yml files, sorted); one-line errors."""
@@ -70,30 +89,30 @@ def select(tests: list[Any], keywords: list[str], tags: list[str]) -> list[Any]:
 def run_tests(
     paths: Annotated[list[Path], typer.Argument(help="test files (YAML), or folders of them")],
     out: Annotated[Path, typer.Option(help="folder to write: suite/, run/, results.json, report.html, report.md")],
-    model: Annotated[str | None, typer.Option(help="the system under test (see `floorbench models`)")] = None,
-    config: Annotated[Path | None, typer.Option(help="model config YAML, or a packaged one by name")] = None,
-    identity: Annotated[str | None, typer.Option(help="external agent: the participant identity to wait for")] = None,
+    model: ModelOption = None,
+    config: ConfigOption = None,
+    identity: IdentityOption = None,
     dispatch: Annotated[str | None, typer.Option(help="external agent: LiveKit agent name to dispatch (implies --model external)")] = None,
-    via: Annotated[str | None, typer.Option(help=VIA_HELP, callback=via_syntax)] = None,
-    livekit_url: Annotated[str | None, typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one")] = None,
+    via: ViaOption = None,
+    livekit_url: LiveKitUrlOption = None,
     trials: Annotated[int, typer.Option(help="trials per test (1..100): each is its own room")] = 1,
-    keyword: Annotated[list[str] | None, typer.Option("-k", "--keyword", help="only tests whose name contains this (repeatable: any)")] = None,
-    tag: Annotated[list[str] | None, typer.Option(help="only tests with this tag (repeatable: any)")] = None,
+    keyword: KeywordOption = None,
+    tag: TagOption = None,
     pass_threshold: Annotated[float | None, typer.Option(help="pass rate a test needs (0..1], unless it sets its own; default 1.0")] = None,
     junit: Annotated[Path | None, typer.Option(help="write JUnit XML here (one testcase per test)")] = None,
     baseline: Annotated[Path | None, typer.Option(help="an earlier run's results.json (or its --out folder): fail on a regression")] = None,
     latency_margin_ms: Annotated[int, typer.Option(help="--baseline: a p95 latency rise beyond this is a regression")] = 100,
     resume: Annotated[bool, typer.Option(help="continue an earlier, unfinished `floorbench test` in --out (same tests)")] = False,
     concurrency: Annotated[str, typer.Option("--concurrency", "-j", help="rooms at once (as `floorbench run`)")] = "1",
-    join_timeout: Annotated[float, typer.Option(help="seconds to wait for the agent to join (1..3600)")] = 60.0,
+    join_timeout: JoinTimeoutOption = 60.0,
     print_join: Annotated[bool, typer.Option(help="print the room URL and a join token per trial")] = False,
-    asr: Annotated[str, typer.Option(help="ASR model of the content assertions (name or local folder)")] = "tiny.en",
-    quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
+    asr: AsrOption = "tiny.en",
+    quiet: QuietOption = False,
     acoustics: Annotated[str | None, typer.Option(help="acoustic condition of the caller's audio (as `floorbench run`): office, car, cafe, phone, cafe+phone, cafe+snr5, ...")] = None,
     acoustics_seed: Annotated[int | None, typer.Option(help="seed of the acoustic condition's draws (0..2**31; default 0)")] = None,
-    persona_url: Annotated[str | None, typer.Option(help=PERSONA_URL_HELP)] = None,
-    persona_key_env: Annotated[str | None, typer.Option(help=PERSONA_KEY_ENV_HELP)] = None,
-    voices: Annotated[Path | None, typer.Option(help=VOICES_HELP)] = None,
+    persona_url: PersonaUrlOption = None,
+    persona_key_env: PersonaKeyEnvOption = None,
+    voices: VoicesOption = None,
     tools_host: Annotated[str | None, typer.Option(help="the address a test's mock tools listen on, for an agent on "
                                                         "another machine (an IP of this one; default 127.0.0.1)")] = None,
 ) -> None:

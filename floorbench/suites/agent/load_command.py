@@ -13,8 +13,21 @@ from typing import Annotated, Any
 
 import typer
 
-from floorbench.phone.commands import VIA_HELP, via_syntax
-from floorbench.suites.agent.commands import PERSONA_KEY_ENV_HELP, PERSONA_URL_HELP, VOICES_HELP
+from floorbench.suites.agent.commands import (
+    AsrOption,
+    ConfigOption,
+    IdentityOption,
+    JoinTimeoutOption,
+    KeywordOption,
+    LiveKitUrlOption,
+    ModelOption,
+    PersonaKeyEnvOption,
+    PersonaUrlOption,
+    QuietOption,
+    TagOption,
+    ViaOption,
+    VoicesOption,
+)
 
 
 def write_step_results(folder: Path, run_dir: Path, callers: int, judged: list[dict[str, Any]]) -> None:
@@ -39,20 +52,20 @@ def run_load(
     sessions: Annotated[str, typer.Option(help="callers at once per step, increasing (1..64)")] = "1,2,4,8",
     max_failure_rate: Annotated[float, typer.Option(help="stop after a step whose share of failed trials is above this")] = 0.5,
     max_p95_ms: Annotated[int, typer.Option(help="stop after a step whose response latency p95 is above this (ms)")] = 5000,
-    model: Annotated[str | None, typer.Option(help="the system under test (see `floorbench models`)")] = None,
-    config: Annotated[Path | None, typer.Option(help="model config YAML, or a packaged one by name")] = None,
-    identity: Annotated[str | None, typer.Option(help="external agent: the participant identity to wait for")] = None,
+    model: ModelOption = None,
+    config: ConfigOption = None,
+    identity: IdentityOption = None,
     dispatch: Annotated[str | None, typer.Option(help="external agent: LiveKit agent name to dispatch to every room (implies --model external)")] = None,
-    via: Annotated[str | None, typer.Option(help=VIA_HELP, callback=via_syntax)] = None,
-    livekit_url: Annotated[str | None, typer.Option(help="existing LiveKit server (key/secret from LIVEKIT_API_KEY/SECRET); default: start one")] = None,
-    keyword: Annotated[list[str] | None, typer.Option("-k", "--keyword", help="only tests whose name contains this (repeatable: any)")] = None,
-    tag: Annotated[list[str] | None, typer.Option(help="only tests with this tag (repeatable: any)")] = None,
-    join_timeout: Annotated[float, typer.Option(help="seconds to wait for the agent to join (1..3600)")] = 60.0,
-    asr: Annotated[str, typer.Option(help="ASR model of the content assertions (name or local folder)")] = "tiny.en",
-    quiet: Annotated[bool, typer.Option(help="no progress bar")] = False,
-    persona_url: Annotated[str | None, typer.Option(help=PERSONA_URL_HELP)] = None,
-    persona_key_env: Annotated[str | None, typer.Option(help=PERSONA_KEY_ENV_HELP)] = None,
-    voices: Annotated[Path | None, typer.Option(help=VOICES_HELP)] = None,
+    via: ViaOption = None,
+    livekit_url: LiveKitUrlOption = None,
+    keyword: KeywordOption = None,
+    tag: TagOption = None,
+    join_timeout: JoinTimeoutOption = 60.0,
+    asr: AsrOption = "tiny.en",
+    quiet: QuietOption = False,
+    persona_url: PersonaUrlOption = None,
+    persona_key_env: PersonaKeyEnvOption = None,
+    voices: VoicesOption = None,
 ) -> None:
     """An agent under load: N simultaneous callers, N stepped up; latency from the audio per step."""
     from floorbench.errors import FloorbenchError, OptionError, check_range
