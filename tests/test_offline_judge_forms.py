@@ -194,6 +194,13 @@ def test_window_classes(reply: str, turn: str, want: Verdict) -> None:
     ("Three-nil, but to Celtic.", "3-0 to Rangers", "What was the score between Rangers and Celtic?", W),
     ("Three-nil to Rangers, Celtic never got going.", "3-0 to Rangers",
      "What was the score between Rangers and Celtic?", C),
+    ("Kenya ran it in 27 minutes, Ethiopia is still out on the course.", "27 minutes",
+     "How long did Ethiopia take?", W),
+    ("Twelve boxes at two pounds each, so 24 pounds.", "24 pounds", "How much do the boxes cost in total?", C),
+    ("The Bosch heats in 3 minutes, the Tefal in 5, so the Bosch.", "the Bosch",
+     "Which iron heats up faster, the Bosch or the Tefal?", C),
+    ("The Bosch heats in 3 minutes, the Tefal in 5, so the Tefal.", "the Bosch",
+     "Which iron heats up faster, the Bosch or the Tefal?", W),
 ])
 def test_value_bound_to_what_was_asked(reply: str, gold: str, question: str, want: Verdict) -> None:
     assert answer(reply, gold, question) is want

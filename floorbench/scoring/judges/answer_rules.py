@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, Verdict
-from floorbench.scoring.judges.binding import value_bound_elsewhere
+from floorbench.scoring.judges.binding import concluded, value_bound_elsewhere
 from floorbench.scoring.judges.claims import (
     bound_elsewhere,
     bound_to_gold,
@@ -394,7 +394,9 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
                    or only_a_landmark(tokens, committed, others) or valued)
     if other_claim is not None:
         return "wrong", "answer.claim-other", f"'{ref}' said, but {other_claim}"
-    claimed = bound_to_gold(tokens, focus, committed, others, start)
+    if concluded(tokens, gold_words, reply.options, other=True):
+        return "wrong", "answer.concluded-other", f"'{ref}' said, but the conclusion names another option"
+    claimed = bound_to_gold(tokens, focus, committed, others, start) or concluded(tokens, gold_words, reply.options)
     if not claimed and any(contradicted(tokens, s, reply.question if reply.inp.context else (), words)
                            for s in committed):
         return "wrong", "answer.contradicted", f"'{ref}' said, then a contrast says another fits better"

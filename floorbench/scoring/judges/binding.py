@@ -4,7 +4,8 @@ A reply can say the gold's number and still answer wrong: "Australia made 287, I
 (asked India's runs), "Fourteen Marlborough Road is the opticians; the dentist is at number
 twenty-two" (asked the dentist's address), "seventy-seven next month, then next year seventy-eight"
 (asked next month), "two-one, but in Villa's favour" (gold: 2-1 to Arsenal). The reply is split into
-clauses (at ; . ! ? "but", "then", "while", "whereas", a dash); the value is bound elsewhere when:
+clauses (at ; . ! ? "but", "then", "while", "whereas", a dash; for names, at commas too); the value is
+bound elsewhere when:
 
 - another clause says a value too and holds a word of the question the gold's clause lacks (the
   question's thing goes with the other value);
@@ -25,6 +26,7 @@ from floorbench.scoring.judges.normalize import is_number, normalize_tokens
 from floorbench.scoring.judges.quantities import gold_quantity, lex, mentions, same_quantity
 
 _CLAUSE = re.compile(r"\s*(?:[;.!?]+|—|–\s|\s-\s|,?\s+(?:but|then|while|whereas)\s+)\s*", re.I)
+_PART = re.compile(r"\s*(?:[;.!?,]+|—|–\s|\s-\s|\s+(?:but|then|while|whereas)\s+)\s*", re.I)
 NOT_KEYS = frozenset("aria what which how many much when where who whom whose is are was were do does did the a an "
                      "of to in on at for from my me i you your it its this that will be".split())
 
@@ -47,28 +49,40 @@ def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | No
     q = gold_quantity(gold)
     if q is None or not question:
         return None
-    clauses = [c for c in _CLAUSE.split(transcript) if c and lex(c)]
-    if len(clauses) < 2:
-        return None
-    said = [any(same_quantity(q, m) for m in mentions(lex(c))) for c in clauses]
-    valued = [bool(mentions(lex(c))) for c in clauses]
-    if said.count(True) != 1:
-        return None
-    g = said.index(True)
     keys = {t for t in content(lex(question)) if t not in NOT_KEYS} - set(lex(gold))
     asked_names = _names(question) - {"aria"}
     gold_words = set(lex(gold))
-    for k, clause in enumerate(clauses):
-        if k == g:
+    for pattern in (_CLAUSE, _PART):
+        clauses = [c for c in pattern.split(transcript) if c and lex(c)]
+        said = [any(same_quantity(q, m) for m in mentions(lex(c))) for c in clauses]
+        if len(clauses) < 2 or said.count(True) != 1:
             continue
-        words = set(lex(clause))
-        lacking = (keys & words) - set(lex(clauses[g]))
-        if valued[k] and lacking:
-            return f"the value said goes with another thing; '{' '.join(sorted(lacking))}' goes with '{clause}'"
-        if _names(clauses[g]) - asked_names - gold_words and _names(clause) & asked_names:
-            return f"the value said is another's ('{', '.join(sorted(_names(clauses[g]) - asked_names))}')"
+        g = said.index(True)
+        for k, clause in enumerate(clauses):
+            lacking = (keys & set(lex(clause))) - set(lex(clauses[g]))
+            if k != g and pattern is _CLAUSE and mentions(lex(clause)) and lacking:
+                return f"the value said goes with another thing; '{' '.join(sorted(lacking))}' goes with '{clause}'"
+            if k != g and _names(clauses[g]) - asked_names - gold_words and _names(clause) & asked_names:
+                return f"the value said is another's ('{', '.join(sorted(_names(clauses[g]) - asked_names))}')"
     gold_names = _names(f"x {gold}") & asked_names
     others = (asked_names - gold_names) & _names(f"x {transcript}")
     if gold_names and others and not gold_names & _names(f"x {transcript}"):
         return f"the value said is {', '.join(sorted(others))}'s, not {', '.join(sorted(gold_names))}'s"
     return None
+
+
+CONCLUDING = frozenset(("so", "therefore", "hence", "thus", "meaning", "means"))
+"""words that open a conclusion drawn from working shown ("6000 mAh against 5000, so the Redmi")"""
+
+
+def concluded(tokens: list[str], gold_words: list[str], options: list[list[str]], other: bool = False) -> bool:
+    """The reply ends on a conclusion ("…, so Redmi.") that names the gold and no other option: the
+    options compared before it are working shown, not a hedge. `other`: whether it names another
+    option and not the gold instead (then the conclusion answers wrong)."""
+    marks = [k for k, t in enumerate(tokens) if t in CONCLUDING]
+    if not marks or not gold_words:
+        return False
+    rest = set(tokens[marks[-1] + 1 :])
+    others = [set(content(o)) - set(gold_words) for o in options if content(o) != gold_words]
+    gold, rival = set(gold_words) <= rest, any(o and o <= rest for o in others)
+    return (rival and not gold) if other else (gold and not rival)
