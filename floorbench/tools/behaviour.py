@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from floorbench.tools.expect import subset_matches
 from floorbench.tools.spec import Latency, Response, ToolSet, ToolSpec, schema_problem
 
 TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -34,13 +35,7 @@ class Answer:
 
 def matches(expected: Any, got: Any) -> bool:
     """`got` holds `expected`: equal, or for mappings every expected key with a matching value (a subset)."""
-    if isinstance(expected, dict) and isinstance(got, dict):
-        return all(k in got and matches(v, got[k]) for k, v in expected.items())
-    if isinstance(expected, bool) or isinstance(got, bool):
-        return expected is got
-    if isinstance(expected, int | float) and isinstance(got, int | float):
-        return float(expected) == float(got)
-    return bool(expected == got)
+    return subset_matches(expected, got, matches)
 
 
 def fill(template: Any, args: dict[str, Any]) -> Any:

@@ -16,6 +16,7 @@ declares is one too.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 ANY_TOOL = "*"
@@ -136,14 +137,21 @@ def value_matches(expected: Any, got: Any) -> bool:
             return abs(float(got) - float(expected["approx"])) <= float(expected.get("tol", 0))
         except (TypeError, ValueError):
             return False
+    if isinstance(expected, list) and isinstance(got, list):
+        return len(expected) == len(got) and all(value_matches(e, g) for e, g in zip(expected, got, strict=True))
+    return subset_matches(expected, got, value_matches)
+
+
+def subset_matches(expected: Any, got: Any, inner: Callable[[Any, Any], bool]) -> bool:
+    """`got` holds `expected`: mappings as subsets (every expected key, its value matched by `inner`), booleans
+    by identity, numbers by value, anything else equal. Shared with a mock tool's `when`
+    (`floorbench.tools.behaviour.matches`)."""
     if isinstance(expected, dict) and isinstance(got, dict):
-        return all(k in got and value_matches(v, got[k]) for k, v in expected.items())
+        return all(k in got and inner(v, got[k]) for k, v in expected.items())
     if isinstance(expected, bool) or isinstance(got, bool):
         return expected is got
     if isinstance(expected, int | float) and isinstance(got, int | float):
         return float(expected) == float(got)
-    if isinstance(expected, list) and isinstance(got, list):
-        return len(expected) == len(got) and all(value_matches(e, g) for e, g in zip(expected, got, strict=True))
     return bool(expected == got)
 
 
