@@ -201,6 +201,12 @@ def test_window_classes(reply: str, turn: str, want: Verdict) -> None:
      "Which iron heats up faster, the Bosch or the Tefal?", C),
     ("The Bosch heats in 3 minutes, the Tefal in 5, so the Tefal.", "the Bosch",
      "Which iron heats up faster, the Bosch or the Tefal?", W),
+    ("It leaves from platform 4; the Oxford train is on 6.", "platform 4",
+     "Which platform does the London train leave from?", C),
+    ("Platform 4. The Oxford train goes from 6.", "platform 4", "Which platform does the London train leave from?", C),
+    ("Tom got 45 points; Jo got 52.", "52", "How many points did Jo get?", C),
+    ("Jo got 45 points; Tom got 52.", "52", "How many points did Jo get?", W),
+    ("She's 34. Her brother is 38.", "34", "How old is Maya?", C),
 ])
 def test_value_bound_to_what_was_asked(reply: str, gold: str, question: str, want: Verdict) -> None:
     assert answer(reply, gold, question) is want

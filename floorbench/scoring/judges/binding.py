@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 
 from floorbench.scoring.judges.commitment import STOP, content
-from floorbench.scoring.judges.normalize import is_number, normalize_tokens
-from floorbench.scoring.judges.quantities import gold_quantity, lex, mentions, same_quantity
+from floorbench.scoring.judges.normalize import is_number, normalize_tokens, stem
+from floorbench.scoring.judges.quantities import UNIT_OF, gold_quantity, lex, mentions, same_quantity
 
 _CLAUSE = re.compile(r"\s*(?:[;.!?]+|—|–\s|\s-\s|,?\s+(?:but|then|while|whereas)\s+)\s*", re.I)
 _PART = re.compile(r"\s*(?:[;.!?,]+|—|–\s|\s-\s|\s+(?:but|then|while|whereas)\s+)\s*", re.I)
@@ -44,6 +44,20 @@ def _names(text: str) -> set[str]:
             and w.lower() not in ("i", "aria") and w.lower() not in STOP}
 
 
+LIGHT_VERBS = frozenset("get gets got getting make makes made go goes went going leave leaves left leaving cost costs "
+                        "be been being has have had take takes took come comes came".split())
+MEASURES = (frozenset(UNIT_OF) | frozenset("points point runs run goals goal old minutes hours".split())) - {"year", "years"}
+"""words that name what a value counts, not which thing it belongs to"""
+
+
+def _own_thing(clause: str, question: str, gold: str) -> bool:
+    """The gold's clause names a thing of its own: a content word the question and the gold do not
+    have ("the opticians", "the Gatwick Express", "next year"), light verbs and measures aside."""
+    asked = {stem(t) for t in lex(question)} | {stem(t) for t in lex(gold)}
+    return any(stem(t) not in asked and t not in LIGHT_VERBS and t not in MEASURES and not is_number(t)
+               for t in content(lex(clause)))
+
+
 def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | None:
     """Why the reply's gold value belongs to another thing than the one asked about, or None."""
     q = gold_quantity(gold)
@@ -59,8 +73,9 @@ def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | No
             continue
         g = said.index(True)
         for k, clause in enumerate(clauses):
-            lacking = (keys & set(lex(clause))) - set(lex(clauses[g]))
-            if k != g and pattern is _CLAUSE and mentions(lex(clause)) and lacking:
+            lacking = (keys & set(lex(clause))) - set(lex(clauses[g])) - MEASURES
+            if k != g and pattern is _CLAUSE and mentions(lex(clause)) and lacking and _own_thing(clauses[g], question,
+                                                                                                 gold):
                 return f"the value said goes with another thing; '{' '.join(sorted(lacking))}' goes with '{clause}'"
             if k != g and _names(clauses[g]) - asked_names - gold_words and _names(clause) & asked_names:
                 return f"the value said is another's ('{', '.join(sorted(_names(clauses[g]) - asked_names))}')"
