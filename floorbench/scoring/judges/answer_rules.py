@@ -75,7 +75,7 @@ from floorbench.scoring.judges.quantities import (
     mentions,
     same_quantity,
 )
-from floorbench.scoring.judges.respell import respell
+from floorbench.scoring.judges.respell import respell, says_score
 from floorbench.scoring.judges.typed_rules import (
     breakdown,
     commit_reason,
@@ -523,6 +523,8 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     if refs and gold_quantity(refs[0]) is None and not gold_code(refs[0]):
         inp = replace(inp, transcript=one_as_head(inp.transcript, refs[0], inp.context))
     reply = Reply.of(inp)
+    if refs and says_score(refs[0], inp.transcript) is False:
+        return ("wrong", "answer.score-other", f"'{refs[0]}': its two numbers are not said in order"), [], []
     led = polarity_led(refs[0], inp.transcript, inp.context) if refs else None
     if led is not None:
         return led, [], []

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from text_to_num import text2num
 
 from floorbench.scoring.judges.interjections import known_words
+from floorbench.scoring.judges.normalize import normalize_tokens
 from floorbench.scoring.judges.values import NATO, gold_code
 
 _UNIT_WORDS = "zero one two three four five six seven eight nine".split()
@@ -46,6 +47,8 @@ LETTER_HOMOPHONES = {"ay": "a", "are": "r", "ar": "r", "you": "u", "why": "y", "
                      "pee": "p", "jay": "j", "kay": "k", "ex": "x", "owe": "o", "dee": "d", "gee": "g",
                      "em": "m", "en": "n", "el": "l", "ess": "s", "vee": "v", "zed": "z", "zee": "z", "aitch": "h"}
 """words a recogniser writes for a letter's name (read as the letter only inside a spelling)"""
+SCORE = re.compile(r"(\d{1,2})\s*[-–]\s*(\d{1,2})(?:\s+\D.*)?")
+"""a score gold ("2-1 to Arsenal", "0-0"): two small numbers; "555-0148" is a phone number"""
 SCORE_UNITS = r"(?:goals?|points?|runs?|sets?|games?|frames?|tries|wickets?)"
 
 
@@ -158,6 +161,7 @@ def _score(text: str) -> str:
                   flags=re.I)
     text = re.sub(rf"\b({_NUMBER_WORD})\s*(?:to|–|-)\s*({_NUMBER_WORD})\b", r"\1 \2", text, flags=re.I)
     text = re.sub(rf"\b({_NUMBER_WORD})[\s-]+(?:all|apiece|each)\b", r"\1 \1", text, flags=re.I)  # "two all"
+    text = re.sub(rf"\b({_NUMBER_WORD})\s+(?:to\s+)?nothing\b", r"\1 zero", text, flags=re.I)  # "three to nothing"
     return re.sub(r"\bnil\b", "zero", text, flags=re.I)
 
 
@@ -214,7 +218,7 @@ def respell(transcript: str, refs: Sequence[str]) -> str:
     text = _juncture(text)
     text = _indian_scale(text)
     text = _numbered(text)
-    if re.fullmatch(r"\d+\s*[-–]\s*\d+(?:\s+\D.*)?", gold):
+    if SCORE.fullmatch(gold):
         text = _score(text)
     if re.fullmatch(r"\d+(?:[\s-]\d+)*", gold) and len(re.sub(r"\D", "", gold)) >= 4:
         text = _digit_groups(text)
@@ -222,3 +226,13 @@ def respell(transcript: str, refs: Sequence[str]) -> str:
     if code and re.search(r"[a-z]", code) and re.search(r"\d", code):
         text = _code_spelling(text)
     return text
+
+
+def says_score(gold: str, transcript: str) -> bool | None:
+    """Whether a (respelled) reply says a score gold's two numbers in order ("two one" for 2-1 to
+    Arsenal; "three" alone or "twenty-one" is not the score); None when the gold is no score."""
+    m = SCORE.fullmatch(gold.strip())
+    if m is None:
+        return None
+    tokens = ["1" if t == "one" else t for t in normalize_tokens(transcript)]
+    return any(tokens[k : k + 2] == [m.group(1), m.group(2)] for k in range(len(tokens) - 1))
