@@ -31,6 +31,8 @@ class Lines:
     """Everything a scenario in one language says."""
 
     preamble: str
+    """the duty preamble, short: the English one says much more, but espeak-ng at floorbench's slow rate
+    would take some 45 s to say it, before every scenario"""
     answer: str
     """the oracle's answer to a request: `{gold}`"""
     female: tuple[str, ...]
@@ -77,11 +79,8 @@ class Lines:
 
 
 ES = Lines(
-    preamble=("Hola. En esta sesión eres Aria, un asistente de voz en una cocina con varias personas. "
-              "Responde solo cuando alguien te hable directamente y te pregunte algo, y sé breve. "
-              "Quédate callada cuando hablen entre ellos, consigo mismos o cuando solo te mencionen. "
-              "Si otra persona responde antes, o alguien dice que ya no hace falta, calla enseguida. Empezamos."),
-    answer="La respuesta es: {gold}.",
+    preamble="Hola. Eres Aria. Responde solo cuando te pregunten a ti, y sé breve; si no, quédate callada.",
+    answer="La respuesta es {gold}.",
     female=("Lucía", "Carmen", "Elena"),
     male=("Javier", "Pablo", "Diego", "Andrés", "Miguel"),
     n1=("Aria me recordó lo del horno ayer, menos mal.", "Desde que tenemos a Aria no se me olvida ninguna receta.",
@@ -128,11 +127,7 @@ ES = Lines(
 )
 
 DE = Lines(
-    preamble=("Hallo. In dieser Sitzung bist du Aria, ein Sprachassistent in einer Küche mit mehreren Leuten. "
-              "Antworte nur, wenn dich jemand direkt anspricht und dich etwas fragt, und fasse dich kurz. "
-              "Sei still, wenn die anderen miteinander oder mit sich selbst reden oder dich nur erwähnen. "
-              "Wenn jemand anderes zuerst antwortet oder sagt, dass es sich erledigt hat, hör sofort auf. "
-              "Es geht los."),
+    preamble="Hallo. Du bist Aria. Antworte nur, wenn man dich fragt, und fasse dich kurz; sonst sei still.",
     answer="Die Antwort: {gold}.",
     female=("Anna", "Lena", "Julia"),
     male=("Lukas", "Jonas", "Felix", "Tobias", "Max"),
@@ -182,11 +177,8 @@ DE = Lines(
 )
 
 ZH = Lines(
-    preamble=("你好。这次你是Aria，一个在厨房里的语音助手，房间里有好几个人。"
-              "只有当有人直接跟你说话、问你问题的时候才回答，回答要简短。"
-              "大家互相聊天、自言自语或者只是提到你的时候，请保持安静。"
-              "如果别人先回答了，或者有人说不用了，马上停下来。现在开始。"),
-    answer="答案是：{gold}。",
+    preamble="你好。你是Aria。只有别人问你的时候才回答，回答要简短；别的时候请保持安静。",
+    answer="答案是{gold}。",
     female=("小丽", "王芳", "李娜"),
     male=("张伟", "刘洋", "陈明", "小强", "王磊"),
     n1=("昨天多亏Aria提醒我关烤箱。", "自从有了Aria，我再也没忘过菜谱。", "Aria比我们所有人都准时。",
