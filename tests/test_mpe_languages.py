@@ -139,3 +139,32 @@ def test_every_scenario_field_round_trips_through_yaml() -> None:
     ex, _ = next(generate_language_pairs(1, seed=4, code="zh"))
     back = Scenario.model_validate(yaml.safe_load(dump_scenario(ex)))
     assert back == ex and back.language == "zh"
+
+
+@pytest.mark.parametrize(("code", "judge", "heard_with"), [("de", "llm:some-model", ("base", "de")),
+                                                           ("en", "offline", ("tiny.en", "en"))])
+def test_the_content_stage_hears_each_language_in_it_and_judges_it_where_the_judge_can(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, code: str, judge: str, heard_with: tuple[str, str]) -> None:
+    """A German run with an LLM judge is heard by the multilingual `base` told German, then judged; an English
+    one as before (stand-ins for the transcriber and the judge: what is asked of them is checked)."""
+    from types import SimpleNamespace
+
+    import floorbench.scoring.asr as asr
+    import floorbench.scoring.judges as judges
+    import floorbench.suites.mpe.content as content
+    from floorbench.suites.mpe.items import Item, Kind, Metric
+    from floorbench.suites.mpe.score import ScoreOptions, _content_stage
+
+    made: list[tuple[str, str]] = []
+    judged: list[int] = []
+    monkeypatch.setattr(asr, "Transcriber", lambda model, **kw: made.append((model, kw["language"])) or model)
+    monkeypatch.setattr(judges, "make_judge", lambda spec, **kw: spec)
+    monkeypatch.setattr(content, "fill_content", lambda pending, tr, j, cache, progress: judged.append(len(pending)))
+    it = Item(scenario_id="s", pair_id="p", condition="explicit", metric=Metric.conditional_accuracy, turn_id=2,
+              label="T", counted=True, kind=Kind.responded, reason="", window_start_ms=0, window_end_ms=1,
+              needs_transcript=True)
+    src = SimpleNamespace(turns=object(), model_wav=tmp_path / "model.wav", time_map=None, folder=tmp_path,
+                          meta=SimpleNamespace(schedule={"language": code} if code != "en" else {}))
+    models, used, lines = _content_stage([(src, [it])], ScoreOptions(judge=judge), tmp_path, None)  # type: ignore[list-item]
+    assert made == [heard_with] and judged == [1] and used == judge and lines == []
+    assert models == ({"en": "tiny.en", code: "base"} if code != "en" else {"en": "tiny.en"})

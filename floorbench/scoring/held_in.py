@@ -5,7 +5,9 @@ A suite whose content is judged by `--judge` (mpe's answers, av's rubric) reads 
 judge's lexicon, number words and paraphrase rules are English. A run held in another language (each
 trial's meta.json records it in its schedule, `language`) is refused in one line rather than scored
 as if it were English, where a Spanish "sí" would be an unknown word and a right answer a miss
-(floorbench.speech.languages.content_refused). Suite agent's content checks are word matches read per
+(floorbench.speech.languages.content_refused). Suite av refuses the whole run here; suite mpe scores its
+timing and leaves the content it cannot judge `unsure`, per language, with the same line as a warning
+(floorbench.suites.mpe.score). Suite agent's content checks are word matches read per
 language (`contains`, `matches`), judged by no judge, so it never asks this.
 """
 
