@@ -44,7 +44,7 @@ def oracle_tiny_run(tmp_path_factory: pytest.TempPathFactory, livekit: LiveKitCo
     """The tiny suite's four scenarios played once by the oracle, one room at a time.
 
     Shared by the live tests that read an oracle run and leave it as it is (the spine's behaviour
-    checks, scoring, two rooms at once against one): each would otherwise play the same rooms again,
+    checks, scoring, two rooms at once against one, the oracle's senders' records): each would otherwise play the same rooms again,
     and on a 2-core CI machine those minutes add up. A test that needs a fresh try plays its own.
     """
     import asyncio
@@ -54,6 +54,31 @@ def oracle_tiny_run(tmp_path_factory: pytest.TempPathFactory, livekit: LiveKitCo
     out = tmp_path_factory.mktemp("oracle-tiny") / "oracle"
     asyncio.run(run_suite(RunOptions(suite=tiny_suite, model="oracle", out=out, connection=livekit, progress=False)))
     return out
+
+
+def _tiny_run(out: Path, model: str, livekit: LiveKitConnection, tiny_suite: Path, sid: str) -> Path:
+    """`model` played one tiny scenario, alone; its folder (completed, or the run's reason fails the caller)."""
+    import asyncio
+
+    from floorbench.pipelines.run.runner import RunOptions, run_suite
+
+    asyncio.run(run_suite(RunOptions(suite=tiny_suite, model=model, out=out, connection=livekit, scenarios=[sid],
+                                     progress=False)))
+    return out / sid
+
+
+@pytest.fixture(scope="session")
+def silent_tiny_run(tmp_path_factory: pytest.TempPathFactory, livekit: LiveKitConnection, tiny_suite: Path) -> Path:
+    """`silent` in tiny01-implicit, one room: the folder of the scenario. Shared, as the oracle run, by the
+    live tests that only read what a silent model leaves (the spine's silent track, the senders' records)."""
+    return _tiny_run(tmp_path_factory.mktemp("silent-tiny") / "silent", "silent", livekit, tiny_suite, "tiny01-implicit")
+
+
+@pytest.fixture(scope="session")
+def eager_tiny_run(tmp_path_factory: pytest.TempPathFactory, livekit: LiveKitConnection, tiny_suite: Path) -> Path:
+    """`eager` in tiny01-explicit, one room: the folder of the scenario. Shared by the live tests that only
+    read what eager leaves (the spine's intrusions, scoring's eager against the oracle)."""
+    return _tiny_run(tmp_path_factory.mktemp("eager-tiny") / "eager", "eager", livekit, tiny_suite, "tiny01-explicit")
 
 
 @pytest.fixture(scope="session")

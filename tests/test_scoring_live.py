@@ -6,7 +6,6 @@ then `floorbench score` and `floorbench report` on the run directories.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -16,9 +15,7 @@ from support.scoring_checks import assert_presence_identity
 from typer.testing import CliRunner
 
 from floorbench.cli import app
-from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.scoring.judges.normalize import normalize_tokens
-from floorbench.transports.server import LiveKitConnection
 
 ORACLE_PREFIX = ["the", "answer", "is"]
 """the oracle says "The answer is {gold}." (OracleSettings.answer_template)"""
@@ -29,11 +26,6 @@ MISHEARD_MIN_SIMILARITY = 0.6
 "9 oclock" is at most 0.36"""
 
 pytestmark = [pytest.mark.live, pytest.mark.slow]
-
-
-def live_run(suite: Path, model: str, out: Path, conn: LiveKitConnection, ids: list[str]) -> None:
-    opts = RunOptions(suite=suite, model=model, out=out, connection=conn, scenarios=ids, progress=False)
-    asyncio.run(run_suite(opts))
 
 
 def assert_oracle_answers_heard(items: list[dict], other_answers: list[str] | None = None) -> None:  # type: ignore[type-arg]
@@ -79,11 +71,10 @@ def score_cli(run: Path, out: Path) -> dict:  # type: ignore[type-arg]
 
 
 def test_oracle_near_one_and_eager_intrudes(
-    tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection, oracle_tiny_scores: tuple[dict, Path]  # type: ignore[type-arg]
+    tmp_path: Path, oracle_tiny_scores: tuple[dict, Path], eager_tiny_run: Path  # type: ignore[type-arg]
 ) -> None:
     oracle, scored_oracle = oracle_tiny_scores  # the session's shared oracle run of the four scenarios, scored
-    live_run(tiny_suite, "eager", tmp_path / "eager", livekit, ["tiny01-explicit"])
-    eager = score_cli(tmp_path / "eager", tmp_path / "scored-eager")
+    eager = score_cli(eager_tiny_run.parent, tmp_path / "scored-eager")  # the session's shared eager room
 
     assert oracle["run"] == "oracle" and oracle["scenarios"]["scored"] == 4
     items = [json.loads(x) for x in (scored_oracle / "items.jsonl").read_text().splitlines()]

@@ -1,7 +1,7 @@
 """Live: every track timed at its sender (docs/transport.md, "The timing clock"), in real rooms.
 
-One `oracle` room and one `silent` room on a real LiveKit server: the senders' records exist, meta.json
-names the clock of each track, keeps both verdicts, the legs per turn and the recorder's jitter-buffer
+One `oracle` room and one `silent` room on a real LiveKit server (the session's shared runs, read as
+they are: tests/conftest.py): the senders' records exist, meta.json names the clock of each track, keeps both verdicts, the legs per turn and the recorder's jitter-buffer
 counters, and the model's onsets on its sender's clock agree with the recorded ones — within a few ms
 directly, and through turns.json's map to the precision of finding an onset in a recording, whatever the
 recorder's jitter buffer did.
@@ -10,7 +10,6 @@ Bounds are loose where the machine's load enters (a shared CI box); the map's ag
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -22,22 +21,18 @@ from floorbench.audio.time_map import time_map_of
 from floorbench.audio.track_alignment import audible_runs
 from floorbench.pipelines.room.sender_log import read_sent_clock
 from floorbench.pipelines.run.hearing import hearing_of
-from floorbench.pipelines.run.runner import RunOptions, run_suite
 from floorbench.pipelines.run.sent_tracks import load_heard, load_sent, resample
-from floorbench.records import DialogueTurns, Outcome, RunMeta
-from floorbench.transports.server import LiveKitConnection
+from floorbench.records import DialogueTurns, Outcome, RunMeta, read_meta
 
 pytestmark = [pytest.mark.live, pytest.mark.slow]
 
 RECORDS = ("humans.sent.wav", "humans.sent.tsv", "model.sent.wav", "model.sent.tsv", "model.heard.wav", "model.heard.tsv")
 
 
-def play(suite: Path, model: str, out: Path, conn: LiveKitConnection, sid: str) -> tuple[Path, RunMeta, DialogueTurns]:
-    summary = asyncio.run(run_suite(RunOptions(suite=suite, model=model, out=out, connection=conn, scenarios=[sid],
-                                               progress=False)))
-    meta = summary.metas[0]
-    assert meta.outcome == Outcome.completed, (meta.failure_kind, meta.failure_reason)
-    folder = out / sid
+def played(folder: Path) -> tuple[Path, RunMeta, DialogueTurns]:
+    """A room the session played (conftest's shared runs, read as they are): completed, its meta and turns."""
+    meta = read_meta(folder)
+    assert meta is not None and meta.outcome == Outcome.completed, meta and (meta.failure_kind, meta.failure_reason)
     return folder, meta, DialogueTurns.model_validate_json((folder / "turns.json").read_text())
 
 
@@ -70,10 +65,8 @@ def common_records(folder: Path, meta: RunMeta, dialogue: DialogueTurns) -> None
         assert abs(t.start_ms - extra["recorder_start_ms"]) <= 50, (t.turn_id, t.start_ms, extra)
 
 
-def test_the_oracles_onsets_on_its_senders_clock_agree_with_the_recording(
-    tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection
-) -> None:
-    folder, meta, dialogue = play(tiny_suite, "oracle", tmp_path / "oracle", livekit, "tiny01-explicit")
+def test_the_oracles_onsets_on_its_senders_clock_agree_with_the_recording(oracle_tiny_run: Path) -> None:
+    folder, meta, dialogue = played(oracle_tiny_run / "tiny01-explicit")
     common_records(folder, meta, dialogue)
     leg = meta.transport_latency_ms["model_to_room"]
     assert leg["onsets_sent"] >= 2 and leg["onsets_not_found"] == 0, leg
@@ -107,8 +100,8 @@ def test_the_oracles_onsets_on_its_senders_clock_agree_with_the_recording(
     assert max(mapped) <= 10 and float(np.median(mapped)) <= 3
 
 
-def test_a_silent_model_leaves_an_empty_sent_record(tmp_path: Path, tiny_suite: Path, livekit: LiveKitConnection) -> None:
-    folder, meta, dialogue = play(tiny_suite, "silent", tmp_path / "silent", livekit, "tiny01-implicit")
+def test_a_silent_model_leaves_an_empty_sent_record(silent_tiny_run: Path) -> None:
+    folder, meta, dialogue = played(silent_tiny_run)
     common_records(folder, meta, dialogue)
     sent, _ = sf.read(str(folder / "model.sent.wav"), dtype="int16")
     assert np.abs(sent.astype(np.int32)).max(initial=0) == 0  # it sent nothing, and says so
