@@ -181,6 +181,11 @@ def test_every_tens_word_split_in_two(tens: str, sound: str) -> None:
     ("Quite.", "Is the shop open on Sundays, Tom?", N),
     ("No ji, it's shut.", "Is the shop open on Sundays, Tom?", N),
     ("Aye.", "Callum, did you lock the car?", N),
+    ("Aww, congratulations to her!", "My sister just had twins.", B),
+    ("Thanks to you both.", "Aria, we loved the recipe you found.", B),
+    ("Congratulations to her, now book the hall.", "My sister just got engaged.", N),
+    ("See you.", "I'm off now, see you later.", B),
+    ("Wait, take your umbrella.", "I'm off now, see you later.", N),
 ])
 def test_window_classes(reply: str, turn: str, want: Verdict) -> None:
     assert window(reply, turn) is want

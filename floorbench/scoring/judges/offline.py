@@ -67,6 +67,7 @@ BACKCHANNEL_LEXICON = (
     "many thanks", "ta", "after you", "you first", "you go", "go for it", "no go ahead", "no go on", "no you go",
     "no after you", "no no go ahead", "seriously", "oh seriously",
     "about time", "at last", "not before time", "finally",
+    "see you", "see ya", "see you later", "bye", "bye bye", "take care", "cheerio", "laters", "ta ta", "ta ra",
 )
 """reactions, thanks, fillers and yielding: they take no side and answer nothing, whatever the turn"""
 ACKNOWLEDGEMENTS = (

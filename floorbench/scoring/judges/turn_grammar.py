@@ -284,6 +284,9 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     if len(tokens) == 2 and any(shaped) and all(len(t) <= MAX_INTERJECTION_LETTERS for t in tokens):
         return Typed(Part.interjection, said, "two short words, one interjection-shaped ('mon dieu')")
     tokens = _for_whom(tokens)
+    if len(tokens) <= 4 and tokens[0] in WISHES and tokens[1:2] in (["to"], ["for"]) and tokens[2:3] and (
+            tokens[-1] in OF_WHOM or tokens[-1] in ADDRESS_TERMS or tokens[-1] in ("all", "everyone", "both")):
+        return Typed(Part.evaluation, said, f"'{said}': a wish or thanks sent to someone, a reaction")
     opened = after_reaction
     while len(tokens) > 1 and (interjection_like(tokens[0]) or tokens[0] in PARTICLES or tokens[0] in OPENERS
                                or tuple(tokens[:2]) in REACTION_OPENERS or tokens[0] in ADDRESS_TERMS) \
@@ -339,6 +342,8 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
 
 REACTED = (Part.interjection, Part.evaluation, Part.surprise)
 OF_WHOM = frozenset("you him her them us".split())
+WISHES = frozenset("congratulations congrats condolences kudos respect props thanks cheers love".split())
+"""wishes and thanks that may be sent on to someone ("congratulations to her", "thanks to you both")"""
 
 
 def _for_whom(tokens: list[str]) -> list[str]:
