@@ -72,6 +72,8 @@ def one_language(code: str, pairs: int, seed: int, conn: object, root: Path) -> 
         cells = [f"{name} {r.passed}/{r.n}" + (f" ({r.unsure} unsure)" if r.unsure else "")
                  for name in METRICS if (r := m.metrics.get(name)) is not None]
         print(f"  {cond:9} " + "; ".join(cells))
+    n4 = [f"{i.metric}: {i.kind}" for i in res.items if i.label == "N4Q"]
+    print(f"  side questions (N4Q): {'; '.join(n4) or 'none'}")
     for w in s.warnings:
         print(f"  warning: {w}")
     found, n, heard = heard_answers(run, scored, code)

@@ -242,5 +242,5 @@ def money_gold(n: int, code: str) -> tuple[str, list[str]]:
     """The gold of a sum and its other accepted forms."""
     if code == "zh":
         w = chinese_numeral(n)
-        return f"{n}元", [str(n), f"{n}块", f"{w}块", f"{w}元", f"{w}块钱"]
+        return f"{n}元", [str(n), w, f"{n}块", f"{w}块", f"{w}元", f"{w}块钱"]
     return LINES[code].money.format(n=n), [str(n), f"{n} €"]
