@@ -89,7 +89,9 @@ def metrics_table(runs: list[ScoredRun], cond: str) -> Table:
         f"Metrics — {cond}",
         ["metric", *(r.label for r in runs)],
         note="value [95% scenario-bootstrap interval] (n = denominator; unscorable = items the "
-        "recording did not cover, unsure = items the judge's rules did not decide; neither is in the denominator). Four capacities, two coverage diagnostics; "
+        "recording did not cover, unsure = items the judge's rules did not decide, or content in a language the "
+        "judge has no rules for (scores.json's warnings say which); neither is in the denominator). Four capacities, "
+        "two coverage diagnostics; "
         "no overall score. Presence = fresh onset + already speaking.",
     )
     for m in (*CAPACITIES, *DIAGNOSTICS):
