@@ -1,7 +1,8 @@
 """A branching caller live: the same test, two reference agents, two branches taken.
 
-`examples/tests/branching.yaml` runs once against `oracle` and once against `echo` (one
-`floorbench test` process after the other, one trial each, on the session's LiveKit server):
+`examples/tests/branching.yaml` runs once against `oracle` and once against `echo` (two
+`floorbench test` processes side by side, one trial each, on the session's LiveKit server: two
+rooms at once, what a 2-core machine holds):
 
 - `oracle` answers the caller's first line with "Sure. What is your order number?": the caller
   hears it (live ASR of the agent's turn), takes rule `order` and says "It is four two seven.";
@@ -30,7 +31,8 @@ EXAMPLE = ROOT / "examples" / "tests" / "branching.yaml"
 
 def test_the_caller_takes_a_different_branch_for_each_agent(tmp_path: Path, livekit: LiveKitConnection) -> None:
     t0 = time.monotonic()
-    done = {m: finish(start(tmp_path / m, livekit, m, tests=EXAMPLE), tmp_path / m) for m in ("oracle", "echo")}
+    both = {m: start(tmp_path / m, livekit, m, tests=EXAMPLE) for m in ("oracle", "echo")}  # two rooms at once
+    done = {m: finish(p, tmp_path / m) for m, p in both.items()}
     print(f"two branching runs: {time.monotonic() - t0:.0f} s")  # shown with -s
     branch: dict[str, dict] = {}  # type: ignore[type-arg]
     for model, (code, text, res) in done.items():
