@@ -1,6 +1,7 @@
 """Suite turns live: the oracle in real LiveKit rooms, through the real runner, scored by `score_turns`.
 
-The oracle takes the floor 300 ms after each real end of turn, never in a
+The two dialogues play at once, each in its own room (`--concurrency 2`). The oracle takes the floor
+300 ms after each real end of turn, never in a
 pause, ignores the backchannel and stops at the barge-in, so every dialogue
 whose clips were placed exactly scores recall 1.0 and false-positive rate 0.0
 on both tracks. "Placed exactly" is the dialogue's own timing verdict: `ok`,
@@ -44,8 +45,9 @@ def exactly_placed(meta: dict[str, Any]) -> bool:
 
 
 def run_and_score(out: Path, conn: LiveKitConnection, ids: list[str]) -> tuple[dict[str, Any], dict[str, bool]]:
+    # the two dialogues in rooms of their own at once: what a 2-core machine holds with every clip found
     opts = RunOptions(suite=SUITE, model="oracle", out=out / "run", connection=conn, progress=False,
-                      scenarios=ids, config={"response_delay_ms": DELAY_MS})
+                      scenarios=ids, config={"response_delay_ms": DELAY_MS}, concurrency=2)
     asyncio.run(run_suite(opts))
     exact = {sid: exactly_placed(json.loads((out / "run" / sid / "meta.json").read_text())) for sid in ids}
     scores, _ = score_turns(out / "run", out / "scored", workers=1, resamples=200)
