@@ -44,6 +44,11 @@ FLOORS = {
     # the second independent sample, tuning material since its one measurement (0.860 / 0.924 then):
     # 1.000 / 1.000 / 1.00 after the third issue-34 round
     "calibration-independent2": (1.00, 1.00, 1.00),
+    # the third independent sample, tuning material since its one measurement (0.846 / 0.892 then):
+    # 0.970 / 0.981 after the fourth issue-34 round
+    "calibration-independent3": (0.97, 0.98, 0.80),
+    # the fourth, measured once after the fourth round froze (independent4/README.md): 0.886 / 0.886
+    "calibration-independent4": (0.88, 0.88, 0.71),
 }
 """the offline judge's measured agreement with people, rounded down: a change that makes it
 agree less fails here (the v1 judge: 0.777 / 0.945 and 0.788 / 0.922; v2 before issue 25: 0.988 /
@@ -250,8 +255,8 @@ def test_labels_can_be_joined_and_the_packaged_sets_named() -> None:
     assert both == label_files("calibration-holdout") + label_files("calibration-varied")
     assert CALIBRATION / "blind" / "holdout" / "answers.jsonl" not in label_files("calibration-all")
     tuning = label_files("calibration-tuning")  # every tuning set, the measured independent samples included
-    assert tuning == label_files("calibration-all") + label_files("calibration-independent") + label_files(
-        "calibration-independent2")
+    assert tuning == label_files("calibration-all") + [
+        f for n in ("", "2", "3", "4") for f in label_files(f"calibration-independent{n}")]
     assert CALIBRATION / "blind" / "holdout" / "answers.jsonl" not in tuning
     sources = {i.source for i in load_labels("calibration-varied")}
     assert {"varied-a", "varied-b"} <= sources  # the tuning source and the one kept out of tuning
