@@ -59,7 +59,8 @@ ALLOWED: dict[str, frozenset[str]] = {
 
 SUITE_ROLES: dict[str, str] = {
     "__init__": "suites", "rules": "suites", "words": "suites",
-    **dict.fromkeys(("schema", "validate", "generate", "importer", "tasks", "vocab", "phrases", "llm", "draw",
+    **dict.fromkeys(("schema", "validate", "generate", "generate_languages", "lines", "importer", "tasks", "vocab",
+                     "phrases", "llm", "draw",
                      "files", "branch", "intents", "persona_format", "tool_format", "dtmf_format", "format_error",
                      "scenario_file"), "scenarios"),
     **dict.fromkeys(("schedule", "ear", "persona_caller", "caller_floor", "persona_llm", "persona_standin", "tool_live"),
