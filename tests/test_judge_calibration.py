@@ -47,8 +47,9 @@ FLOORS = {
     # the third independent sample, tuning material since its one measurement (0.846 / 0.892 then):
     # 0.970 / 0.981 after the fourth issue-34 round
     "calibration-independent3": (0.97, 0.98, 0.80),
-    # the fourth, measured once after the fourth round froze (independent4/README.md): 0.886 / 0.886
-    "calibration-independent4": (0.88, 0.88, 0.71),
+    # the fourth, measured once after the fourth round froze (independent4/README.md): 0.886 / 0.886;
+    # 0.932 / 0.886 after split and misheard numbers were read (split_numbers.py)
+    "calibration-independent4": (0.93, 0.88, 0.75),
 }
 """the offline judge's measured agreement with people, rounded down: a change that makes it
 agree less fails here (the v1 judge: 0.777 / 0.945 and 0.788 / 0.922; v2 before issue 25: 0.988 /

@@ -206,7 +206,7 @@ def _sentences(text: str) -> list[str]:
 
 RULE_MODULES = ("offline.py", "normalize.py", "answer_rules.py", "quantities.py", "commitment.py", "turn_acts.py",
                 "turn_grammar.py", "values.py", "claims.py", "typed_rules.py", "spoken.py", "meaning_guard.py",
-                "formulas.py", "yes_no.py", "interjections.py", "respell.py", "binding.py")
+                "formulas.py", "yes_no.py", "interjections.py", "respell.py", "binding.py", "split_numbers.py")
 """the modules whose text is the rule set (its version hashes them)"""
 
 

@@ -22,6 +22,7 @@ from text_to_num import text2num
 
 from floorbench.scoring.judges.interjections import known_words
 from floorbench.scoring.judges.normalize import normalize_tokens
+from floorbench.scoring.judges.split_numbers import join_split_numbers
 from floorbench.scoring.judges.values import NATO, gold_code
 
 _UNIT_WORDS = "zero one two three four five six seven eight nine".split()
@@ -220,6 +221,8 @@ def respell(transcript: str, refs: Sequence[str]) -> str:
     text = _numbered(text)
     if SCORE.fullmatch(gold):
         text = _score(text)
+    else:
+        text = join_split_numbers(text, refs)
     if re.fullmatch(r"\d+(?:[\s-]\d+)*", gold) and len(re.sub(r"\D", "", gold)) >= 4:
         text = _digit_groups(text)
     code = gold_code(gold)

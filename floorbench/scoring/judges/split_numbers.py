@@ -1,0 +1,140 @@
+"""Numbers a recogniser split, mis-segmented or misheard, and numbers said in German or Dutch order.
+
+A recogniser writes one number as two ("60 8" for sixty-eight, "20 7 unread", "84 hundred", "a
+hundred and 87"), writes a digit's homophone after a tens word ("forty too", "march twenty forth",
+"for twenty dollars") or before a unit ("for minutes 20 seconds"), and drops the units of a two-part
+duration ("1 15" for 1 hour 15 minutes). Some speakers put the unit first ("six and twenty", "one
+and ninety"). Read alone, each of these is two numbers and the answer rules find the quantity not
+said. Every rewrite here joins the pieces only when the joined value is a number of the gold, the
+way the other respell rules compare against the gold: "60 8" is 68 for a gold of 68 and stays "60 8"
+for 60 or 86; "20 7" is never 207; "20 7-year-olds" and "20, 7" (a list) are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_UNITS = {w: n for n, w in enumerate("one two three four five six seven eight nine".split(), start=1)}
+_UNIT_SOUNDS = {"to": 2, "too": 2, "for": 4, "fore": 4, "ate": 8, "won": 1}
+"""words a recogniser writes for a unit digit it heard"""
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "forth": 4, "fifth": 5, "sixth": 6,
+             "seventh": 7, "eighth": 8, "ninth": 9, "1st": 1, "2nd": 2, "3rd": 3, **{f"{d}th": d for d in range(4, 10)}}
+_TENS = {w: n for n, w in zip(range(20, 100, 10), "twenty thirty forty fifty sixty seventy eighty ninety".split(), strict=True)}
+_TENS_WORD = "|".join([*_TENS, *(str(n) for n in range(20, 100, 10))])
+_UNIT_WORD = "|".join([*_UNITS, *_UNIT_SOUNDS, *(str(d) for d in range(1, 10))])
+_ORD_WORD = "|".join(sorted(_ORDINALS, key=len, reverse=True))
+_NOT_JOINED = r"(?![-\w])(?!\s*-)(?!\s+years?[\s-]+olds?\b)"
+"""the unit is not the head of a compound ("20 7-year-olds") nor of a longer number"""
+_DURATION = re.compile(r"(\d+)\s*(hours?|hrs?|minutes?|mins?)\s+(?:and\s+)?(\d+)\s*(minutes?|mins?|seconds?|secs?)",
+                       re.I)
+_TIME_UNIT = r"(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|o'?clock|am|pm|a\.m\.|p\.m\.)"
+
+
+def _value(word: str) -> int | None:
+    w = word.lower()
+    if w.isdigit():
+        return int(w)
+    return _TENS.get(w) or _UNITS.get(w) or _UNIT_SOUNDS.get(w)
+
+
+def gold_numbers(refs: Sequence[str]) -> set[int]:
+    """The whole numbers written in the golds ('$187.50' → 187 and 50, '8,400' → 8400)."""
+    found: set[int] = set()
+    for ref in refs:
+        found |= {int(d) for d in re.findall(r"\d+", re.sub(r"(?<=\d),(?=\d{3}\b)", "", ref))}
+    return found
+
+
+def join_split_numbers(text: str, refs: Sequence[str]) -> str:
+    """The transcript with each split, misheard or unit-first number joined where the gold needs it."""
+    golds = gold_numbers(refs)
+    if not golds:
+        return text
+    text = _hundreds(text, golds)
+    text = _unit_first(text, golds)
+    text = _tens_then_unit(text, golds, not any(":" in r for r in refs))
+    text = _digit_then_tens(text, golds)
+    return _duration_parts(text, refs)
+
+
+def _hundreds(text: str, golds: set[int]) -> str:
+    """'84 hundred' → 8400 (N ≥ 10), 'a hundred and 87' → 187."""
+    def scaled(m: re.Match[str]) -> str:
+        value = int(m.group(1)) * 100
+        return str(value) if value in golds or int(m.group(1)) in golds else m.group(0)  # not 84 for 84 hundred
+
+    text = re.sub(r"\b(\d{2})\s+hundred\b(?!\s+(?:and\s+)?\d)", scaled, text, flags=re.I)
+
+    def with_rest(m: re.Match[str]) -> str:
+        head = 1 if m.group(1).lower() in ("a", "one") else int(m.group(1))
+        value = head * 100 + int(m.group(2))
+        return str(value) if value in golds else m.group(0)
+
+    return re.sub(r"\b(a|one|[1-9])\s+hundred\s+(?:and\s+)?(\d{1,2})\b(?![-.,]?\d)", with_rest, text, flags=re.I)
+
+
+def _unit_first(text: str, golds: set[int]) -> str:
+    """'six and twenty' → 26, 'one and ninety' → 91: the unit said before the tens."""
+    def value(m: re.Match[str]) -> str:
+        unit, tens = _value(m.group(1)), _value(m.group(2))
+        if unit is None or tens is None or unit > 9 or unit + tens not in golds:
+            return m.group(0)
+        return str(unit + tens)
+
+    units = "|".join([*_UNITS, *(str(d) for d in range(1, 10))])
+    return re.sub(rf"\b({units})\s+and\s+({_TENS_WORD})\b(?![-\s]*(?:{units})\b)", value, text, flags=re.I)
+
+
+def _tens_then_unit(text: str, golds: set[int], clock_free: bool) -> str:
+    """'60 8' → 68, 'forty too' → 42, 'twenty forth' / '20 4th' → 24th: a tens figure and a unit digit
+    written as two tokens. Two digit figures are joined also when the gold is the tens alone or the
+    two read as one digit string (60, 608), so that the near value is not read in them; not when a
+    gold is a clock time ("20 5" may be 20:05)."""
+    def ordinal(m: re.Match[str]) -> str:
+        value = _TENS[m.group(1).lower()] if m.group(1).lower() in _TENS else int(m.group(1))
+        value += _ORDINALS[m.group(2).lower()]
+        return f"{value}th" if value in golds else m.group(0)
+
+    text = re.sub(rf"(?<![\d,.]\s)(?<![\d,.])\b({_TENS_WORD})\s+({_ORD_WORD})\b{_NOT_JOINED}", ordinal, text, flags=re.I)
+
+    def cardinal(m: re.Match[str]) -> str:
+        tens, unit = _value(m.group(1)), _value(m.group(2))
+        if tens is None or unit is None:
+            return m.group(0)
+        near = m.group(2).lower() not in _UNIT_SOUNDS and clock_free and bool(
+            {tens, tens * 10 + unit} & golds)  # "60 8" is 68, not 60 nor 608
+        return str(tens + unit) if tens + unit in golds or near else m.group(0)
+
+    return re.sub(rf"(?<![\d,.]\s)(?<![\d,.])\b({_TENS_WORD})\s+({_UNIT_WORD})\b{_NOT_JOINED}", cardinal, text,
+                  flags=re.I)
+
+
+def _digit_then_tens(text: str, golds: set[int]) -> str:
+    """'for twenty dollars' → 420: a digit (or its homophone) before a tens word, read as hundreds
+    and tens the way prices are said ("four twenty")."""
+    def value(m: re.Match[str]) -> str:
+        head, tens = _value(m.group(1)), _value(m.group(2))
+        if head is None or tens is None or head > 9 or head * 100 + tens not in golds:
+            return m.group(0)
+        return str(head * 100 + tens)
+
+    heads = "|".join([*_UNITS, "for", "fore", "to", "too", "won", "ate", *(str(d) for d in range(1, 10))])
+    return re.sub(rf"(?<![\d,.]\s)\b({heads})\s+({_TENS_WORD})\b{_NOT_JOINED}(?!\s+(?:and\s+)?(?:{_UNIT_WORD})\b)",
+                  value, text, flags=re.I)
+
+
+def _duration_parts(text: str, refs: Sequence[str]) -> str:
+    """For a two-part duration gold ('4 minutes 20 seconds'): 'for minutes' → '4 minutes' (a digit's
+    homophone before the gold's first unit) and '4 20' → the gold's own two parts when its two
+    numbers are said in order with no unit."""
+    m = next((d for r in refs if (d := _DURATION.fullmatch(r.strip()))), None)
+    if m is None:
+        return text
+    first, unit1, second, unit2 = m.groups()
+    homophones = [w for w, d in _UNIT_SOUNDS.items() if str(d) == first]
+    if homophones:
+        text = re.sub(rf"\b(?:{'|'.join(homophones)})\s+({re.escape(unit1)}|{unit1.rstrip('s')}s?)\b",
+                      lambda k: f"{first} {k.group(1)}", text, flags=re.I)
+    return re.sub(rf"(?<![\d,.:]\s)(?<![\d,.:])\b{first}\s+{second}\b(?![-:.,]?\d)(?!\s+{_TIME_UNIT})",
+                  f"{first} {unit1} {second} {unit2}", text, flags=re.I)
