@@ -53,7 +53,8 @@ def join_split_numbers(text: str, refs: Sequence[str]) -> str:
         return text
     text = _hundreds(text, golds)
     text = _unit_first(text, golds)
-    text = _tens_then_unit(text, golds, not any(":" in r for r in refs))
+    single = gold_numbers(refs[:1]) if ":" not in refs[0] and len(gold_numbers(refs[:1])) == 1 else set()
+    text = _tens_then_unit(text, golds, single)
     text = _digit_then_tens(text, golds)
     return _duration_parts(text, refs)
 
@@ -86,11 +87,11 @@ def _unit_first(text: str, golds: set[int]) -> str:
     return re.sub(rf"\b({units})\s+and\s+({_TENS_WORD})\b(?![-\s]*(?:{units})\b)", value, text, flags=re.I)
 
 
-def _tens_then_unit(text: str, golds: set[int], clock_free: bool) -> str:
+def _tens_then_unit(text: str, golds: set[int], single: set[int]) -> str:
     """'60 8' → 68, 'forty too' → 42, 'twenty forth' / '20 4th' → 24th: a tens figure and a unit digit
-    written as two tokens. Two digit figures are joined also when the gold is the tens alone or the
-    two read as one digit string (60, 608), so that the near value is not read in them; not when a
-    gold is a clock time ("20 5" may be 20:05)."""
+    written as two tokens. They are joined also when the gold is one number, the tens alone or the
+    two read as one digit string (60, 608), so that the near value is not read in them; not when the
+    gold has more numbers ("20 5" may be 20:05 or $20.05)."""
     def ordinal(m: re.Match[str]) -> str:
         value = _TENS[m.group(1).lower()] if m.group(1).lower() in _TENS else int(m.group(1))
         value += _ORDINALS[m.group(2).lower()]
@@ -102,8 +103,8 @@ def _tens_then_unit(text: str, golds: set[int], clock_free: bool) -> str:
         tens, unit = _value(m.group(1)), _value(m.group(2))
         if tens is None or unit is None:
             return m.group(0)
-        near = m.group(2).lower() not in _UNIT_SOUNDS and clock_free and bool(
-            {tens, tens * 10 + unit} & golds)  # "60 8" is 68, not 60 nor 608
+        near = m.group(2).lower() not in _UNIT_SOUNDS and bool(
+            {tens, tens * 10 + unit} & single)  # "60 8" is 68, not 60 nor 608
         return str(tens + unit) if tens + unit in golds or near else m.group(0)
 
     return re.sub(rf"(?<![\d,.]\s)(?<![\d,.])\b({_TENS_WORD})\s+({_UNIT_WORD})\b{_NOT_JOINED}", cardinal, text,
