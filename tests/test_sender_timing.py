@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 import soundfile as sf
 
 from floorbench.audio.track_alignment import audible_runs, warp
@@ -22,7 +23,7 @@ from floorbench.pipelines.run.sender_timing import (
     sender_slips,
     sender_timing,
 )
-from floorbench.pipelines.run.sent_tracks import HeardTrack, SentTrack, resample
+from floorbench.pipelines.run.sent_tracks import HeardTrack, SentTrack, load_heard, load_sent, resample
 from floorbench.pipelines.run.timing_verdict import sender_figures, sender_verdict
 from floorbench.records import EventKind, TimelineEvent, TrackInfo
 from tests.support.warp import jitter_buffer_edits, received, sent_track, speech_like
@@ -290,3 +291,20 @@ def test_a_model_without_records_is_timed_by_the_recorder_and_bounded_by_its_cou
         "no model.heard.wav/.tsv: when the model heard each turn is unknown",
         "no model.sent.wav/.tsv: the model's track is timed by the recorder",
     ]
+
+
+def test_a_track_is_read_only_when_its_log_times_it(tmp_path: Path) -> None:
+    """`load_sent`/`load_heard`: a wav without its log, or a heard log of no frame, is missing; a broken wav is said."""
+    wav = tmp_path / "model.heard.wav"
+    sf.write(str(wav), np.zeros(480, np.int16), 16000, subtype="PCM_16")
+    assert load_heard(tmp_path, "model") is None  # no .heard.tsv
+    (tmp_path / "model.heard.tsv").write_text("")
+    assert load_heard(tmp_path, "model") is None  # a log of no frame times nothing
+    (tmp_path / "model.heard.tsv").write_text("480\t7000000000\n")
+    heard = load_heard(tmp_path, "model")
+    assert heard is not None and heard.sample_rate == 16000 and len(heard.audio) == 480
+    (tmp_path / "model.sent.wav").write_bytes(b"RIFF, but not a wav")
+    assert load_sent(tmp_path, "model") is None  # no .sent.tsv
+    (tmp_path / "model.sent.tsv").write_text("f\t0\t100\t960\t100\n")
+    with pytest.raises(ValueError, match=r"model\.sent\.wav: unreadable"):
+        load_sent(tmp_path, "model")

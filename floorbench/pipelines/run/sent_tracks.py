@@ -9,8 +9,10 @@ or unreadable file is said once, here (None, or a ValueError naming the file).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -24,6 +26,7 @@ from floorbench.pipelines.room.sender_log import (
 )
 
 NS = 1_000_000_000
+T = TypeVar("T")
 
 
 def resample(x: np.ndarray, rate: int, to: int) -> np.ndarray:
@@ -60,38 +63,37 @@ def read_wav(path: Path) -> tuple[np.ndarray, int]:
     return np.asarray(audio, dtype=np.int16), int(rate)
 
 
-def _read_logged_wav(wav: Path, tsv: Path) -> tuple[np.ndarray, int] | None:
-    """A track's audio when both its wav and its timing log are there, else None.
+def _read_logged(paths: tuple[Path, Path], timing: Callable[[Path, int], T | None]) -> tuple[np.ndarray, int, T] | None:
+    """A track's audio, its rate and what its log says of its timing (`timing` reads the log); else None.
 
-    A track without its log cannot be timed, so it counts as missing; a wav that is there
-    but unreadable is a broken recording, said as a ValueError naming the file.
+    The sent and the heard track are read alike: a track without its log, or whose log
+    times nothing (`timing` gives None), cannot be timed, so it counts as missing; a wav
+    that is there but unreadable is a broken recording, said as a ValueError naming the file.
     """
+    wav, tsv = paths
     if not wav.is_file() or not tsv.is_file():
         return None
     try:
-        return read_wav(wav)
+        audio, rate = read_wav(wav)
     except Exception as e:
         raise ValueError(f"{wav.name}: unreadable ({type(e).__name__})") from None
+    timed = timing(tsv, rate)
+    return None if timed is None else (audio, rate, timed)
+
+
+def _heard_fit(tsv: Path, rate: int) -> TrackFit | None:
+    """The fit of a ``.heard.tsv``'s arrival times; None when it logs no frame."""
+    ends, arrivals = read_frames_log(tsv)
+    return fit_track(ends, arrivals, rate) if len(ends) else None
 
 
 def load_sent(folder: Path, name: str) -> SentTrack | None:
     """``NAME.sent.wav`` + ``NAME.sent.tsv``; None when either is missing (ValueError when unreadable)."""
-    wav, tsv = sent_paths(folder, name)
-    read = _read_logged_wav(wav, tsv)
-    if read is None:
-        return None
-    audio, rate = read
-    return SentTrack(audio, rate, read_sent_clock(tsv, rate))
+    read = _read_logged(sent_paths(folder, name), read_sent_clock)
+    return None if read is None else SentTrack(*read)
 
 
 def load_heard(folder: Path, name: str) -> HeardTrack | None:
     """``NAME.heard.wav`` + ``NAME.heard.tsv``; None when missing or holding no frame."""
-    wav, tsv = heard_paths(folder, name)
-    read = _read_logged_wav(wav, tsv)
-    if read is None:
-        return None
-    audio, rate = read
-    ends, arrivals = read_frames_log(tsv)
-    if not len(ends):
-        return None
-    return HeardTrack(audio, rate, fit_track(ends, arrivals, rate))
+    read = _read_logged(heard_paths(folder, name), _heard_fit)
+    return None if read is None else HeardTrack(*read)
