@@ -109,6 +109,49 @@ def test_every_builtin_declares_its_settings(name: str):
         assert key in {f.alias or n for n, f in settings_cls.model_fields.items()}, (name, key)
 
 
+def test_a_model_is_declared_by_its_class_line():
+    from floorbench.processors.adapter_config import AdapterSettings
+    from floorbench.processors.registry import Model
+
+    class PitchSettings(AdapterSettings):
+        pitch_hz: int = 880
+
+    class Loud(PitchSettings):
+        gain_db: float = 0.0
+
+    class Chime(Model[PitchSettings], name="chime-test"):
+        pass
+
+    class Gong(Chime, name="gong-test", joins="external", settings=Loud):
+        pass
+
+    class Bell(Chime):  # a subclass keeps what it does not say
+        name = "bell-test"
+
+    assert (Chime.name, Chime.joins, Chime.Settings) == ("chime-test", "pipeline", PitchSettings)
+    assert (Gong.name, Gong.joins, Gong.Settings) == ("gong-test", "external", Loud)
+    assert (Bell.name, Bell.joins, Bell.Settings) == ("bell-test", "pipeline", PitchSettings)
+    assert Chime(ModelContext(name="chime-test", config={"pitch_hz": 440})).settings.pitch_hz == 440
+    with pytest.raises(ModelError, match="gain_db"):  # the keyword's settings class is the one read
+        Gong(ModelContext(name="gong-test", config={"gain_db": "loud"}))
+
+
+def test_the_class_attributes_of_a_model_mean_what_the_keywords_do():
+    from floorbench.processors.adapter_config import AdapterSettings
+    from floorbench.processors.registry import Model
+
+    class PitchSettings(AdapterSettings):
+        pitch_hz: int = 880
+
+    class Chime(Model[AdapterSettings]):  # the body's Settings wins over the class line's
+        name = "chime-test"
+        joins = "external"
+        Settings = PitchSettings
+
+    assert (Chime.name, Chime.joins, Chime.Settings) == ("chime-test", "external", PitchSettings)
+    assert Chime(ModelContext(name="chime-test", config={"pitch_hz": 440})).settings.pitch_hz == 440  # type: ignore[attr-defined]
+
+
 def test_a_user_model_without_settings_keeps_any_key():
     from floorbench.processors.registry import Model
 

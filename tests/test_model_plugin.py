@@ -34,9 +34,8 @@ PACKAGE = '''
         pitch_hz: int = 880
 
 
-    class ChimeModel(SilentAgent):
-        name = "chime"
-        Settings = ChimeSettings
+    class ChimeModel(SilentAgent, name="chime", settings=ChimeSettings):
+        """Says nothing: the silent reference agent's processors, under its own name and settings."""
 '''
 
 

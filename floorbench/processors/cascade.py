@@ -42,7 +42,7 @@ import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import numpy as np
 from loguru import logger
@@ -496,12 +496,8 @@ class CascadeProcessor(RoomAudioProcessor):
         await self.push_frame(OutputTransportMessageUrgentFrame(message=json.dumps(record)))
 
 
-class CascadeModel(Model[CascadeSettings]):
+class CascadeModel(Model[CascadeSettings], name="cascade"):
     """Silero VAD → faster-whisper → rules/LLM → Piper, all local (module docstring)."""
-
-    name: ClassVar[str] = "cascade"
-    joins = "pipeline"
-    Settings = CascadeSettings
 
     def __init__(self, ctx: ModelContext) -> None:
         super().__init__(ctx)

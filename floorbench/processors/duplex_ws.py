@@ -30,7 +30,7 @@ Example config (``floorbench/data/models/websocket-local.yaml``, ``--config webs
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import numpy as np
 from loguru import logger
@@ -114,12 +114,9 @@ class PcmSocketSettings(SocketSettings, KeyFromEnv):
         }
 
 
-class WebSocketDuplexModel(DuplexSocketModel[PcmSocketSettings]):
+class WebSocketDuplexModel(DuplexSocketModel[PcmSocketSettings], name="websocket"):
     """A full-duplex model server speaking pcm-ws (see module docstring)."""
 
-    name: ClassVar[str] = "websocket"
-    joins = "pipeline"
-    Settings = PcmSocketSettings
     protocol = "pcm-ws v1"
 
     def __init__(self, ctx: ModelContext) -> None:

@@ -23,7 +23,7 @@ gives the room URL and a join token (printed by the runner).
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar, Self
+from typing import Any, Self
 
 from pydantic import Field, model_validator
 
@@ -56,12 +56,9 @@ class ExternalSettings(AdapterSettings):
         return self
 
 
-class ExternalParticipant(Model[ExternalSettings]):
+class ExternalParticipant(Model[ExternalSettings], name="external", joins="external"):
     """A model that joins the room by itself; floorbench waits for it and records it."""
 
-    name: ClassVar[str] = "external"
-    joins = "external"
-    Settings = ExternalSettings
 
     @property
     def identity(self) -> str | None:

@@ -28,7 +28,7 @@ checked for Ogg/Opus interoperability against streams recorded once with
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import numpy as np
 from loguru import logger
@@ -85,12 +85,9 @@ class MoshiSettings(SocketSettings):
     model_id: str = "unknown (set `model_id`, e.g. kyutai/moshiko-pytorch-bf16)"
 
 
-class MoshiModel(DuplexSocketModel[MoshiSettings]):
+class MoshiModel(DuplexSocketModel[MoshiSettings], name="moshi"):
     """A Moshi server reached over its WebSocket protocol."""
 
-    name: ClassVar[str] = "moshi"
-    joins = "pipeline"
-    Settings = MoshiSettings
     protocol = "moshi (0x00 handshake, 0x01 Ogg/Opus 24 kHz, 0x02 text)"
 
     def bridge(self, **endpoint: Any) -> MoshiSocketProcessor:

@@ -302,11 +302,8 @@ class OracleProcessor(ListeningAgent):
             await self.speak(pcm, f"{what} (shared backend: {fut.result():.0f} ms)")
 
 
-class SilentAgent(Model[AdapterSettings]):
+class SilentAgent(Model[AdapterSettings], name="silent"):
     """Never speaks; publishes a silent track."""
-
-    name = "silent"
-    Settings = AdapterSettings
 
     def processors(self) -> list[FrameProcessor]:
         return [SilentProcessor()]
@@ -316,11 +313,8 @@ class EchoSettings(AdapterSettings):
     delay_ms: Ms = 500
 
 
-class EchoAgent(Model[EchoSettings]):
+class EchoAgent(Model[EchoSettings], name="echo"):
     """Plays back the room audio after `delay_ms` (default 500)."""
-
-    name = "echo"
-    Settings = EchoSettings
 
     def processors(self) -> list[FrameProcessor]:
         return [EchoProcessor(self.settings.delay_ms)]
@@ -334,11 +328,8 @@ class EagerSettings(AdapterSettings):
     pause_ms: Ms = 200
 
 
-class EagerAgent(Model[EagerSettings]):
+class EagerAgent(Model[EagerSettings], name="eager"):
     """Replies to every end of human speech, addressed or not."""
-
-    name = "eager"
-    Settings = EagerSettings
 
     def processors(self) -> list[FrameProcessor]:
         rate = self.ctx.out_sample_rate
@@ -411,11 +402,8 @@ class OracleSettings(AdapterSettings):
     """a deliberately slow agent under load: every reply waits its turn for one backend (`SharedBackend`)"""
 
 
-class OracleAgent(Model[OracleSettings]):
+class OracleAgent(Model[OracleSettings], name="oracle"):
     """Says what the scenario's suite plans (`OraclePlan`), where its clips are heard in the room."""
-
-    name = "oracle"
-    Settings = OracleSettings
 
     def __init__(self, ctx: ModelContext) -> None:
         super().__init__(ctx)

@@ -24,7 +24,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, cast, get_args, get_origin
 
 from typing_extensions import TypeVar
 
@@ -64,21 +64,46 @@ class ModelContext:
     identity: str = "model"
 
 
-class Model(Generic[S]):
-    """Base of every system under test; subclasses set `name`, `Settings` and build processors.
+Joins = Literal["pipeline", "external"]
 
-    A subclass declares its config once, as a pydantic `Settings` class
-    (``class CascadeModel(Model[CascadeSettings]): Settings = CascadeSettings``);
-    the config is read into `self.settings` here, so a mistyped key fails
-    before any room starts. A model that declares no settings gets
-    `OpenSettings`, which keeps any key for it in `self.config`.
+
+class Model(Generic[S]):
+    """Base of every system under test; a subclass is declared by its class line and builds processors.
+
+    ``class CascadeModel(Model[CascadeSettings], name="cascade")``: the name it is
+    found by, and its config declared once, as the pydantic settings class it is
+    parametrised with (its `Settings`); ``joins="external"`` for a system that
+    joins the room by itself. The config is read into `self.settings` here, so a
+    mistyped key fails before any room starts. A model that declares no settings
+    gets `OpenSettings`, which keeps any key for it in `self.config`. The same
+    things set as class attributes (``name = "chime"``, ``Settings = ChimeSettings``)
+    mean the same: models written that way keep working.
     """
 
     name: ClassVar[str] = ""
-    joins: ClassVar[Literal["pipeline", "external"]] = "pipeline"
+    joins: ClassVar[Joins] = "pipeline"
     Settings: ClassVar[type[AdapterSettings]] = OpenSettings
     secret_keys: ClassVar[tuple[str, ...]] = SECRET_NAMES
     """key names whose values the card redacts (`floorbench.redact.SECRET_NAMES`)"""
+
+    def __init_subclass__(
+        cls,
+        *,
+        name: str | None = None,
+        joins: Joins | None = None,
+        settings: type[AdapterSettings] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """The class keywords; `Settings`, when neither a keyword nor the class body sets it, is the
+        settings class of ``Model[...]`` in the class line (else the parent's)."""
+        super().__init_subclass__(**kwargs)
+        if name is not None:
+            cls.name = name
+        if joins is not None:
+            cls.joins = joins
+        declared = settings or ("Settings" not in cls.__dict__ and _parametrised_settings(cls))
+        if declared:
+            cls.Settings = declared
 
     def __init__(self, ctx: ModelContext) -> None:
         self.ctx = ctx
@@ -111,6 +136,16 @@ class Model(Generic[S]):
             "joins": self.joins,
             "config": redact(self.config, self.secret_keys),
         }
+
+
+def _parametrised_settings(cls: type) -> type[AdapterSettings] | None:
+    """``class M(Model[MySettings])`` → MySettings; None where the class line names no settings class."""
+    for base in cls.__dict__.get("__orig_bases__", ()):
+        origin, args = get_origin(base), get_args(base)
+        if isinstance(origin, type) and issubclass(origin, Model) and args:
+            if isinstance(args[0], type) and issubclass(args[0], AdapterSettings):
+                return args[0]
+    return None
 
 
 def redact(config: Any, secret_keys: tuple[str, ...] = SECRET_NAMES) -> Any:
@@ -152,7 +187,7 @@ def unregister_model(name: str) -> None:
 
 
 def register_model(cls: type[Model]) -> type[Model]:
-    """Class decorator for a user's own model: ``@register_model class Mine(Model): name = "mine"``."""
+    """Class decorator for a user's own model: ``@register_model class Mine(Model, name="mine")``."""
     if not cls.name:
         raise ModelError(f"{cls.__qualname__}: set a `name` before registering the model")
     _registered[cls.name] = cls

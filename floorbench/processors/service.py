@@ -43,7 +43,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from pipecat.frames.frames import (
     Frame,
@@ -229,13 +229,8 @@ class ServiceSettings(AdapterSettings, KeyFromEnv):
     interrupt_on_user_speech: bool = True
 
 
-class PipecatServiceModel(Model[ServiceSettings]):
+class PipecatServiceModel(Model[ServiceSettings], name="pipecat-service"):
     """A pipecat realtime service, built from config (module docstring)."""
-
-    name: ClassVar[str] = "pipecat-service"
-    joins = "pipeline"
-
-    Settings = ServiceSettings
 
     def __init__(self, ctx: ModelContext) -> None:
         super().__init__(ctx)

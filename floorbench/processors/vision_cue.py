@@ -229,11 +229,8 @@ class VisionCascadeProcessor(CascadeProcessor):
         await super()._speak(text, record, after)
 
 
-class VisionCascadeModel(CascadeModel):
+class VisionCascadeModel(CascadeModel, name="cascade-vision", settings=CascadeVisionSettings):
     """The cascade plus the vision cue detector (module docstring); local only, like the cascade."""
-
-    name: ClassVar[str] = "cascade-vision"
-    Settings = CascadeVisionSettings
 
     def processors(self) -> list[FrameProcessor]:
         settings = cast(CascadeVisionSettings, self.settings)

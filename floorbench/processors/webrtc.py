@@ -308,12 +308,8 @@ class WebRTCSettings(AdapterSettings, KeyFromEnv):
         return self.url or OPENAI_CALLS_URL
 
 
-class WebRTCModel(Model[WebRTCSettings]):
+class WebRTCModel(Model[WebRTCSettings], name="webrtc"):
     """A product behind plain WebRTC (module docstring)."""
-
-    name: ClassVar[str] = "webrtc"
-    joins = "pipeline"
-    Settings = WebRTCSettings
 
     def __init__(self, ctx: ModelContext) -> None:
         super().__init__(ctx)
