@@ -43,13 +43,9 @@ ENTRY_POINT_GROUP = "floorbench.suites"
 MODEL_ENTRY_POINT_GROUP = "floorbench.models"
 """the entry point group of installed models (``name = "package.module:ClassName"``)"""
 
-BUILTIN: dict[str, str] = {
-    "mpe": "floorbench.suites.mpe:PLUGIN",
-    "turns": "floorbench.suites.turns:PLUGIN",
-    "av": "floorbench.suites.av:PLUGIN",
-    "agent": "floorbench.suites.agent:PLUGIN",
-}
-"""built-in suites by import path of their `SuitePlugin` (imported when first asked for)"""
+BUILTIN: dict[str, str] = {name: f"floorbench.suites.{name}:PLUGIN" for name in ("mpe", "turns", "av", "agent")}
+"""built-in suites by import path of their `SuitePlugin`, the ``PLUGIN`` of their folder's ``__init__``
+(imported when first asked for)"""
 
 
 class SuiteNotFound(FloorbenchError, LookupError):
