@@ -18,6 +18,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from floorbench.paths import prepare_out
 from floorbench.scenarios.files import write_scenario, write_suite
@@ -110,6 +111,44 @@ def layout(rng: random.Random, cfg: GenConfig, n_facts: int) -> tuple[list[Label
     return [lab for lab in labels if lab is not None], p
 
 
+class TurnMaker(Protocol):
+    """What `walk_turns` asks of a pair builder (the English one here, `generate_languages.LanguagePair`)."""
+
+    def other(self, speaker: str | None) -> str: ...
+
+    def request_speaker(self, prev: str | None, task: Task) -> str: ...
+
+    def side_question(self, asker: str) -> tuple[str, str, str, str]: ...
+
+
+def walk_turns(labels: list[Label], task: Task, maker: TurnMaker,
+               plain: Callable[[int, Label, str | None], tuple[str, str]]) -> list[dict]:
+    """The turns of a scenario along its label sequence, each a dict of the scenario file: the request `T`
+    (its text is the twins' own, filled in later), each `N4Q` with the `N4R` that settles it, and the plain
+    turns, (speaker, text) from `plain(index, label, who spoke last)`."""
+    turns: list[dict] = []
+    prev: str | None = None
+    i = 0
+    while i < len(labels):
+        lab = labels[i]
+        if lab is Label.T:
+            turns.append({"id": i + 1, "speaker": maker.request_speaker(prev, task), "label": "T", "text": "",
+                          "gold": task.gold, "gold_aliases": task.aliases})
+        elif lab is Label.N4Q:
+            asker = maker.other(prev)
+            q_text, attempt, resolver, r_text = maker.side_question(asker)
+            turns.append({"id": i + 1, "speaker": asker, "label": "N4Q", "text": q_text, "attempt": attempt})
+            turns.append({"id": i + 2, "speaker": resolver, "label": "N4R", "text": r_text})
+            prev, i = resolver, i + 2
+            continue
+        else:
+            speaker, text = plain(i, lab, prev)
+            turns.append({"id": i + 1, "speaker": speaker, "label": lab.value, "text": text})
+        prev = turns[-1]["speaker"]
+        i += 1
+    return turns
+
+
 class GeneratedPair:
     """Builds the two scenarios of one pair from one random stream."""
 
@@ -139,7 +178,7 @@ class GeneratedPair:
         self.used.add(choice)
         return choice
 
-    def other(self, speaker: str, avoid: set[str] | None = None) -> str:
+    def other(self, speaker: str | None, avoid: set[str] | None = None) -> str:
         cands = [s for s in self.names if s != speaker and s not in (avoid or set())]
         cands = cands or [s for s in self.names if s != speaker]
         return self.rng.choice(cands)
@@ -221,7 +260,12 @@ class GeneratedPair:
             return speaker, self.fill(frame, speaker)
         return speaker, self.style(self.fill(frame, speaker), opener_p=0.2)
 
-    def side_question(self, asker: str):
+    def request_speaker(self, prev: str | None, task: Task) -> str:
+        """Who says the request: not the previous speaker, and nobody the task rules out as asker."""
+        cands = [s for s in self.names if s != prev and s not in task.not_asker]
+        return self.rng.choice(cands or [s for s in self.names if s not in task.not_asker])
+
+    def side_question(self, asker: str) -> tuple[str, str, str, str]:
         rng = self.rng
         bank = list(self.activity.side_questions) if rng.random() < 0.6 else []
         bank = [q for q in bank if q.question not in self.used] or [
@@ -283,32 +327,9 @@ class GeneratedPair:
         bounds = [0, *cuts, len(facts)]
         for j, i in enumerate(chosen):
             per_slot[i] = facts[bounds[j]:bounds[j + 1]]
-        turns: list[dict] = []
-        prev: str | None = None
-        i = 0
-        while i < len(labels):
-            lab = labels[i]
-            if lab is Label.T:
-                cands = [s for s in self.names if s != prev and s not in task.not_asker]
-                speaker = rng.choice(cands or [s for s in self.names if s not in task.not_asker])
-                turns.append({"id": i + 1, "speaker": speaker, "label": "T", "text": "",
-                              "gold": task.gold, "gold_aliases": task.aliases})
-            elif lab is Label.N4Q:
-                asker = self.other(prev) if prev else rng.choice(list(self.names))
-                q_text, attempt, resolver, r_text = self.side_question(asker)
-                turns.append({"id": i + 1, "speaker": asker, "label": "N4Q", "text": q_text, "attempt": attempt})
-                turns.append({"id": i + 2, "speaker": resolver, "label": "N4R", "text": r_text})
-                prev = resolver
-                i += 2
-                continue
-            elif i in per_slot:
-                speaker, text = self.evidence_turn(lab, per_slot[i], prev)
-                turns.append({"id": i + 1, "speaker": speaker, "label": lab.value, "text": text})
-            else:
-                speaker, text = self.filler_turn(lab, prev, after_request=i > p)
-                turns.append({"id": i + 1, "speaker": speaker, "label": lab.value, "text": text})
-            prev = turns[-1]["speaker"]
-            i += 1
+        turns = walk_turns(labels, task, self, lambda i, lab, prev: (
+            self.evidence_turn(lab, per_slot[i], prev) if i in per_slot
+            else self.filler_turn(lab, prev, after_request=i > p)))
         ex_text, _ = self.request(task, explicit=True)
         im_text, cue = self.request(task, explicit=False)
         ex_turns = [dict(t) for t in turns]

@@ -22,7 +22,7 @@ from floorbench.scenarios.files import write_scenario, write_suite
 from floorbench.scenarios.schema import Preamble, Suite
 from floorbench.scenarios.validate import ScenarioError
 from floorbench.speech.languages import LANGUAGES
-from floorbench.suites.mpe.generate import GENERATOR_VERSION, GenConfig, check_bounds, layout
+from floorbench.suites.mpe.generate import GENERATOR_VERSION, GenConfig, check_bounds, layout, walk_turns
 from floorbench.suites.mpe.lines import FAMILIES, LINES, Lines, money_gold, said
 from floorbench.suites.mpe.schema import SILENT_LABELS, Label, Scenario
 from floorbench.suites.mpe.tasks import Fact, Task
@@ -101,6 +101,9 @@ class LanguagePair:
         bank = {Label.N1: self.lines.n1, Label.N2: self.lines.n2, Label.N3: self.lines.n3}[label]
         return speaker, self.pick(bank).format(name=self.names[self.other(speaker)])
 
+    def request_speaker(self, prev: str | None, task: Task) -> str:
+        return self.other(prev, task.not_asker)
+
     def request(self, task: Task, explicit: bool) -> str:
         frame = self.rng.choice(self.lines.explicit if explicit else self.lines.implicit)
         q, iq = task.direct[0], task.indirect[0]
@@ -127,28 +130,8 @@ class LanguagePair:
         k = min(len(slots), len(task.facts))
         chosen = sorted(rng.sample(slots, k))
         per_slot = {i: task.facts[j:j + 1] if j < k - 1 else task.facts[j:] for j, i in enumerate(chosen)}
-        turns: list[dict] = []
-        prev: str | None = None
-        i = 0
-        while i < len(labels):
-            lab = labels[i]
-            if lab is Label.T:
-                speaker = self.other(prev, task.not_asker)
-                turns.append({"id": i + 1, "speaker": speaker, "label": "T", "text": "", "gold": task.gold,
-                              "gold_aliases": task.aliases})
-            elif lab is Label.N4Q:
-                asker = self.other(prev)
-                q_text, attempt, resolver, r_text = self.side_question(asker)
-                turns.append({"id": i + 1, "speaker": asker, "label": "N4Q", "text": q_text, "attempt": attempt})
-                turns.append({"id": i + 2, "speaker": resolver, "label": "N4R", "text": r_text})
-                prev, i = resolver, i + 2
-                continue
-            else:
-                speaker, text = (self.evidence(lab, per_slot[i], prev, task) if i in per_slot
-                                 else self.filler(lab, prev))
-                turns.append({"id": i + 1, "speaker": speaker, "label": lab.value, "text": text})
-            prev = turns[-1]["speaker"]
-            i += 1
+        turns = walk_turns(labels, task, self, lambda i, lab, prev: (
+            self.evidence(lab, per_slot[i], prev, task) if i in per_slot else self.filler(lab, prev)))
         return self._twins(turns, labels, p, task, set(per_slot))
 
     def _twins(self, turns: list[dict], labels: list[Label], p: int, task: Task,
