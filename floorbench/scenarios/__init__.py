@@ -6,6 +6,7 @@
     validate  load a suite: each file by its suite's rules (part `load_scenario`), the suite's own
               cross-scenario rules (part `check_suite`), one line per broken rule
     files     write scenario and suite files in one canonical, byte-stable form
+    banks     read a generator's word banks, YAML files in its suite folder (`banks/`), frozen
     render    turns and preamble to content-addressed audio (cached, resumable, parallel)
     info      `suite info`: counts, hours of audio, audio hash check
     commands  CLI registration (heavy imports stay inside the commands)
