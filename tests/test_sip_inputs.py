@@ -164,3 +164,16 @@ def test_rtp_loss_out_of_range_is_one_line_naming_the_key(capsys, tmp_path):
     line = _one_line(capsys, ["run", "--suite", "example", "--out", str(tmp_path / "out"), "--via",
                               "sip:agent@127.0.0.1:5070", "--config", str(cfg)])
     assert "rtp_loss_from_agent_pct" in line and "50" in line and str(cfg) in line, line
+
+
+@pytest.mark.parametrize(("profile", "words"), [
+    ("{delay_ms: 10, jitter_ms: 30}", ["`rtp_jitter_to_agent`", "jitter_ms 30 above delay_ms 10"]),
+    ("{delay_ms: 5000}", ["`rtp_jitter_to_agent.delay_ms`", "1000"]),
+    ("{spread_ms: 5}", ["`rtp_jitter_to_agent.spread_ms`", "delay_ms, jitter_ms"]),
+])
+def test_a_bad_rtp_jitter_profile_is_one_line_naming_the_key(capsys, tmp_path, profile, words):
+    cfg = tmp_path / "jittery.yaml"
+    cfg.write_text(f"adapter: sip\nrtp_jitter_to_agent: {profile}\n")
+    line = _one_line(capsys, ["run", "--suite", "example", "--out", str(tmp_path / "out"), "--via",
+                              "sip:agent@127.0.0.1:5070", "--config", str(cfg)])
+    assert all(w in line for w in words) and str(cfg) in line, line

@@ -76,6 +76,7 @@ async def test_echo_agent_over_g711_carries_audio_both_ways():
     assert m["rtp"]["rx_packets"] > 50 and m["rtp"]["lost"] == 0
     assert m["room_to_model"]["n"] > 0 and m["model_to_room"]["n"] > 0
     assert "receiver" in m["agent_clock"]
+    assert "rtp_jitter" not in m  # no jitter asked: the call's RTP goes straight, no relay
 
 
 async def test_dtmf_asked_in_the_room_reaches_the_agent_as_rfc4733_events_and_the_timeline():
@@ -239,3 +240,30 @@ def test_the_process_stack_refuses_a_second_loss_setting(monkeypatch):
     assert SipStack.shared() is SipStack._instance
     with pytest.raises(PhoneError, match="one loss setting per process"):
         SipStack.shared(tx_drop_pct=5)
+
+
+async def test_rtp_jitter_asked_of_the_leg_reaches_both_receivers_through_the_relay():
+    """40 ± 20 ms of jitter each way (`rtp_jitter_*`, a relay in this process; no child needed: the relay is per
+    call). Both ways cross the relay for the whole call (the agent's packets reach it and the leg latches onto it,
+    so its packets go there too); each packet is held within the profile; about one in eight is overtaken; the
+    leg's own receiver measures RFC 3550 jitter far above the ~0.4 ms of a straight call; the echo still comes
+    back."""
+    profile = {"delay_ms": 40, "jitter_ms": 20, "seed": 2}
+    with PhoneAgent("--model", "echo") as agent:
+        leg = _leg(uri=agent.uri, codecs=["PCMU"], rtp_jitter_to_agent=profile, rtp_jitter_from_agent=profile)
+        down, up = await run_test(leg, frames_to_send=_talk(np.concatenate([tone(800, freq=500), silence(400)])))
+    assert _errors(up) == []
+    audio, rate = output_audio(list(down))
+    assert voiced_ms(audio, rate) >= 500  # the echo, through the relay and G.711 both ways
+    m = leg.measures()
+    rtp, jitter = m["rtp"], m["rtp_jitter"]
+    for way, packets in (("to_agent", rtp["tx_packets"]), ("from_agent", rtp["rx_packets"])):
+        r = jitter[way]
+        assert r["asked"]["delay_ms"] == 40 and r["asked"]["seed"] == 2
+        assert r["packets"] >= 0.95 * packets, (way, r, rtp)
+        assert 35 <= r["delay_ms"]["p50"] <= 47 and r["delay_ms"]["p95"] <= 75, r  # 20-60 ms, plus the thread's lateness
+        assert 8 <= r["added_jitter_ms"] <= 18 and r["reordered"] >= 5, r
+    # the agent's RTCP comes through too; the leg's first report leaves before it has latched, its next ~5 s later
+    assert jitter["from_agent"]["rtcp_packets"] >= 1 and jitter["from_agent"]["undelayed_at_start"] <= 5
+    assert jitter["from_agent"]["receiver"]["jitter_ms"] >= 4, jitter  # the leg's PJSIP receiver
+    assert m["failure"] is None

@@ -14,6 +14,8 @@ where the recorder records it like any model track. ``--via sip:URI`` on
     setup_timeout_s: 10               # INVITE → 200 OK
     rtp_loss_to_agent_pct: 0          # RTP dropped at random each way (PJMEDIA's simulation; `rtp_loss`)
     rtp_loss_from_agent_pct: 0
+    rtp_jitter_to_agent: {delay_ms: 40, jitter_ms: 20}   # RTP held a seeded random time each way (`jitter`; `rtp_jitter`)
+    rtp_jitter_from_agent: {delay_ms: 40, jitter_ms: 20}
 
 What failed is one ``ErrorFrame`` (the scenario fails as ``model_error``,
 never a pass) naming the phone's failure kind and the SIP status: no answer
@@ -44,6 +46,7 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pydantic import Field, field_validator
 
+from floorbench.phone.jitter import JitterRelay, RtpJitter
 from floorbench.phone.stack import CLOCK_RATE, CallState, SipStack
 from floorbench.phone.uri import PhoneError, SipTarget, codec_names, parse_target
 from floorbench.processors.adapter_config import AdapterSettings, ModelError, Seconds
@@ -76,6 +79,18 @@ def rtp_loss(asked: tuple[int, int], rtp: dict[str, Any]) -> dict[str, Any]:
             "to_agent_pct": pct(peer_lost, sent - peer_lost) if isinstance(sent, int) and isinstance(peer_lost, int)
             and rtp.get("rtt_ms") is not None else None,
             "from_agent_pct": pct(rtp.get("lost"), rtp.get("rx_packets"))}
+
+
+def rtp_jitter(relay: dict[str, Any], rtp: dict[str, Any], peer: dict[str, Any]) -> dict[str, Any]:
+    """RTP jitter on the leg (``rtp_jitter_to_agent``, ``rtp_jitter_from_agent``): per way, what the relay was
+    asked and did (`JitterRelay.record`), and what the receiving end measured — back from the agent, the leg's own
+    receiver (RFC 3550 jitter, packets its jitter buffer discarded as late, its delay); towards the agent, the
+    agent end's RTCP receiver reports (jitter, lost), as of its last one (PJSIP sends one about every 5 s)."""
+    return {
+        "to_agent": {**relay["to_agent"], "receiver": {**peer, "lost": rtp.get("peer_lost")}},
+        "from_agent": {**relay["from_agent"], "receiver": {k: rtp.get(k) for k in (
+            "jitter_ms", "jitter_max_ms", "late", "lost", "jitter_buffer_ms")}},
+    }
 
 
 def agent_clock(rtp: dict[str, Any]) -> str:
@@ -116,11 +131,14 @@ class PhoneLeg(ModelLinkProcessor):
 
     def __init__(self, *, target: SipTarget, codecs: list[str], out_sample_rate: int, setup_timeout_s: float,
                  media_timeout_s: float | None, headers: dict[str, str] | None = None, bind: str = "127.0.0.1",
-                 loss_pct: tuple[int, int] = (0, 0), name: str | None = None) -> None:
+                 loss_pct: tuple[int, int] = (0, 0), jitter: tuple[RtpJitter | None, RtpJitter | None] = (None, None),
+                 name: str | None = None) -> None:
         super().__init__(name=name)
         self.target, self.codecs, self.out_rate = target, codecs, out_sample_rate
         self.setup_timeout_s, self.media_timeout_s = setup_timeout_s, media_timeout_s
-        self.bind, self.loss_pct = bind, loss_pct
+        self.bind, self.loss_pct, self.jitter = bind, loss_pct, jitter
+        self.relay: JitterRelay | None = None
+        """the call's RTP through a jitter relay, when either way asks for jitter (`jitter`)"""
         self.call = CallState(headers=dict(headers or {}))
         self.stack: SipStack | None = None
         self.to_room = DelayLog()
@@ -182,6 +200,13 @@ class PhoneLeg(ModelLinkProcessor):
         self.call.on_audio = lambda pcm, t: loop.call_soon_threadsafe(self._inbox.put_nowait, (pcm, t))
         self.call.on_digit = lambda d, t: loop.call_soon_threadsafe(
             lambda: self.create_task(self._marker({"event": "dtmf", "direction": "from_agent", "digits": d})))
+        if self.jitter != (None, None):
+            try:
+                self.relay = JitterRelay(self.bind, *self.jitter).start()
+            except OSError as e:
+                await self._fail("stack", f"the RTP jitter relay could not start on {self.bind} ({e})")
+                return
+            self.call.rewrite_offer = self.relay.offer
         try:
             self.stack = await asyncio.to_thread(lambda: SipStack.shared(
                 bind=self.bind, tx_drop_pct=self.loss_pct[0], rx_drop_pct=self.loss_pct[1]))
@@ -275,6 +300,7 @@ class PhoneLeg(ModelLinkProcessor):
             "room_audio_cut_ms": c.outbox.cut_ms, "agent_clock": agent_clock(c.stats),
             "dtmf_received": [d for d, _ in c.digits], "dtmf_sent": list(self.dtmf_sent),
             "rtp_loss": rtp_loss(self.loss_pct, c.stats),
+            **({"rtp_jitter": rtp_jitter(self.relay.record(), c.stats, c.peer_jitter)} if self.relay is not None else {}),
         }
 
     async def _fail(self, kind: str, line: str) -> None:
@@ -293,6 +319,8 @@ class PhoneLeg(ModelLinkProcessor):
     async def close_link(self) -> None:
         await self._hangup()
         logger.info(f"{self}: closing; phone leg {self.measures()}")
+        if self.relay is not None:
+            await asyncio.to_thread(self.relay.stop)
         for t in self._tasks:
             await self.cancel_task(t, timeout=1.0)
 
@@ -321,6 +349,10 @@ class SipSettings(AdapterSettings):
     """RTP packets of the caller's audio dropped at random before they leave (PJMEDIA's loss simulation)"""
     rtp_loss_from_agent_pct: int = Field(default=0, ge=0, le=50)
     """RTP packets of the agent's audio dropped at random as they arrive, before the leg's jitter buffer"""
+    rtp_jitter_to_agent: RtpJitter | None = None
+    """the caller's RTP (and RTCP) held a seeded random time on its way, through a relay (`jitter`); null: straight"""
+    rtp_jitter_from_agent: RtpJitter | None = None
+    """the agent's RTP (and RTCP) held likewise before the leg's jitter buffer; either way set puts both through it"""
     model_id: str = "unknown (set `model_id` in the config)"
 
     @field_validator("codecs")
@@ -368,7 +400,8 @@ class SipModel(Model[SipSettings]):
                        "X-Floorbench-Scenario": ctx.scenario.scenario_id}
         return [PhoneLeg(target=self.target, codecs=s.codecs, out_sample_rate=ctx.out_sample_rate,
                          setup_timeout_s=s.setup_timeout_s, media_timeout_s=s.media_timeout_s, headers=headers, bind=s.bind,
-                         loss_pct=(s.rtp_loss_to_agent_pct, s.rtp_loss_from_agent_pct), name=f"{self.name}-model")]
+                         loss_pct=(s.rtp_loss_to_agent_pct, s.rtp_loss_from_agent_pct),
+                         jitter=(s.rtp_jitter_to_agent, s.rtp_jitter_from_agent), name=f"{self.name}-model")]
 
     def card(self) -> dict[str, Any]:
         card = super().card()

@@ -120,6 +120,11 @@ class CallState:
     on_audio: Callable[[bytes, float], object] | None = None
     on_digit: Callable[[str, float], object] | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    peer_jitter: dict[str, Any] = field(default_factory=dict)
+    """the interarrival jitter of the packets sent, as the peer's RTCP receiver reports say (read with `stats`;
+    only the jitter relay's record shows it)"""
+    rewrite_offer: Callable[[str], str] | None = None
+    """the SDP the call offers, rewritten before it goes (stack thread): the jitter relay names its own ports"""
     handle: Any = None
     """the pjsua2 Call (stack thread only)"""
 
@@ -181,6 +186,10 @@ def _classes(pj: Any) -> tuple[type, type, type]:
                 self.port.startTransmit(am)
                 si = self.getStreamInfo(i)
                 self.state.codec, self.state.codec_rate = str(si.codecName), int(si.codecClockRate)
+
+        def onCallSdpCreated(self, prm: Any) -> None:
+            if self.state.rewrite_offer is not None and self.state.outgoing:
+                prm.sdp.wholeSdp = self.state.rewrite_offer(str(prm.sdp.wholeSdp))
 
         def onDtmfDigit(self, prm: Any) -> None:
             self.state.digits.append((str(prm.digit), time.monotonic()))
@@ -398,6 +407,9 @@ class SipStack:
             "jitter_buffer_ms": int(jb.avgDelayMsec), "rtt_ms": round(ss.rtcp.rttUsec.mean / 1000, 1)
             if ss.rtcp.rttUsec.n else None,
         }
+        tx = ss.rtcp.txStat
+        state.peer_jitter = {"jitter_ms": round(tx.jitterUsec.mean / 1000, 1) if tx.jitterUsec.n else None,
+                             "jitter_max_ms": round(tx.jitterUsec.max / 1000, 1) if tx.jitterUsec.n else None}
         return state.stats
 
     def send_dtmf(self, state: CallState, digits: str, duration_ms: int | None = None) -> None:
