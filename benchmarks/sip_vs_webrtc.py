@@ -29,11 +29,20 @@ leg's), as meta.json says.
     python benchmarks/sip_vs_webrtc.py --trials 6
     python benchmarks/sip_vs_webrtc.py --agent livekit --trials 5
     python benchmarks/sip_vs_webrtc.py --trials 5 --loss 5      # and a third path: SIP with 5 % RTP loss each way
+    python benchmarks/sip_vs_webrtc.py --trials 5 --jitter 20   # and SIP with 40 ± 20 ms of RTP jitter each way
 
 With ``--loss PCT`` a third path, ``sip-loss``, calls the same agent end with
 ``rtp_loss_to_agent_pct`` and ``rtp_loss_from_agent_pct`` at PCT (an
 ``adapter: sip`` config): printed, the loss realised each way against the
 asked, and the latency it adds over plain SIP.
+
+With ``--jitter MS`` a path ``sip-jitter`` calls it with ``rtp_jitter_to_agent``
+and ``rtp_jitter_from_agent`` at ``{delay_ms: D, jitter_ms: MS}`` (D from
+``--jitter-delay``, 2 × MS by default): printed, per way the
+delay the relay added (median of the calls' p50 and p95), the jitter it added
+(RFC 3550's mean change of delay, ≈ 2/3 MS) against what the receiver measured
+(the leg's own RFC 3550 jitter and late packets back from the agent; the agent
+end's RTCP reports towards it), and the latency it adds over plain SIP.
 """
 
 from __future__ import annotations
@@ -135,6 +144,8 @@ def main() -> None:
                     help="oracle: the reference agent; livekit: the LiveKit Agents example (behind phone-gateway)")
     ap.add_argument("--port", type=int, default=5090, help="the agent end's SIP port on 127.0.0.1")
     ap.add_argument("--loss", type=int, default=0, help="also a SIP path with this %% of RTP lost each way (0-50)")
+    ap.add_argument("--jitter", type=int, default=0, help="also a SIP path with this ± ms of RTP jitter each way")
+    ap.add_argument("--jitter-delay", type=int, default=None, help="its mean delay (ms; default twice --jitter)")
     ap.add_argument("--out", type=Path, default=None, help="keep the runs here (default: a temp folder)")
     args = ap.parse_args()
     base = args.out or Path(tempfile.mkdtemp(prefix="fb-sip-vs-webrtc-"))
@@ -147,6 +158,12 @@ def main() -> None:
             lossy = base / "loss.yaml"
             lossy.write_text(f"adapter: sip\nrtp_loss_to_agent_pct: {args.loss}\nrtp_loss_from_agent_pct: {args.loss}\n")
             how["sip-loss"] = [*how["sip"], "--config", str(lossy)]
+        if args.jitter:
+            delay = args.jitter_delay if args.jitter_delay is not None else 2 * args.jitter
+            jittery = base / "jitter.yaml"
+            jittery.write_text("adapter: sip\n" + "".join(
+                f"rtp_jitter_{way}: {{delay_ms: {delay}, jitter_ms: {args.jitter}}}\n" for way in ("to_agent", "from_agent")))
+            how["sip-jitter"] = [*how["sip"], "--config", str(jittery)]
         runs = {name: play(base / name, args.trials, tests, path, env) for name, path in how.items()}
     report(runs, base)
 
@@ -170,6 +187,8 @@ def report(runs: dict[str, dict[str, Any]], base: Path) -> None:
             got = [leg["rtp_loss"][key] for leg in runs["sip-loss"]["legs"] if leg.get("rtp_loss", {}).get(key) is not None]
             asked = runs["sip-loss"]["legs"][0]["rtp_loss"][f"asked_{key}"]
             print(f"loss {key.removesuffix('_pct').replace('_', ' ')}: asked {asked} %, realised per call {got}")
+    if "sip-jitter" in rows:
+        jitter_report(rows, runs["sip-jitter"]["legs"])
     legs = runs["sip"]["legs"]
     if legs:
         def med(key: str, sub: str) -> float:
@@ -185,6 +204,29 @@ def report(runs: dict[str, dict[str, Any]], base: Path) -> None:
     out = {"paths": rows, "difference_ms": {"p50": d50, "p95": d95}, "sip_legs": legs}
     (base / "sip_vs_webrtc.json").write_text(json.dumps(out, indent=1))
     print(f"→ {base / 'sip_vs_webrtc.json'}")
+
+
+def jitter_report(rows: dict[str, dict[str, Any]], legs: list[dict[str, Any]]) -> None:
+    """The jitter path: latency over plain SIP; per way what the relay added and what the receiver measured."""
+    print(f"sip-jitter - sip: p50 {rows['sip-jitter']['p50_ms'] - rows['sip']['p50_ms']:+.0f} ms, "
+          f"p95 {rows['sip-jitter']['p95_ms'] - rows['sip']['p95_ms']:+.0f} ms")
+    ways = [leg["rtp_jitter"] for leg in legs if leg.get("rtp_jitter")]
+    for way in ("to_agent", "from_agent"):
+        rs = [w[way] for w in ways]
+        if not rs:
+            continue
+
+        def med(xs: list[Any]) -> float:
+            xs = [x for x in xs if x is not None]
+            return float(np.median(xs)) if xs else float("nan")
+
+        asked = rs[0]["asked"]
+        print(f"jitter {way.replace('_', ' ')}: asked {asked['delay_ms']} ± {asked['jitter_ms']} ms "
+              f"(added jitter ≈ {2 * asked['jitter_ms'] / 3:.1f} ms); relay delay p50 {med([r['delay_ms']['p50'] for r in rs]):.1f}"
+              f" p95 {med([r['delay_ms']['p95'] for r in rs]):.1f} ms, added jitter {med([r['added_jitter_ms'] for r in rs]):.1f}"
+              f" ms, reordered {sum(r['reordered'] for r in rs)} of {sum(r['packets'] for r in rs)} packets; receiver: "
+              f"jitter {med([r['receiver'].get('jitter_ms') for r in rs]):.1f} ms (median of calls), late "
+              f"{[r['receiver'].get('late') for r in rs]}")
 
 
 if __name__ == "__main__":

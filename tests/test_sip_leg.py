@@ -267,3 +267,20 @@ async def test_rtp_jitter_asked_of_the_leg_reaches_both_receivers_through_the_re
     assert jitter["from_agent"]["rtcp_packets"] >= 1 and jitter["from_agent"]["undelayed_at_start"] <= 5
     assert jitter["from_agent"]["receiver"]["jitter_ms"] >= 4, jitter  # the leg's PJSIP receiver
     assert m["failure"] is None
+
+
+async def test_rtp_jitter_holds_with_baresip_at_the_far_end():
+    """baresip sends to the address in the offer and latches differently from PJSIP: both ways still cross the
+    relay for the whole call, and its 440 Hz comes through the jittered way."""
+    profile = {"delay_ms": 40, "jitter_ms": 20}
+    with Baresip(port=_free_udp_port(), freq=440) as peer:
+        leg = _leg(uri=peer.uri, codecs=["PCMU"], rtp_jitter_to_agent=profile, rtp_jitter_from_agent=profile)
+        down, up = await run_test(leg, frames_to_send=_talk(tone(1500, freq=1000), settle_s=1.0, tail_s=0.5))
+    assert _errors(up) == []
+    audio, rate = output_audio(list(down))
+    assert abs(_peak_hz(audio[-rate:], rate) - 440) < 15
+    m = leg.measures()
+    jitter = m["rtp_jitter"]
+    assert jitter["to_agent"]["packets"] >= 0.95 * m["rtp"]["tx_packets"]
+    assert jitter["from_agent"]["packets"] >= 0.95 * m["rtp"]["rx_packets"], (jitter, m["rtp"])
+    assert 35 <= jitter["from_agent"]["delay_ms"]["p50"] <= 47 and jitter["from_agent"]["receiver"]["jitter_ms"] >= 4
