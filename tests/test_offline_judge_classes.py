@@ -317,7 +317,7 @@ def test_third_round_yes_no(reply: str, gold: str, question: str, want: Verdict)
     ("Happens to us all.", "Why does the bus never come on time.", N),  # after "why" it gives the reason
     ("Happens to everyone.", "Sam, I've spilt coffee on my shirt.", B),
     ("Me too.", "I'm starving.", B),
-    ("Me too.", "Who wants a cuppa?", U),  # after a wh-question no formula: it may answer (I want one)
+    ("Me too.", "Who wants a cuppa?", N),  # after a wh-question no formula, and no reaction's shape: it answers (sixth round: content, no longer unsure)
     ("I know it is.", "Sam, the shop shuts at five.", N),  # ends on an auxiliary
     ("You said it would rain.", "Sam, it's pouring.", N),  # content words
     ("Story of my life.", "Sam, the printer jammed again.", B),

@@ -65,7 +65,7 @@ from floorbench.scoring.judges.commitment import (
     word_matches,
 )
 from floorbench.scoring.judges.commitment import code_spans as _code_spans
-from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens
+from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, stem
 from floorbench.scoring.judges.quantities import (
     Mention,
     Quantity,
@@ -133,7 +133,7 @@ def _people(text: str, gold_words: Sequence[str] = ()) -> frozenset[str]:
         word = m.group(0).lower()
         beside = [n for n in found[max(0, k - 1) : k + 2] if n is not m and abs(n.start() - m.start()) <= 1 + max(
             len(n.group(0)), len(m.group(0)))]
-        if word in NOT_NAMES or word in WEEKDAYS or word in MONTHS or m.start() in gold_like or any(
+        if word in NOT_NAMES or word.removesuffix("s") in WEEKDAYS or word in MONTHS or m.start() in gold_like or any(
                 n.start() in gold_like for n in beside):
             continue  # the gold's name, or the other half of it ("Shivaun Keely" for Siobhan Kealy)
         opens = not text[: m.start()].strip() or re.search(r"[.!?:]\s*$", text[: m.start()])
@@ -297,7 +297,8 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
                 f"form the rules do not read ('{unread[0]}'): cannot tell"
         return "absent", "answer.quantity-absent", f"quantity not said (heard: {said})"
     start = correction_start(tokens, lambda rest: bool(mentions(list(rest))))
-    conc = concessions(tokens, lambda a, b: any(a <= m.start < b for m in found))
+    conc = concessions(tokens, lambda a, b: any(a <= m.start < b for m in found)
+                       and not another_subject(tokens[a:b], reply.question))
     others = [(m.start, m.end) for m in found if not same_quantity(q, m)]
     why = [commit_reason(tokens, (m.start, m.end), start, conc, others) for m in hits]
     committed = [m for m, w in zip(hits, why, strict=True) if w is None]
@@ -378,7 +379,7 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
         return any(a <= s[0] < b for s in spans) or any(a <= c[0] < b for c in others)
 
     start = correction_start(tokens, lambda rest: bool(content(rest)))
-    conc = concessions(tokens, has_answer)
+    conc = concessions(tokens, lambda a, b: has_answer(a, b) and not another_subject(tokens[a:b], reply.question))
     focus = focus_words(reply.question, reply.options, _names(reply.inp.context))
     aside = part_of_list or bound_to_gold(tokens, focus, spans, others, start)
     """the gold answers the question in its own clause: others named in other clauses are no list"""
@@ -566,6 +567,9 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
         kind, rule, why = outcome
         if kind == "correct" and (elsewhere := value_bound_elsewhere(ref, inp.transcript, inp.context)):
             kind, rule, why = "wrong", "answer.bound-elsewhere", elsewhere
+        if kind == "correct" and _NEGATIVE.search(ref) and not _SIGNED.search(inp.transcript):
+            kind, rule, why = "wrong", "answer.sign-missing", "the gold is below zero and the reply says no sign " \
+                "('minus', 'below zero'): another value"
         if kind in ("correct", "wrong"):
             return (kind, rule, f"'{ref}': {why}"), [], []
         undecided.append((kind, rule, f"'{ref}': {why}"))
@@ -576,6 +580,40 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     if unsure is not None and not pending:
         return unsure, [], []
     return ("", "", ""), ([] if blocked else pending), undecided
+
+
+_NEGATIVE = re.compile(r"(?:^|\s)[-−–]\s?\d|\b(?:minus|negative|below zero|under zero)\b", re.I)
+"""a gold below zero ("-5 °C", "minus five degrees"): its sign is part of the value"""
+_SIGNED = re.compile(r"(?:^|\s)[-−–]\s?\d|\b(?:minus|negative|below|under|sub-?zero|freezing)\b", re.I)
+"""a reply that says a value is below zero"""
+
+
+NP_OPENERS = frozenset("the a an this that my your our their his her its".split())
+NP_ENDS = frozenset("is are was were has have had does do did will would can could opens open closes close "
+                    "costs cost takes take goes go leaves leave starts start gets get looks look".split())
+"""the verb that ends a clause's subject ("but the café opens before …")"""
+LEAD_WORDS = frozenset("honestly frankly though still then and so well".split())
+
+
+def another_subject(clause: Sequence[str], question: Sequence[str]) -> bool:
+    """A contrast clause ("but the café opens at nine") whose subject's head noun the question does not
+    name is about another thing (or another property: "but the Realme camera is better"), an aside
+    that takes nothing back; its subject is its first noun phrase, up to its verb."""
+    words = [t for t in clause if t not in (",", ".")]
+    k = 0
+    while k < len(words) and (words[k] in LEAD_WORDS or words[k] in CONCESSION_WORDS):
+        k += 1
+    if k >= len(words) or words[k] not in NP_OPENERS or not question:
+        return False
+    end = next((j for j in range(k + 1, min(len(words), k + 5)) if words[j] in NP_ENDS), None)
+    if end is None or end == k + 1:
+        return False
+    head = words[end - 1]
+    asked = {stem(t) for t in question}
+    return head.isalpha() and head not in ("one", "ones") and stem(head) not in asked
+
+
+CONCESSION_WORDS = frozenset(("but", "however", "though", "although", "whereas"))
 
 
 def _verdict(kind: str, rule: str, why: str) -> JudgeVerdict:

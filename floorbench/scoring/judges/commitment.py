@@ -244,11 +244,18 @@ def contrast_clauses(tokens: Sequence[str]) -> list[Span]:
     return [(i, _sentence_bounds(tokens, i)[1]) for i, t in enumerate(tokens) if t in CONCESSION]
 
 
+CLAUSE_EDGE = frozenset((",", ".", "oh", "no", "wait", "um", "uh", "er", "sorry"))
+"""what may stand before a self-correction's "actually"; after a clause's own words and before its end
+("it is closed actually, it opens at three") "actually" only stresses the clause"""
+
+
 def correction_start(tokens: Sequence[str], has_answer: Callable[[Sequence[str]], bool]) -> int:
     """Where the committed part begins: after the last self-correction followed by an answer."""
     start = 0
     for i, t in enumerate(tokens):
         degree = t == "rather" and tokens[i - 1 : i] != ["or"] and tokens[i + 1 : i + 2] != [","]
+        degree = degree or (t == "actually" and i > 0 and tokens[i - 1] not in CLAUSE_EDGE
+                            and (i + 1 == len(tokens) or tokens[i + 1] in (",", ".")))  # "It's closed actually, …"
         marker = (t in CORRECTION and not degree) or (t == "no" and i > 0 and i + 1 < len(tokens) and tokens[i + 1] in (",", ".", "wait"))
         phrase = next((p for p in CORRECTION_PHRASES if tuple(tokens[i : i + len(p)]) == p), None)
         if phrase is not None and i > 0:

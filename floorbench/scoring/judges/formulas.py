@@ -75,6 +75,8 @@ IDIOMS = {
                "good for you", "go you", "first class", "top class", "world class", "first rate",
                "top notch", "ekdum first class", "second to none", "jolly good", "good question",
                "great question", "shabash", "kya baat hai", "kya baat"),
+    "yielding": ("take your time", "no rush", "no hurry", "in your own time", "whenever youre ready",
+                 "dont rush", "no pressure", "all in good time"),
 }
 """idioms by what they do (they react); matched whole, after openers and terms of address"""
 AFFECT_INTERJECTIONS = frozenset(

@@ -40,7 +40,8 @@ REACTION_WORDS = frozenset(
     # Spanish, Portuguese, Italian
     "ay dios mio madre vaya caramba ostras hijole nossa caramba mamma mia dai cavolo accidenti "
     # German, Dutch, French
-    "ach na ja mensch scheisse scheiss mist krass toll wahnsinn jesses nee oh la bof ouf zut merde putain "
+    "ach na ja mensch scheisse scheiss mist krass toll wahnsinn jesses nee oh la bof ouf zut merde putain ups hoppla "
+    "huch "
     "quelle horreur genial "
     # Yiddish, Japanese, Afrikaans, Australian and British
     "oy vey sugoi yabai naruhodo eish jislaaik strewth struth cor blimey crumbs och "

@@ -51,6 +51,7 @@ NO = frozenset(
 
 def _clean(text: str) -> str:
     t = text.lower().replace("’", "'").replace("‘", "'")
+    t = t.replace("ß", "ss").replace("æ", "ae").replace("œ", "oe").replace("ø", "o").replace("ł", "l")  # no NFKD form
     t = "".join(c for c in unicodedata.normalize("NFKD", t) if not unicodedata.combining(c))  # "mío" = "mio"
     t = t.replace("&", " and ").replace("%", " percent ")
     t = re.sub(r"(\d),(\d{3})", r"\1\2", t)

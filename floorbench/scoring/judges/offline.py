@@ -34,11 +34,12 @@ from pathlib import Path
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, OnVerdict, Task, Verdict
 from floorbench.scoring.judges.answer_rules import answer_rules
-from floorbench.scoring.judges.formulas import dismay, hum, to_device
+from floorbench.scoring.judges.formulas import dismay, hum, idiom_use, to_device
+from floorbench.scoring.judges.interjections import PARTICLES, interjection_like
 from floorbench.scoring.judges.meaning_guard import closed_class_other, name_swapped, whole_for_part
 from floorbench.scoring.judges.normalize import NO, YES, is_number, normalize_tokens
 from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
-from floorbench.scoring.judges.turn_grammar import ADDRESS_TERMS, Part, Typed, parts, type_part
+from floorbench.scoring.judges.turn_grammar import ADDRESS_TERMS, REACTED, Part, Typed, parts, type_part
 
 SEMANTIC_ALONE = 0.75
 SEMANTIC_WITH_WORDS = 0.60
@@ -75,6 +76,7 @@ ACKNOWLEDGEMENTS = (
     "got you", "noted", "understood", "cool", "sounds good", "will do", "mm hm", "mhm", "mm hmm", "uh huh",
     "okay then", "ok then", "alright then", "right then", "okey dokey", "okie dokie", "okey doke", "righto",
     "right o", "roger", "copy that", "fine", "right you are", "there you go", "there you are", "righty ho",
+    "vale", "va bene", "daccord", "alles klar", "passt", "entendido", "bueno",
 )
 """acknowledgements: a backchannel after a statement or a wh-question, but after a yes/no question
 they answer it and after a request, offer or proposal they accept it (`turn_acts`); with no turn
@@ -83,9 +85,11 @@ ASSENTS = (
     *sorted(YES), "right", "sure", "sure thing", "true", "exactly", "of course", "definitely", "absolutely",
     "certainly", "totally", "precisely", "agreed", "yes please", "right right", "quite", "quite so",
     "quite right", "quite right too",
+    "claro", "claro que si", "si", "ja", "jawohl", "genau", "klar", "oui", "certo", "sim", "por supuesto",
 )
 """assent: like an acknowledgement, it goes by the turn it follows; with no turn to go by, an
-answer (an intrusion, the decision before the turn was read)"""
+answer (an intrusion, the decision before the turn was read). Also the assent words of other languages
+a listener says in English talk ("claro", "ja", "genau", "oui"): "Claro." to a request accepts it"""
 ANSWER_PHRASES = (*sorted(NO), "false", "wrong", "not really", "i think so", "i dont think so", "i guess so")
 """a "no" answers or contradicts, and "I think so" takes a side: an intrusion after any turn
 ("oh no", "no way", "no problem" are longer phrases of the lexicon, found first)"""
@@ -206,7 +210,8 @@ def _sentences(text: str) -> list[str]:
 
 RULE_MODULES = ("offline.py", "normalize.py", "answer_rules.py", "quantities.py", "commitment.py", "turn_acts.py",
                 "turn_grammar.py", "values.py", "claims.py", "typed_rules.py", "spoken.py", "meaning_guard.py",
-                "formulas.py", "yes_no.py", "interjections.py", "respell.py", "binding.py", "split_numbers.py")
+                "formulas.py", "yes_no.py", "interjections.py", "respell.py", "binding.py", "split_numbers.py",
+                "reaction_shapes.py")
 """the modules whose text is the rule set (its version hashes them)"""
 
 
@@ -322,10 +327,12 @@ class OfflineJudge:
         rest = transcript
         words = len(tokens)
         answers = [p for p, kind in sided if kind == "answer"]
-        if answers and all(type_part(p).kind is Part.surprise for p in parts(transcript)
+        if answers and all(type_part(p).kind is Part.surprise or idiom_use(normalize_tokens(p)) is not None
+                           for p in parts(transcript)
                            if set(normalize_tokens(p)) & {w for a in answers for w in a.split()}):
-            answers = []  # "no kidding!", "you don't say!": surprise, not an answer
-            rest = " ".join(p for p in parts(transcript) if type_part(p).kind is not Part.surprise)
+            answers = []  # "no kidding!", "you don't say!", "no rush": surprise or an idiom, not an answer
+            rest = " ".join(p for p in parts(transcript) if type_part(p).kind is not Part.surprise
+                            and idiom_use(normalize_tokens(p)) is None)
             phrases, uncovered, sided = _cover(_intrusion_tokens(rest))
             phrases += 1
         if answers and dismay(transcript, turn):
@@ -336,6 +343,10 @@ class OfflineJudge:
                             "takes a side on what was said: it takes the floor")
         if uncovered:
             typed = _typed_parts(rest, turn)
+            if sided and turn_act(turn) in (TurnAct.yes_no_question, TurnAct.request) \
+                    and not any(t.kind is Part.content for t in typed) and (act := _assent(sided, turn)).verdict \
+                    is Verdict.intrusion:
+                return act  # "Yes, one moment." to a request: the assent accepts it, whatever the rest
             for kind, rule, verdict in ((Part.content, "window.content", Verdict.intrusion),
                                         (Part.side, "window.takes-side", Verdict.intrusion),
                                         (Part.unclear, "window.untyped", Verdict.unsure)):
@@ -344,18 +355,36 @@ class OfflineJudge:
                     return _verdict(verdict, rule, hit.why)
             phrases += len(typed)
             words -= sum(len(t.text.split()) - 1 for t in typed if t.kind is Part.evaluation)  # a formula is one unit
-        reacted = bool(parts(transcript)) and type_part(parts(transcript)[-1]).kind is Part.surprise
+        reacted = bool(parts(transcript)) and type_part(parts(transcript)[-1], turn=turn).kind is Part.surprise
         last = normalize_tokens(re.split(r"[,.!;]+", transcript.strip().rstrip("?!. "))[-1])
         if transcript.strip().endswith("?") and " ".join(last) not in REACTION_QUESTIONS and not reacted:
             return _verdict(Verdict.intrusion, "window.counter-question",
                             f"asks something back ('{transcript.strip()}'): a question takes the floor")
         phrases -= sum(1 for p in parts(transcript) if set(normalize_tokens(p)) <= OPENING_PARTICLES)  # "oh, …"
+        phrases = max(phrases, _assent_hums(transcript))
         if phrases > MAX_BACKCHANNEL_PHRASES or words > MAX_BACKCHANNEL_WORDS:
             return _verdict(Verdict.intrusion, "window.floor-holding",
                             f"floor-holding repetition: {phrases} backchannel phrases, {len(tokens)} words")
         if sided:
             return _assent(sided, turn)
         return _verdict(Verdict.backchannel, "window.backchannel", f"brief backchannel: '{' '.join(tokens)}'")
+
+
+def _assent_hums(transcript: str) -> int:
+    """How many assent hums ("uh-huh", "mm-hmm") the reply says in parts that are only such hums said
+    more than once ("Uh-huh uh-huh uh-huh uh-huh." is four, as "uh-huh, uh-huh, …" is): each one a
+    phrase when counting whether the reply holds the floor."""
+    count = 0
+    for p in parts(transcript):
+        toks, units, i = normalize_tokens(p), 0, 0
+        while i < len(toks):
+            step = 2 if i + 1 < len(toks) and _ASSENT_HUM.fullmatch(toks[i] + toks[i + 1]) else 1
+            if step == 1 and not _ASSENT_HUM.fullmatch(toks[i]):
+                units = 0
+                break
+            units, i = units + 1, i + step
+        count += units if units > 1 else 0
+    return count
 
 
 def _verdict(verdict: Verdict, rule: str, why: str) -> JudgeVerdict:
@@ -402,10 +431,37 @@ def _typed_parts(transcript: str, turn: str) -> list[Typed]:
             reacted, before = True, normalize_tokens(p)
             continue
         typed = type_part(p, after_reaction=reacted, turn=turn, before=before)
+        if typed.kind in (Part.content, Part.unclear) and _run_on(normalize_tokens(p), turn):
+            typed = Typed(Part.evaluation, typed.text, f"'{typed.text}': reactions run on without a mark, a reaction")
         reacted = typed.kind in (Part.interjection, Part.evaluation, Part.surprise)
         out.append(typed)
         before = normalize_tokens(p)
     return out
+
+
+MAX_RUN_ON_WORDS = 8
+
+
+def _run_on(tokens: list[str], turn: str) -> bool:
+    """The part is reactions run together without a mark, as a recogniser writes them ("no way that's
+    amazing", "what no way that's amazing"): it splits into openers (reactions of the lexicon,
+    interjections, surprise) and a last piece the turn grammar types as a reaction."""
+    if not 2 <= len(tokens) <= MAX_RUN_ON_WORDS:
+        return False
+
+    def opener(piece: list[str]) -> bool:
+        _, uncovered, sided = _cover(piece)
+        if not uncovered and not sided:
+            return True
+        kind = type_part(" ".join(piece), turn=turn).kind
+        return kind is Part.surprise or (kind is Part.interjection and all(
+            interjection_like(t) or t in PARTICLES for t in piece))  # not "that a", "party toh"
+
+    def splits(rest: list[str]) -> bool:
+        return type_part(" ".join(rest), turn=turn).kind in REACTED or opener(rest) or any(
+            opener(rest[:k]) and splits(rest[k:]) for k in range(1, len(rest)))
+
+    return any(opener(tokens[:k]) and splits(tokens[k:]) for k in range(1, len(tokens)))
 
 
 def _assent(sided: list[tuple[str, str]], turn: str) -> JudgeVerdict:

@@ -48,6 +48,9 @@ UNIT_OF = {
 UNIT_OF |= {w: u for w, u in PHYSICAL.items() if w not in UNIT_OF}
 HOUR_WORDS = frozenset(("hour", "hours", "hr", "hrs"))
 MINUTE_WORDS = frozenset(("minute", "minutes", "min", "mins"))
+SECOND_WORDS = frozenset(("second", "seconds", "sec", "secs"))
+"""seconds: a duration in minutes and seconds ("four minutes twenty seconds", "260 seconds") is one
+value, counted in minutes like every duration here"""
 SKIP_BEFORE_UNIT = frozenset(("more", "extra", "further", "whole", "other"))
 PUNCT = frozenset((",", "."))
 _SYMBOL = {"$": "dollars", "€": "euros", "£": "pounds"}
@@ -267,11 +270,17 @@ def _units(tokens: list[str], m: Mention) -> None:
             m.numbers, j = {value + 0.5}, j + 3  # "two cups and a half"
         if m.unit in CURRENCIES and value is not None:
             j = _cents(tokens, j, m, value)
+    elif word in HOUR_WORDS and value is not None and (at := _hours_as_clock(tokens, m, value)) is not None:
+        m.clock, m.half, j = {at % 720}, ("pm" if at >= 720 else m.half), k + 1  # "at ten hours", "at 1800 hours"
+        value = None
     elif word in HOUR_WORDS and value is not None:
         m.duration, j = value * 60, k + 1
         j = _more_minutes(tokens, j, m)
     elif word in MINUTE_WORDS and value is not None:
         m.duration, j = value, k + 1
+        j = _more_seconds(tokens, j, m)
+    elif word in SECOND_WORDS and value is not None:
+        m.duration, j = value / 60, k + 1
     if m.duration is not None:
         m.clock.clear()
     j = _half_day(tokens, j, m)
@@ -321,6 +330,31 @@ def _more_minutes(tokens: list[str], j: int, m: Mention) -> int:
         m.duration += got[0]
         end = got[1]
         return end + 1 if end < len(tokens) and tokens[end] in MINUTE_WORDS else end
+    return j
+
+
+def _hours_as_clock(tokens: list[str], m: Mention, value: float) -> int | None:
+    """Minutes since midnight when "at N hours" names a time of day, not a duration: the hour after
+    "at" (the clock of many languages, "at ten hours" for 10:00, and the military "at eighteen
+    hundred hours"); None otherwise."""
+    if m.start == 0 or tokens[m.start - 1] != "at" or value != int(value):
+        return None
+    v = int(value)
+    if 0 <= v <= 24:
+        return v % 24 * 60
+    if 100 <= v <= 2359 and v % 100 < 60:
+        return v // 100 * 60 + v % 100
+    return None
+
+
+def _more_seconds(tokens: list[str], j: int, m: Mention) -> int:
+    """"... minutes (and) 20 seconds": the seconds said after the minutes, with their unit."""
+    assert m.duration is not None
+    k = j + 1 if j < len(tokens) and tokens[j] == "and" else j
+    got = _cardinal(tokens, k) if k < len(tokens) else None
+    if got is not None and got[0] < 60 and got[1] < len(tokens) and tokens[got[1]] in SECOND_WORDS:
+        m.duration += got[0] / 60
+        return got[1] + 1
     return j
 
 
@@ -374,18 +408,21 @@ def _spoken_clock(tokens: list[str], i: int) -> Mention | None:
     j = i + 1
     if minutes is None:
         got = _cardinal(tokens, i)
-        if got is None or got[0] >= 30:
+        said_minutes = got is not None and got[1] < len(tokens) and tokens[got[1]] in MINUTE_WORDS
+        if got is None or got[0] >= (60 if said_minutes else 30) or got[0] != int(got[0]):
             return None
         minutes, j = int(got[0]), got[1]
         if j < len(tokens) and tokens[j] in MINUTE_WORDS:
             j += 1
-    if j + 1 >= len(tokens) or tokens[j] not in ("past", "to", "after"):
+    before = j < len(tokens) and tokens[j] == "before" and ((j > i + 1 and tokens[j - 1] in MINUTE_WORDS) or w in (
+        "half", "quarter"))  # "thirty minutes before six"
+    if j + 1 >= len(tokens) or (tokens[j] not in ("past", "to", "after") and not before):
         return None
     hour = _cardinal(tokens, j + 1)
     if hour is None or not 1 <= hour[0] <= 12:
         return None
     h = int(hour[0])
-    at = h % 12 * 60 + minutes if tokens[j] != "to" else (h - 1) % 12 * 60 + 60 - minutes
+    at = h % 12 * 60 + minutes if tokens[j] not in ("to", "before") else (h - 1) % 12 * 60 + 60 - minutes
     m = Mention(i, hour[1], clock={at % 720})
     m.end = _half_day(tokens, m.end, m)
     return m
@@ -566,6 +603,11 @@ CHARM_CENTS = 0.95
 64.99), it is the same price; any other rounding of a price is another amount"""
 
 
+DURATION_TOLERANCE = 0.25 / 60
+"""durations are compared in minutes to within a quarter of a second (seconds are said; "4 minutes"
+is not 4 minutes 20 seconds)"""
+
+
 def same_quantity(gold: Quantity, m: Mention) -> bool:
     """Does the mention say the gold quantity (in any form, in a compatible unit)?"""
     if gold.kind == "date":
@@ -575,7 +617,7 @@ def same_quantity(gold: Quantity, m: Mention) -> bool:
     if gold.kind == "clock":
         return int(gold.value) in m.clock and (m.half is None or gold.half is None or m.half == gold.half)
     if gold.kind == "duration":
-        return m.duration is not None and abs(m.duration - gold.value) < 0.5
+        return m.duration is not None and abs(m.duration - gold.value) < DURATION_TOLERANCE
     if m.duration is not None:
         return False
     money = gold.unit in CURRENCIES or (gold.unit is None and gold.value != int(gold.value))

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from num2words import num2words
+
 _UNITS = {w: n for n, w in enumerate("one two three four five six seven eight nine".split(), start=1)}
 _UNIT_SOUNDS = {"to": 2, "too": 2, "for": 4, "fore": 4, "ate": 8, "won": 1}
 """words a recogniser writes for a unit digit it heard"""
@@ -127,8 +129,8 @@ def _digit_then_tens(text: str, golds: set[int]) -> str:
 
 def _duration_parts(text: str, refs: Sequence[str]) -> str:
     """For a two-part duration gold ('4 minutes 20 seconds'): 'for minutes' → '4 minutes' (a digit's
-    homophone before the gold's first unit) and '4 20' → the gold's own two parts when its two
-    numbers are said in order with no unit."""
+    homophone before the gold's first unit) and '4 20' or 'four twenty' → the gold's own two parts when
+    its two numbers are said in order with no unit."""
     m = next((d for r in refs if (d := _DURATION.fullmatch(r.strip()))), None)
     if m is None:
         return text
@@ -137,5 +139,8 @@ def _duration_parts(text: str, refs: Sequence[str]) -> str:
     if homophones:
         text = re.sub(rf"\b(?:{'|'.join(homophones)})\s+({re.escape(unit1)}|{unit1.rstrip('s')}s?)\b",
                       lambda k: f"{first} {k.group(1)}", text, flags=re.I)
-    return re.sub(rf"(?<![\d,.:]\s)(?<![\d,.:])\b{first}\s+{second}\b(?![-:.,]?\d)(?!\s+{_TIME_UNIT})",
+    said_first = "|".join((first, re.escape(num2words(int(first)))))
+    said_second = "|".join((second, num2words(int(second)).replace("-", "[- ]")))
+    return re.sub(rf"(?<![\d,.:]\s)(?<![\d,.:])\b(?:{said_first})\s+(?:{said_second})\b(?![-:.,]?\d)"
+                  rf"(?!\s+{_TIME_UNIT})(?![- ](?:one|two|three|four|five|six|seven|eight|nine)\b)",
                   f"{first} {unit1} {second} {unit2}", text, flags=re.I)

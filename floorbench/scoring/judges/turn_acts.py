@@ -96,8 +96,9 @@ FILLER_SENTENCE = frozenset(
 sentence before it is the one the reply follows"""
 OPENERS = frozenset("so and but or um uh oh ah well okay ok right hmm mm now then".split())
 """discourse words before a sentence's first real word ("So, where ...", "or was it ...")"""
-_VOCATIVE = re.compile(r"^\s*(?:(hey|hi|hello|oi|okay|ok|so|right|well|oh)\s+)?([A-Za-z][a-z]+)\s*,\s*", re.I)
-_END_VOCATIVE = re.compile(r",\s*([A-Z][a-z]+)\s*[.!?]*\s*$")
+_VOCATIVE = re.compile(r"^\s*(?:(hey|hi|hello|oi|okay|ok|so|right|well|oh)\s+)?([^\W\d_]{2,})\s*,\s*", re.I)
+_END_VOCATIVE = re.compile(r",\s*([^\W\d_]{2,})\s*[.!?]*\s*$")
+"""a name put to someone at the start or the end of a sentence, in any alphabet ("Tomás, …")"""
 _SPLIT = re.compile(r"(?<=[.!?])\s+|\.{2,}|…|:\s")
 
 
@@ -107,7 +108,7 @@ def _addressee(sentence: str) -> tuple[str, str]:
     if m and m.group(2).lower() not in NOT_NAMES and (m.group(2)[0].isupper() or m.group(1)):
         return sentence[m.end():], m.group(2).lower()
     m = _END_VOCATIVE.search(sentence)
-    if m and m.group(1).lower() not in NOT_NAMES:
+    if m and m.group(1).lower() not in NOT_NAMES and m.group(1)[0].isupper() and m.group(1)[1:].islower():
         return sentence[: m.start()], m.group(1).lower()
     return sentence, ""
 
@@ -195,5 +196,15 @@ def turn_act(turn: str) -> TurnAct | None:
     said = [s for s in sentences(turn) if normalize_tokens(s)]
     if not said:
         return None
-    substantive = [s for s in said if not set(normalize_tokens(s)) <= FILLER_SENTENCE]
-    return sentence_act((substantive or said)[-1])
+    substantive = [s for s in said if not set(normalize_tokens(s)) <= FILLER_SENTENCE] or said
+    last = sentence_act(substantive[-1])
+    if last is TurnAct.statement and len(substantive) > 1 and len(normalize_tokens(substantive[-1])) <= REASON_WORDS:
+        before = sentence_act(substantive[-2])
+        if before in (TurnAct.yes_no_question, TurnAct.request) and _addressee(substantive[-2])[1]:
+            return before  # "Elena, can you close the window, please? It is cold.": the reason leaves it open
+    return last
+
+
+REASON_WORDS = 4
+"""a statement this short after a question or request put to someone by name gives its reason ("It is
+cold."); the question or request is still what the turn asks"""

@@ -56,6 +56,16 @@ from floorbench.scoring.judges.formulas import epithet, formula, idiom, idiom_us
 from floorbench.scoring.judges.interjections import MAX_INTERJECTION_LETTERS, PARTICLES, interjection_like
 from floorbench.scoring.judges.interjections import suffix_stem as _stem
 from floorbench.scoring.judges.normalize import is_number, normalize_tokens
+from floorbench.scoring.judges.reaction_shapes import (
+    bare_what,
+    echo_question,
+    invocation,
+    other_language,
+    seeks_word,
+    strip_tags,
+    typical_epithet,
+)
+from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
 
 
 class Part(StrEnum):
@@ -272,6 +282,20 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
         if why is None:
             return Typed(Part.content, said, "says a number")
         return Typed(Part.evaluation, said, why)  # "first class!", "top ten stuff": an idiom, no number
+    shape = bare_what(raw, tokens) or echo_question(raw, tokens, turn)
+    if shape is not None:
+        return Typed(Part.surprise, said, shape)
+    tagless = strip_tags(tokens)
+    if tagless != tokens:
+        inner = type_part(" ".join(tagless) + raw[len(raw.rstrip(",.!?;")):], after_reaction, turn, before)
+        if inner.kind in REACTED:
+            return Typed(inner.kind, said, f"{inner.why} (with a stance tag at its end)")
+    shape = invocation(tokens) or typical_epithet(raw, tokens, PREPOSITIONS | SUBJECTS | {"of"})
+    if shape is not None:
+        return Typed(Part.evaluation, said, shape)
+    shape = other_language(raw, tokens, turn, AFFECT)
+    if shape is not None:
+        return Typed(Part.surprise if raw.rstrip().endswith("?") else Part.interjection, said, shape)
     foreign = {normalize_tokens(w)[0] for w in re.findall(r"\w+", raw) if not w.isascii() and normalize_tokens(w)}
     shaped = [interjection_like(t) or (t in foreign and len(t) <= MAX_INTERJECTION_LETTERS) for t in tokens]
     if all(s or t in PARTICLES for s, t in zip(shaped, tokens, strict=True)) and any(shaped):
@@ -335,6 +359,12 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     if any(shaped) and len(tokens) <= 3 and not set(tokens) & (THANKS_WORDS | THANKS_INTENSIFIERS):
         return Typed(Part.unclear, said, f"'{said}' mixes interjection-shaped and other words: cannot type it")
     minor = minor_part(raw, tokens, opened, frozenset(normalize_tokens(turn)))
+    if minor is not None and minor.kind in (Part.unclear, Part.evaluation) and not opened and seeks_word(turn) \
+            and not set(tokens) & THANKS_WORDS:
+        return Typed(Part.content, said, f"'{said}' offers the word the turn looks for: content")
+    if minor is not None and minor.kind is Part.unclear and turn_act(turn) is TurnAct.wh_question:
+        return Typed(Part.content, said, f"'{said}' has no reaction's shape after a wh-question: it may answer "
+                     "it, content")
     if minor is not None:
         return minor
     return Typed(Part.content, said, f"content words: {said}")

@@ -15,6 +15,7 @@ import re
 from floorbench.scoring.judges.commitment import STOP, correction_start
 from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, polarity, stem
 from floorbench.scoring.judges.quantities import lex
+from floorbench.scoring.judges.turn_grammar import ADDRESS_TERMS
 from floorbench.scoring.judges.typed_rules import Outcome, narrowed_to
 
 NO_COMMITMENT = ("not sure", "dont know", "do not know", "no idea", "hard to say", "cant say", "cannot say",
@@ -37,10 +38,34 @@ def excepted(said: list[str], question: list[str]) -> str:
     return ""
 
 
+NOT_A_NOUN_AFTER_NO = frozenset(
+    "i im ive id you youre we were they theyre he hes she shes it its that thats there theres this the a an "
+    "is are was were do does did can cant will wont would should could has have had not no nope nah way more "
+    "longer sir madam mam maam mate man thanks thank sorry wait actually really well but and because so then "
+    "one never chance idea clue".split()
+)
+"""words after which "no" is still the answer ("no it isn't", "no way", "no more", "no chance", "no, sir";
+terms of address too: "no ji", "no mate")"""
+_DETERMINER_NO = re.compile(r"\bno\s+(?!-)([a-z]+)\b", re.I)
+
+
+def determiner_no(transcript: str) -> str:
+    """The reply without each "no" that is a determiner before a noun ("No stress, they're open", "no doubt
+    it'll rain", "no problem"): such a "no" negates the noun, it does not answer the question."""
+    def drop(m: re.Match[str]) -> str:
+        word = m.group(1).lower()
+        if word in NOT_A_NOUN_AFTER_NO or word in ADDRESS_TERMS or word in YES or word in NO or word.endswith("ly"):
+            return m.group(0)
+        return word
+
+    return _DETERMINER_NO.sub(drop, transcript)
+
+
 def yes_no(want: str, transcript: str, question: str = "") -> Outcome:
     flat = " ".join(normalize_tokens(transcript))
     if any(p in flat for p in NO_COMMITMENT):
         return "wrong", "answer.yes-no-uncommitted", f"does not commit to {want}"
+    transcript = determiner_no(transcript)
     said = normalize_tokens(transcript)
     tokens = lex(transcript)
     start = correction_start(tokens, lambda rest: polarity(normalize_tokens(" ".join(rest))) is not None)

@@ -1,0 +1,139 @@
+"""The offline judge's sixth round of issue-34 classes, on sentences written for these tests (none is a
+labelled item). Windows: reactions in other languages read by their shape, echo questions of surprise,
+a bare "what", stance tags at a part's end ("o", "sha", "lah"), invocations of a deity, "typical X",
+yielding the floor ("no rush"), reactions run on without a mark, assent hums said over and over, the
+assent words of other languages, a question or request left open by a short reason after it, and a
+turn that looks for a word. Each class has its controls beside it: content in the same shape stays an
+intrusion."""
+
+from __future__ import annotations
+
+import pytest
+
+from floorbench.scoring.judges import JudgeInput, Task, Verdict
+from floorbench.scoring.judges.offline import OfflineJudge
+
+JUDGE = OfflineJudge()
+B, N = Verdict.backchannel, Verdict.intrusion
+C, W = Verdict.correct, Verdict.wrong
+
+
+def window(reply: str, turn: str) -> Verdict:
+    return JUDGE.intrusion(reply, turn).verdict
+
+
+def answer(reply: str, gold: str, question: str = "") -> Verdict:
+    return JUDGE.judge([JudgeInput(Task.answer, reply, gold=gold, context=question)])[0].verdict
+
+
+NEWS = "Marta, my grandfather fell off his bike this morning."
+GOOD_NEWS = "Yusuf, we finally bought the flat in Leith!"
+
+
+@pytest.mark.parametrize(("reply", "turn", "want"), [
+    # another language, read by its shape after news told in English
+    ("Qué lástima.", NEWS, B),
+    ("Pobre abuelo!", NEWS, B),
+    ("Ach du lieber.", NEWS, B),
+    ("Félicitations!", GOOD_NEWS, B),
+    ("Enhorabuena, guapo!", GOOD_NEWS, B),
+    ("Mazel tov!", GOOD_NEWS, B),
+    ("Echt, wahnsinn?", GOOD_NEWS, B),
+    ("Super schön.", GOOD_NEWS, B),
+    ("Dos semanas.", "Leon, how long is the course?", N),           # after a question: may be the answer
+    ("Der Kühlschrank.", "Where did I put the butter...", N),
+    ("Zweiundzwanzig.", "How do you say twenty-two in German...", N),  # the turn looks for a word
+    ("Grandfather?", NEWS, N),                                         # a word of the turn, asked back
+    # echo questions and a bare "what"
+    ("Oh, did he?", NEWS, B),
+    ("Was it?", "Ife, the concert was sold out in an hour!", B),
+    ("Have they now?", "Sanne, the neighbours are moving to Spain.", B),
+    ("Did he what?", NEWS, N),
+    ("Did he break anything?", NEWS, N),
+    ("Is it?", "Kai, is the shop open?", N),
+    ("what!", GOOD_NEWS, B),
+    ("What?", GOOD_NEWS, N),
+    ("what did you buy", GOOD_NEWS, N),
+    # stance tags at a part's end
+    ("Well done o!", GOOD_NEWS, B),
+    ("Ah, sorry sha.", NEWS, B),
+    ("Wah, so nice lah!", GOOD_NEWS, B),
+    ("Shame, poor man eh.", NEWS, B),
+    ("Call him now.", NEWS, N),
+    ("Bring the plaster o.", NEWS, N),
+    # invocations of a deity, "typical X", yielding the floor
+    ("Lord have mercy!", NEWS, B),
+    ("Ah, thank God.", "Dami, the surgery went fine, he is awake.", B),
+    ("God is good o!", GOOD_NEWS, B),
+    ("God knows where he parked it.", NEWS, N),
+    ("Typical Monday.", "Abe, the coffee machine broke again.", B),
+    ("Typical of him to ride in the rain.", NEWS, N),
+    ("No rush.", "Hang on, I am still looking for the charger.", B),
+    ("In your own time.", "Wait, let me find the receipt first.", B),
+    # reactions run on without a mark
+    ("oh wow that's brilliant", "ines we got the flat", B),
+    ("what no way congrats", "ines we got the flat", B),
+    ("no way that's too expensive", "ines the flat is two thousand a month", N),
+    ("wow that is the wrong flat", "ines we got the flat", N),
+    # assent hums said over and over in one part, foreign assent words
+    ("Mm-hmm mm-hmm mm-hmm mm-hmm.", "So the plumber comes Tuesday.", N),
+    ("Uh-huh uh-huh.", "So the plumber comes Tuesday.", B),
+    ("Genau.", "Pia, can you hold the ladder?", N),
+    ("Oui, oui.", "Chloé, shall we leave at six?", N),
+    ("Genau.", "The plumber comes on Tuesday, I think.", B),
+    # a question or request left open by a short reason after it
+    ("Sure, one sec.", "Nour, could you pass me the charger? Battery's dying.", N),
+    ("Yes.", "Tomás, did you feed the cat? She's meowing.", N),
+    ("Yes.", "Tomás fed the cat. She's asleep now.", B),
+    # a turn that looks for a word
+    ("Colander!", "What's the word... the bowl with the holes for pasta...", N),
+    ("Ooh, tricky.", "Nine down, a river in Egypt, four letters.", B),
+])
+def test_window_classes_round6(reply: str, turn: str, want: Verdict) -> None:
+    assert window(reply, turn) is want, JUDGE.intrusion(reply, turn).reason
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # a duration in minutes and seconds is one value
+    ("Three minutes forty-five seconds.", "3 minutes 45 seconds", "How long is the song?", C),
+    ("225 seconds.", "3 minutes 45 seconds", "How long is the song?", C),
+    ("three forty-five", "3 minutes 45 seconds", "How long is the song?", C),
+    ("3 45 or so", "3 minutes 45 seconds", "How long is the song?", C),
+    ("Three minutes.", "3 minutes 45 seconds", "How long is the song?", W),
+    ("Three minutes fifty-four seconds.", "3 minutes 45 seconds", "How long is the song?", W),
+    ("240 seconds.", "3 minutes 45 seconds", "How long is the song?", W),
+    ("Ninety seconds.", "1.5 minutes", "How long do the eggs rest?", C),
+    # "actually" closing a clause stresses it
+    ("It's twelve euros, actually, no, fifteen.", "15 euros", "How much is entry?", C),
+    ("Twelve euros. Actually fifteen.", "12 euros", "How much is entry?", W),
+    # a value below zero needs its sign
+    ("Minus twelve.", "-12 °C", "How cold is it in Oslo?", C),
+    ("Twelve below zero.", "-12 °C", "How cold is it in Oslo?", C),
+    ("Twelve degrees.", "-12 °C", "How cold is it in Oslo?", W),
+    # a time of day said "at N hours", and N minutes before the hour
+    ("The gates open at nine hours.", "9:00", "When do the gates open?", C),
+    ("Boarding starts at twenty hours.", "20:00", "When does boarding start?", C),
+    ("It lasts nine hours.", "9:00", "When do the gates open?", W),
+    ("Twenty minutes before eight.", "7:40", "When is the ferry?", C),
+    ("Twenty minutes before eight.", "8:20", "When is the ferry?", W),
+    # a "but" clause about another thing takes nothing back
+    ("At eight, but the ticket office opens at seven.", "8:00", "When does the museum open?", C),
+    ("At eight, but the museum opens at seven on Sundays.", "8:00", "When does the museum open?", W),
+    ("Four pounds, but the large one is six.", "6 pounds", "How much is the large coffee?", C),
+])
+def test_answer_classes_round6(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want, JUDGE.judge(
+        [JudgeInput(Task.answer, reply, gold=gold, context=question)])[0].reason
+
+
+@pytest.mark.parametrize(("reply", "aliases", "question", "want"), [
+    ("No worries, the lift is working again.", ("yes, it is", "it is working"), "Is the lift working?", C),
+    ("No question, it will snow.", ("yes, it will", "it will snow"), "Will it snow tonight?", C),
+    ("It's free actually, you just show your card.", ("yes, it is", "it is free"), "Is entry free?", C),
+    ("No, it stopped again.", ("yes, it is", "it is working"), "Is the lift working?", W),
+    ("No chance, it's broken.", ("yes, it is", "it is working"), "Is the lift working?", W),
+])
+def test_yes_after_a_no_that_is_a_determiner(reply: str, aliases: tuple[str, ...], question: str,
+                                             want: Verdict) -> None:
+    got = JUDGE.judge([JudgeInput(Task.answer, reply, gold="yes", aliases=aliases, context=question)])[0]
+    assert got.verdict is want, got.reason
