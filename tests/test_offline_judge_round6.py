@@ -137,3 +137,39 @@ def test_yes_after_a_no_that_is_a_determiner(reply: str, aliases: tuple[str, ...
                                              want: Verdict) -> None:
     got = JUDGE.judge([JudgeInput(Task.answer, reply, gold="yes", aliases=aliases, context=question)])[0]
     assert got.verdict is want, got.reason
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # money in other currencies, written before the amount or named after it
+    ("Forty-nine rand fifty.", "R49,50", "How much is the taxi to Sandton?", C),
+    ("About fifty rand.", "R49,50", "How much is the taxi to Sandton?", W),
+    ("Forty-nine fifty dollars.", "R49,50", "How much is the taxi to Sandton?", W),
+    ("Two thousand five hundred naira.", "₦2,500", "How much is the suya platter?", C),
+    ("Three hundred and twenty rupees.", "Rs. 320", "What does the auto cost to the station?", C),
+    ("320 yen.", "₹320", "What does the auto cost to the station?", W),
+    ("Eight hundred yen.", "¥800", "How much is the bowl of ramen?", C),
+    # a value said only as one item of a list
+    ("It's five, ten or fifteen percent.", "10%", "What tip is usual here?", W),
+    ("Ten and fifteen percent.", "10%", "What tip is usual here?", W),
+    ("Ten percent, fifteen if the service was great.", "10%", "What tip is usual here?", C),
+    ("Ten, ten percent.", "10%", "What tip is usual here?", C),
+    # a question about the asker, answered about someone named
+    ("Priya came fourth.", "4th", "Where did I come in the quiz?", W),
+    ("You came fourth.", "4th", "Where did I come in the quiz?", C),
+    ("Fourth, Priya was second.", "4th", "Where did I come in the quiz?", C),
+])
+def test_money_lists_and_the_asker(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want, JUDGE.judge(
+        [JudgeInput(Task.answer, reply, gold=gold, context=question)])[0].reason
+
+
+@pytest.mark.parametrize(("reply", "want"), [
+    ("No, wait, I think you do need one.", W),       # "do need": no yes or no word, held back
+    ("Yes, hang on, you need a transit visa.", W),
+    ("No, wait, no, you don't.", C),                 # a no said again after the hold
+    ("No, sorry, you don't need one.", C),           # an apology only softens it
+])
+def test_a_yes_or_no_held_back_at_once(reply: str, want: Verdict) -> None:
+    got = JUDGE.judge([JudgeInput(Task.answer, reply, gold="no", aliases=("no, you don't", "not needed"),
+                                  context="Do I need a visa for Kenya?")])[0]
+    assert got.verdict is want, got.reason

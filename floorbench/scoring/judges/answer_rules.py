@@ -302,6 +302,8 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
     others = [(m.start, m.end) for m in found if not same_quantity(q, m)]
     why = [commit_reason(tokens, (m.start, m.end), start, conc, others) for m in hits]
     committed = [m for m, w in zip(hits, why, strict=True) if w is None]
+    if committed and all((listed := _listed(m, found, tokens, q)) for m in committed):
+        return "wrong", "answer.listed", f"says the gold value only as one of a list ({listed}): no choice made"
     if committed:
         turned = [r for m in committed if (r := _reversed(m, reply)) is not None]
         if len(turned) == len(committed):
@@ -313,6 +315,28 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
         return "correct", "answer.quantity", f"says '{' '.join(tokens[committed[0].start:committed[0].end])}'"
     rule, reason = next(w for w in why if w is not None)
     return "wrong", rule, f"says the gold quantity but {reason}"
+
+
+LIST_JOINERS = frozenset((",", "and", "or"))
+
+
+def _listed(m: Mention, found: list[Mention], tokens: list[str], q: Quantity) -> str:
+    """The list the gold's mention stands in ("two, seven and nineteen percent"), or '': values said one
+    after another with only commas, "and" or "or" between them, at least one of them another value."""
+    items = sorted(found, key=lambda x: x.start)
+    k = items.index(m)
+    lo = hi = k
+    while lo > 0 and items[lo - 1].end < items[lo].start and set(tokens[items[lo - 1].end : items[lo].start]) <= LIST_JOINERS:
+        lo -= 1
+    while hi + 1 < len(items) and items[hi].end < items[hi + 1].start and set(
+            tokens[items[hi].end : items[hi + 1].start]) <= LIST_JOINERS:
+        hi += 1
+    run = items[lo : hi + 1]
+    if len(run) < 2 or all(same_quantity(q, x) for x in run):
+        return ""
+    if len(run) == 2 and "and" not in tokens[run[0].end : run[1].start]:
+        return ""  # "forty, fifty": a restart or a correction, not a list
+    return ", ".join(" ".join(tokens[x.start : x.end]) for x in run)
 
 
 VALUE_WORDS = frozenset("dozen dozens couple pair score fortnight fortnights grand gross decade brace".split())

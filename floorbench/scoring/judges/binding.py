@@ -79,10 +79,41 @@ def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | No
                 return f"the value said goes with another thing; '{' '.join(sorted(lacking))}' goes with '{clause}'"
             if k != g and _names(clauses[g]) - asked_names - gold_words and _names(clause) & asked_names:
                 return f"the value said is another's ('{', '.join(sorted(_names(clauses[g]) - asked_names))}')"
+    if _about_asker(question) and (someone := _named_subject(transcript, q)) and someone not in asked_names:
+        return f"the question asks about the asker, and the value said is {someone.capitalize()}'s"
     gold_names = _names(f"x {gold}") & asked_names
     others = (asked_names - gold_names) & _names(f"x {transcript}")
     if gold_names and others and not gold_names & _names(f"x {transcript}"):
         return f"the value said is {', '.join(sorted(others))}'s, not {', '.join(sorted(gold_names))}'s"
+    return None
+
+
+_ASKER = re.compile(r"\b(?:did|do|does|am|was|have|had|will|can|should|shall)\s+(?:i|we)\b", re.I)
+"""a question about the one asking ("where did I finish?", "how much do we owe?")"""
+
+
+def _about_asker(question: str) -> bool:
+    return _ASKER.search(question) is not None
+
+
+def _named_subject(transcript: str, q: object) -> str | None:
+    """The name that opens the clause saying the gold value ("Kevin finished third"), or None: the value
+    said is that person's."""
+    for clause in _PART.split(transcript):
+        tokens = lex(clause)
+        found = mentions(tokens)
+        if not tokens or not any(same_quantity(q, m) for m in found):  # type: ignore[arg-type]
+            continue
+        if any(m.start == 0 for m in found):
+            return None  # the clause opens on the value ("Twelve pounds"), not on a name
+        first = re.match(r"\s*([A-Z][a-z]+)\b", clause)
+        if first is None or clause.isupper():
+            return None
+        word = first.group(1).lower()
+        rest = tokens[1:2]
+        if word in STOP or word in ("aria", "you", "i", "we") or not rest or rest[0] in STOP - LIGHT_VERBS:
+            return None
+        return word
     return None
 
 

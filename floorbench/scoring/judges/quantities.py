@@ -36,11 +36,21 @@ ORDINALS = {
     "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
     "fifteenth": 15, "twentieth": 20, "thirtieth": 30,
 }
+OTHER_CURRENCIES = {
+    "zar": ("rand", "rands", "zar"), "ngn": ("naira", "ngn"), "inr": ("rupee", "rupees", "inr"),
+    "jpy": ("yen", "jpy"), "chf": ("franc", "francs", "chf"), "kr": ("krona", "kronor", "krone", "kroner", "sek",
+    "nok", "dkk"), "mxn": ("peso", "pesos", "mxn"), "aed": ("dirham", "dirhams", "aed"), "kes": ("shilling",
+    "shillings", "kes"), "ghs": ("cedi", "cedis"), "cny": ("yuan", "rmb", "renminbi"), "brl": ("reais",),
+    "pln": ("zloty", "zlotys", "zlotych"), "try": ("lira", "liras"),
+}
+"""currencies beyond the dollar, euro and pound, by their names and codes: another currency is another
+answer, and an amount in one is money (its cents, its rounding)"""
 UNIT_OF = {
     **dict.fromkeys(("dollar", "dollars", "buck", "bucks", "usd"), "usd"),
     **dict.fromkeys(("euro", "euros", "eur"), "eur"),
     **dict.fromkeys(("pound", "pounds", "quid", "gbp"), "gbp"),
     **dict.fromkeys(("cent", "cents", "pence"), "cent"),
+    **{w: code for code, words in OTHER_CURRENCIES.items() for w in words},
     **dict.fromkeys(("mile", "miles", "mi"), "mile"),
     **dict.fromkeys(("kilometre", "kilometres", "kilometer", "kilometers", "km", "kms", "kilo", "kilos"), "km"),
     **dict.fromkeys(("metre", "metres", "meter", "meters", "m"), "m"),
@@ -53,14 +63,23 @@ SECOND_WORDS = frozenset(("second", "seconds", "sec", "secs"))
 value, counted in minutes like every duration here"""
 SKIP_BEFORE_UNIT = frozenset(("more", "extra", "further", "whole", "other"))
 PUNCT = frozenset((",", "."))
-_SYMBOL = {"$": "dollars", "€": "euros", "£": "pounds"}
+_SYMBOL = {"$": "dollars", "€": "euros", "£": "pounds", "₦": "naira", "₹": "rupees", "¥": "yen", "rs": "rupees",
+           "r": "rand"}
+_MONEY_PREFIX = re.compile(r"([$€£₦₹¥]|\brs\.?|\br(?=\d+[.,]\d{2}\b))\s?(\d[\d,]*(?:[.,]\d+)?)")
+"""a currency written before its amount: the symbols, "Rs" for rupees, and "R" for rand when cents follow
+("R79,90", "R79.90"; a bare "R79" may be a road or a code)"""
+
+
+def _amount(said: str) -> str:
+    """'79,90' → '79.90' (a comma before two final digits is a decimal comma); '1,250' is left whole."""
+    return re.sub(r",(\d{2})$", r".\1", said)
 
 
 def lex(text: str) -> list[str]:
     """Lower-case tokens; numbers as digits where written so; ',' and '.' kept as clause marks."""
     t = text.lower().replace("’", "'").replace("‘", "'").replace("&", " and ")
     t = "".join(c for c in unicodedata.normalize("NFKD", t) if not unicodedata.combining(c))  # café = cafe
-    t = re.sub(r"([$€£])\s?(\d[\d,]*(?:\.\d+)?)", lambda m: f"{m.group(2)} {_SYMBOL[m.group(1)]}", t)
+    t = _MONEY_PREFIX.sub(lambda m: f"{_amount(m.group(2))} {_SYMBOL[m.group(1).rstrip('.')]}", t)
     t = re.sub(r"(\d),(\d{3})", r"\1\2", t)
     t = re.sub(r"(\d+)\.00\b", r"\1", t)
     t = re.sub(r"\b([ap])\.\s?m\b\.?", r" \1m ", t)
@@ -287,7 +306,7 @@ def _units(tokens: list[str], m: Mention) -> None:
     m.end = j
 
 
-CURRENCIES = frozenset(("usd", "eur", "gbp"))
+CURRENCIES = frozenset(("usd", "eur", "gbp", *OTHER_CURRENCIES))
 
 
 def _cents(tokens: list[str], j: int, m: Mention, value: float) -> int:

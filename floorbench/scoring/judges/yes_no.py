@@ -61,6 +61,25 @@ def determiner_no(transcript: str) -> str:
     return _DETERMINER_NO.sub(drop, transcript)
 
 
+HOLD = (("wait",), ("hang", "on"), ("hold", "on"), ("scratch", "that"))
+"""what takes a yes or no back the moment it is said ("No, wait, …"); an apology ("no, sorry, it's closed")
+only softens it"""
+
+
+def held_back(tokens: list[str]) -> str:
+    """The words when the reply's first yes or no is held back at once ("No, wait, since last year you need
+    one") and no yes or no is said after it; else ''."""
+    words = [t for t in tokens if t not in (",", ".")]
+    k = next((i for i, t in enumerate(words) if t in YES or t in NO), None)
+    if k is None or k > 1:
+        return ""
+    rest = words[k + 1 :]
+    hold = next((h for h in HOLD if tuple(rest[: len(h)]) == h), None)
+    if hold is None or polarity(rest[len(hold) :]) is not None:
+        return ""
+    return " ".join(words[: k + 1 + len(hold)])
+
+
 def yes_no(want: str, transcript: str, question: str = "") -> Outcome:
     flat = " ".join(normalize_tokens(transcript))
     if any(p in flat for p in NO_COMMITMENT):
@@ -73,6 +92,9 @@ def yes_no(want: str, transcript: str, question: str = "") -> Outcome:
     first = normalize_tokens(re.split(r"[,.;!?]", transcript)[0])
     if got is None and len(first) <= 3 and set(first) & AUXILIARY:
         got = "yes"
+    if not start and (held := held_back(tokens)):
+        return "wrong", "answer.yes-no-withdrawn", f"'{held}' takes the yes or no back at once and no other " \
+            "is said: it commits to neither"
     if not start and len(said) > 1 and said[0] in YES | NO and said[1] in YES | NO and (said[0] in YES) != (
             said[1] in YES):
         got = "yes" if said[1] in YES else "no"  # "yeah nah", "nah yeah": the second word answers
