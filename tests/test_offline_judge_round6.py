@@ -173,3 +173,46 @@ def test_a_yes_or_no_held_back_at_once(reply: str, want: Verdict) -> None:
     got = JUDGE.judge([JudgeInput(Task.answer, reply, gold="no", aliases=("no, you don't", "not needed"),
                                   context="Do I need a visa for Kenya?")])[0]
     assert got.verdict is want, got.reason
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # a year by its last two digits, when a year is asked
+    ("She was born in oh-four.", "2004", "What year was she born?", C),
+    ("Back in seventy-one.", "1971", "What year did the bridge open?", C),
+    ("Seventy-two, no, seventy-one.", "1971", "What year did the bridge open?", C),
+    ("Seventy-two.", "1971", "What year did the bridge open?", W),
+    ("Four.", "2004", "What year was she born?", W),
+    ("Seventy-one.", "1971", "How many steps are there?", W),
+    # military and other-language clock hours
+    ("Fourteen hundred hours.", "14:00", "When is the briefing?", C),
+    ("Fourteen hundred.", "14:00", "When is the briefing?", C),
+    ("It takes fourteen hours.", "14:00", "When is the briefing?", W),
+])
+def test_years_and_clock_hours(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want, JUDGE.judge(
+        [JudgeInput(Task.answer, reply, gold=gold, context=question)])[0].reason
+
+
+@pytest.mark.parametrize(("reply", "gold", "want"), [
+    ("I reckon so, they upgraded the terminal.", "yes", C),
+    ("Afraid not.", "no", C),
+    ("I'd imagine so.", "no", W),
+    ("I don't think so.", "yes", W),
+])
+def test_belief_with_so_or_not(reply: str, gold: str, want: Verdict) -> None:
+    got = JUDGE.judge([JudgeInput(Task.answer, reply, gold=gold, context="Do they take cards at the kiosk?")])[0]
+    assert got.verdict is want, got.reason
+
+
+@pytest.mark.parametrize(("reply", "turn", "want"), [
+    ("Rip.", "My phone fell in the canal.", B),
+    ("Aw, bless.", "Jo, the puppy fell asleep on my feet.", B),
+    ("Big up yourself!", "Tunde, I got the apprenticeship.", B),
+    ("Pfft, printers.", "Sam, the printer's jammed again.", B),
+    ("Hmm, printers.", "Sam, which printer should we buy?", N),
+    ("Oof, that's rough, buddy.", "Dev, I failed my driving test.", B),
+    ("Is that so?", "Dev, they've closed the old cinema.", B),
+    ("Is that so?", "Dev, is the cinema still open?", N),
+])
+def test_window_probes_round6(reply: str, turn: str, want: Verdict) -> None:
+    assert window(reply, turn) is want, JUDGE.intrusion(reply, turn).reason

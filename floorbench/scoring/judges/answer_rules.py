@@ -273,7 +273,7 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
     bare-number form; a duration has none)."""
     tokens = reply.tokens
     found = mentions(tokens)
-    hits: list[Mention] = [m for m in found if same_quantity(q, m)]
+    hits: list[Mention] = [m for m in found if same_quantity(q, m) or _year_short(q, m, reply)]
     if q.kind == "clock" and q.half is not None:
         later = [m for m in hits if m.half is None and half_said_later(tokens, m) not in (None, q.half)]
         if later and len(later) == len(hits):
@@ -315,6 +315,19 @@ def _quantity(q: Quantity, reply: Reply) -> Outcome:
         return "correct", "answer.quantity", f"says '{' '.join(tokens[committed[0].start:committed[0].end])}'"
     rule, reason = next(w for w in why if w is not None)
     return "wrong", rule, f"says the gold quantity but {reason}"
+
+
+def _year_short(q: Quantity, m: Mention, reply: Reply) -> bool:
+    """A year said by its last two digits when the question asks for a year ("sixty" for 1960, "oh-eight"
+    for 2008; a single digit needs its "oh")."""
+    if q.kind != "number" or q.unit is not None or not 1900 <= q.value <= 2099 or q.value != int(q.value):
+        return False
+    if "year" not in reply.question or m.unit is not None or m.duration is not None:
+        return False
+    tail = int(q.value) % 100
+    if m.numbers != {float(tail)}:
+        return False
+    return tail >= 10 or (m.start > 0 and reply.tokens[m.start - 1] in ("oh", "o", "zero", "nought"))
 
 
 LIST_JOINERS = frozenset((",", "and", "or"))

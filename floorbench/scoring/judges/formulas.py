@@ -74,7 +74,8 @@ IDIOMS = {
     "praise": ("good on ya", "good on you", "hats off", "way to go", "nice one", "well done", "top stuff",
                "good for you", "go you", "first class", "top class", "world class", "first rate",
                "top notch", "ekdum first class", "second to none", "jolly good", "good question",
-               "great question", "shabash", "kya baat hai", "kya baat"),
+               "great question", "shabash", "kya baat hai", "kya baat", "big up", "big up yourself", "big ups",
+               "respect", "props", "nuff respect"),
     "yielding": ("take your time", "no rush", "no hurry", "in your own time", "whenever youre ready",
                  "dont rush", "no pressure", "all in good time"),
 }
@@ -151,7 +152,8 @@ def idiom(tokens: list[str], turn: str) -> str | None:
 def epithet(tokens: list[str], before: list[str], turn: str) -> str | None:
     """Why a part exclaims about the turn's topic after an affect interjection ("ugh, spreadsheets",
     "ugh, those little buggers"), or None."""
-    if not before or not set(before) <= AFFECT_INTERJECTIONS or not 1 <= len(tokens) <= 3:
+    if not before or not all(t in AFFECT_INTERJECTIONS or (interjection_like(t) and not HUMS.fullmatch(t))
+                             for t in before) or not 1 <= len(tokens) <= 3:  # "pfft, kids": any interjection but a hum
         return None
     if turn_act(turn) is not TurnAct.statement:
         return None

@@ -69,6 +69,7 @@ BACKCHANNEL_LEXICON = (
     "no after you", "no no go ahead", "seriously", "oh seriously",
     "about time", "at last", "not before time", "finally",
     "see you", "see ya", "see you later", "bye", "bye bye", "take care", "cheerio", "laters", "ta ta", "ta ra",
+    "bless", "aw bless", "rip", "oh rip",
 )
 """reactions, thanks, fillers and yielding: they take no side and answer nothing, whatever the turn"""
 ACKNOWLEDGEMENTS = (

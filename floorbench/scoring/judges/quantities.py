@@ -356,9 +356,13 @@ def _hours_as_clock(tokens: list[str], m: Mention, value: float) -> int | None:
     """Minutes since midnight when "at N hours" names a time of day, not a duration: the hour after
     "at" (the clock of many languages, "at ten hours" for 10:00, and the military "at eighteen
     hundred hours"); None otherwise."""
-    if m.start == 0 or tokens[m.start - 1] != "at" or value != int(value):
+    if value != int(value):
         return None
     v = int(value)
+    if 100 <= v <= 2359 and v % 100 < 60 and tokens[m.end - 1 : m.end] == ["hundred"]:
+        return v // 100 * 60 + v % 100  # "eleven hundred hours", with or without "at"
+    if m.start == 0 or tokens[m.start - 1] != "at":
+        return None
     if 0 <= v <= 24:
         return v % 24 * 60
     if 100 <= v <= 2359 and v % 100 < 60:

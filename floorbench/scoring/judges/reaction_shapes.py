@@ -47,7 +47,7 @@ ENGLISH_GLUE = frozenset(
 "super lekker")"""
 AUXILIARIES = frozenset("is was are were did does do has have had can will would could wasnt isnt didnt".split())
 PRONOUNS = frozenset("it he she they you we that there i".split())
-ECHO_TAILS = frozenset(("now", "really", "then"))
+ECHO_TAILS = frozenset(("now", "really", "then", "so"))
 TAGS = frozenset("o oo sha sef now na lah leh lor eh hey ehn".split())
 """stance tags at a part's end in several Englishes: they mark the speaker's stance, nothing of the world"""
 DEITIES = frozenset("god lord allah jesus christ chineke olorun oluwa jah bhagwan dios".split())
@@ -119,12 +119,13 @@ def bare_what(raw: str, tokens: list[str]) -> str | None:
     return "'what' without a question mark exclaims surprise: it asks for nothing"
 
 
-def strip_tags(tokens: list[str]) -> list[str]:
-    """The part without the stance tags at its end ("congrats o" → "congrats", "sweet well well" →
-    "sweet"); the part itself when nothing would be left."""
+def strip_tags(tokens: list[str], address: frozenset[str] = frozenset()) -> list[str]:
+    """The part without the stance tags (and the terms of `address`) at its end ("congrats o" → "congrats",
+    "sweet well well" → "sweet", "that's rough buddy" → "that's rough"); the part itself when nothing
+    would be left."""
     out = list(tokens)
     while len(out) > 1:
-        if out[-1] in TAGS:
+        if out[-1] in TAGS or out[-1] in address:
             out.pop()
         elif len(out) > 2 and out[-1] == out[-2] and len(out[-1]) <= 4:
             del out[-2:]  # a doubled intensifier: "well well", "o o"

@@ -285,7 +285,7 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     shape = bare_what(raw, tokens) or echo_question(raw, tokens, turn)
     if shape is not None:
         return Typed(Part.surprise, said, shape)
-    tagless = strip_tags(tokens)
+    tagless = strip_tags(tokens, ADDRESS_TERMS)
     if tagless != tokens:
         inner = type_part(" ".join(tagless) + raw[len(raw.rstrip(",.!?;")):], after_reaction, turn, before)
         if inner.kind in REACTED:

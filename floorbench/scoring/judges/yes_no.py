@@ -61,6 +61,10 @@ def determiner_no(transcript: str) -> str:
     return _DETERMINER_NO.sub(drop, transcript)
 
 
+_BELIEF = re.compile(r"\b(?:think|reckon|believe|guess|suppose|expect|hope|imagine|gather|afraid|say|should "
+                     r"think|would think|hear|heard|told|fear)\s+(so|not)\b")
+"""a verb of belief with "so" or "not" standing for the clause asked about: "I reckon so" says yes, "afraid
+not" says no (a "don't think so" has its "no" already)"""
 HOLD = (("wait",), ("hang", "on"), ("hold", "on"), ("scratch", "that"))
 """what takes a yes or no back the moment it is said ("No, wait, …"); an apology ("no, sorry, it's closed")
 only softens it"""
@@ -92,6 +96,8 @@ def yes_no(want: str, transcript: str, question: str = "") -> Outcome:
     first = normalize_tokens(re.split(r"[,.;!?]", transcript)[0])
     if got is None and len(first) <= 3 and set(first) & AUXILIARY:
         got = "yes"
+    if got is None and (belief := _BELIEF.search(" ".join(said))):
+        got = "yes" if belief.group(1) == "so" else "no"  # "I reckon so", "afraid not"
     if not start and (held := held_back(tokens)):
         return "wrong", "answer.yes-no-withdrawn", f"'{held}' takes the yes or no back at once and no other " \
             "is said: it commits to neither"
