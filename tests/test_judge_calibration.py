@@ -40,16 +40,17 @@ FLOORS = {
     # the first independent sample, tuning material since its one measurement (0.903 / 0.914 then):
     # 0.989 / 0.992 / 0.67 after the second issue-34 round (3 unsure: "lin new yen", "Carter Street",
     # "Vale."; closest_place 2 of 3 with one of them unsure)
-    "calibration-independent": (0.98, 0.99, 0.66),
+    "calibration-independent": (0.98, 1.00, 0.66),  # windows 1.000 after the sixth round ("Vale." an acknowledgement)
     # the second independent sample, tuning material since its one measurement (0.860 / 0.924 then):
     # 1.000 / 1.000 / 1.00 after the third issue-34 round
     "calibration-independent2": (1.00, 1.00, 1.00),
     # the third independent sample, tuning material since its one measurement (0.846 / 0.892 then):
     # 0.970 / 0.981 after the fourth issue-34 round
-    "calibration-independent3": (0.97, 0.98, 0.80),
+    "calibration-independent3": (0.97, 1.00, 0.80),  # windows 1.000 after the sixth round
     # the fourth, measured once after the fourth round froze (independent4/README.md): 0.886 / 0.886;
-    # 0.932 / 0.886 after split and misheard numbers were read (split_numbers.py)
-    "calibration-independent4": (0.93, 0.88, 0.75),
+    # 0.932 / 0.886 after split and misheard numbers were read (split_numbers.py); 0.992 / 0.994 / 0.86
+    # after the sixth round (tuned on it: age 6 of 7, "seventy-nine now, eighty by next year"; one "Mm.")
+    "calibration-independent4": (0.99, 0.99, 0.85),
 }
 """the offline judge's measured agreement with people, rounded down: a change that makes it
 agree less fails here (the v1 judge: 0.777 / 0.945 and 0.788 / 0.922; v2 before issue 25: 0.988 /
