@@ -216,3 +216,17 @@ def test_belief_with_so_or_not(reply: str, gold: str, want: Verdict) -> None:
 ])
 def test_window_probes_round6(reply: str, turn: str, want: Verdict) -> None:
     assert window(reply, turn) is want, JUDGE.intrusion(reply, turn).reason
+
+
+@pytest.mark.parametrize(("reply", "turn", "want"), [
+    ("wait what", "bro they moved the exam to monday", B),
+    ("Wait, what time?", "Bro, they moved the exam to Monday.", N),
+    ("Oh, how lovely for you both!", "Ana, we're getting a puppy!", B),
+    ("Oh, how lovely for your mum.", "Ana, we're getting a puppy!", N),
+    ("Ooh, tough call.", "Ahmed, should we book the coast or the mountains?", B),
+    ("Ooh, good call.", "Ahmed, should we book the coast or the mountains?", N),
+    ("Fair play to you.", "I told the landlord I'm not paying for his broken boiler.", B),
+    ("kinda sad tho", "they closed the skate park", B),
+])
+def test_window_probes_round6_more(reply: str, turn: str, want: Verdict) -> None:
+    assert window(reply, turn) is want, JUDGE.intrusion(reply, turn).reason

@@ -53,7 +53,7 @@ PLACE = re.compile(r"\b(?:to|at) (?:the|a|an|my|our|that|this) \w+")
 """a place the turn names ("to the new cafe"): a "there" after it points back to it"""
 """'here you go', 'there it is': handing something over or pointing it out"""
 IDIOMS = {
-    "surprise": ("shut the front door", "get out of town", "stone the crows", "blow me down",
+    "surprise": ("wait what", "say what", "shut the front door", "get out of town", "stone the crows", "blow me down",
                  "strike me pink", "knock me down with a feather", "well i never", "fancy that", "go figure",
                  "what are the odds", "holy smoke", "you are pulling my leg", "pull the other one",
                  "id never have guessed", "i would never have guessed", "never would have guessed",
@@ -75,7 +75,7 @@ IDIOMS = {
                "good for you", "go you", "first class", "top class", "world class", "first rate",
                "top notch", "ekdum first class", "second to none", "jolly good", "good question",
                "great question", "shabash", "kya baat hai", "kya baat", "big up", "big up yourself", "big ups",
-               "respect", "props", "nuff respect"),
+               "respect", "props", "nuff respect", "fair play", "fair play to you", "fair play to ya"),
     "yielding": ("take your time", "no rush", "no hurry", "in your own time", "whenever youre ready",
                  "dont rush", "no pressure", "all in good time"),
 }

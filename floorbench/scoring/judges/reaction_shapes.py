@@ -48,7 +48,7 @@ ENGLISH_GLUE = frozenset(
 AUXILIARIES = frozenset("is was are were did does do has have had can will would could wasnt isnt didnt".split())
 PRONOUNS = frozenset("it he she they you we that there i".split())
 ECHO_TAILS = frozenset(("now", "really", "then", "so"))
-TAGS = frozenset("o oo sha sef now na lah leh lor eh hey ehn".split())
+TAGS = frozenset("o oo sha sef now na lah leh lor eh hey ehn tho though".split())
 """stance tags at a part's end in several Englishes: they mark the speaker's stance, nothing of the world"""
 DEITIES = frozenset("god lord allah jesus christ chineke olorun oluwa jah bhagwan dios".split())
 INVOCATION_WORDS = frozenset(

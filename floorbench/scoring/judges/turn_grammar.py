@@ -101,9 +101,12 @@ SIDE = frozenset(
     "right true correct agreed fair wise sensible smart clever".split()
 )
 """heads that judge a proposal or a claim ("good idea", "that's true", "wise words"): taking a side"""
+DIFFICULT = frozenset("tough hard difficult tricky toughest hardest".split())
+"""before a head of SIDE, these say a choice is hard without making it ("tough call"): a reaction"""
 INTENSIFIERS = frozenset(
     "so such really very too quite just absolutely totally pretty rather bit little kind sort of a an the "
-    "utterly truly completely super real proper bloody damn jolly ever awfully terribly dead ekdum bahut".split()
+    "utterly truly completely super real proper bloody damn jolly ever awfully terribly dead ekdum bahut lowkey "
+    "highkey kinda".split()
 )
 COPULA_OPENERS = (
     ("thats",), ("that", "is"), ("that", "was"), ("thatll", "be"), ("its",), ("it", "is"), ("it", "was"),
@@ -334,6 +337,8 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     if frame is not None:
         opener, rest = frame
         head, extra = _head(rest)
+        if head in SIDE and extra[-1:] and extra[-1] in DIFFICULT:
+            return Typed(Part.evaluation, said, f"'{said}' says the choice is hard, taking no side: a reaction")
         if head in SIDE or (head in ("words", "thinking", "move") and extra[-1:] in (["wise"], ["good"], ["smart"])):
             return _side(said, turn)
         if head in AFFECT and len(extra) <= 1:
@@ -342,6 +347,8 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
             return Typed(Part.unclear, said, f"an exclamation whose head '{head}' is neither a feeling nor a "
                          "judgement: cannot type it")
         return Typed(Part.content, said, f"'{said}' comments on what was said ('{head}')")
+    if len(tokens) == 2 and tokens[-1] in SIDE and tokens[0] in DIFFICULT:
+        return Typed(Part.evaluation, said, f"'{said}' says the choice is hard, taking no side: a reaction")
     if 0 < len(tokens) <= 2 and tokens[-1] in SIDE | {"words", "thinking", "move"}:
         return _side(said, turn)
     if len(tokens) <= 4 and _felt(tokens):
@@ -386,7 +393,8 @@ def _for_whom(tokens: list[str]) -> list[str]:
     for k in range(1, len(tokens) - 1):
         if tokens[k] in ("of", "for") and tokens[k + 1] in OF_WHOM and tokens[k - 1] in AFFECT:
             rest = tokens[k + 2 :]
-            if not rest or (rest[0] == "to" and len(rest) <= 4 and not any(is_number(t) for t in rest)):
+            if not rest or set(rest) <= {"both", "two", "all", "guys"} or (
+                    rest[0] == "to" and len(rest) <= 4 and not any(is_number(t) for t in rest)):
                 return tokens[:k]
     return tokens
 
