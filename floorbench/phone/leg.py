@@ -377,12 +377,8 @@ class SipSettings(AdapterSettings):
         return parse_target(self.uri, allow_remote=self.allow_remote)
 
 
-class SipModel(Model[SipSettings]):
+class SipModel(Model[SipSettings], name="sip"):
     """An agent reached over a phone line (module docstring)."""
-
-    name: ClassVar[str] = "sip"
-    joins = "pipeline"
-    Settings = SipSettings
 
     def __init__(self, ctx: ModelContext) -> None:
         super().__init__(ctx)
