@@ -230,3 +230,16 @@ def test_window_probes_round6(reply: str, turn: str, want: Verdict) -> None:
 ])
 def test_window_probes_round6_more(reply: str, turn: str, want: Verdict) -> None:
     assert window(reply, turn) is want, JUDGE.intrusion(reply, turn).reason
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    ("Quarter of a kilo.", "250 g", "How much butter?", C),
+    ("Half of a litre.", "500 ml", "How much stock?", C),
+    ("Three quarters of a kilo.", "250 g", "How much butter?", W),
+    ("Quarter of a mile.", "0.25 miles", "How far is the bakery?", C),
+    ("It's 89p.", "£0.89", "How much is the stamp?", C),
+    ("It's 98p.", "£0.89", "How much is the stamp?", W),
+])
+def test_fractions_of_a_unit_and_pence(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want, JUDGE.judge(
+        [JudgeInput(Task.answer, reply, gold=gold, context=question)])[0].reason

@@ -84,6 +84,7 @@ def lex(text: str) -> list[str]:
     t = re.sub(r"(\d+)\.00\b", r"\1", t)
     t = re.sub(r"\b([ap])\.\s?m\b\.?", r" \1m ", t)
     t = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", t)
+    t = re.sub(r"(\d)p\b", r"\1 pence", t)  # "99p"
     t = re.sub(r"(\d)([a-z])", r"\1 \2", t)
     t = re.sub(r"([a-z])(\d)", r"\1 \2", t)
     t = re.sub(r"(\w)'(s|d|ll|re|ve|m)\b", r"\1 \2", t).replace("o'clock", "oclock").replace("'", "")
@@ -566,15 +567,19 @@ def _fractions(tokens: list[str], found: list[Mention]) -> list[Mention]:
     out: list[Mention] = []
     for m in found:
         prev = out[-1] if out else None
-        if m.start >= 3 and tokens[m.start - 1] == "of" and tokens[m.start - 2] in FRACTION_WORDS \
-                and tokens[m.start - 3] in ("a", "one"):
-            while out and out[-1].end > m.start - 3:
+        article = m.start >= 3 and tokens[m.start - 3] in ("a", "one")
+        bare = m.start >= 2 and tokens[m.start - 2] in ("quarter", "third", "half") and m.unit is not None and not (
+            m.start >= 3 and (tokens[m.start - 3].isdigit() or tokens[m.start - 3] in UNITS | TENS))
+        """"quarter of a kilo" with no article before the fraction (not "three quarters of …")"""
+        if m.start >= 2 and tokens[m.start - 1] == "of" and tokens[m.start - 2] in FRACTION_WORDS and (article or bare):
+            cut = 3 if article else 2
+            while out and out[-1].end > m.start - cut:
                 out.pop()  # "third" read as an ordinal is the fraction's, not a quantity
             share = 1 / FRACTION_WORDS[tokens[m.start - 2]]  # "a third of an hour"
             if m.duration is not None:
                 m.duration = m.duration * share
             m.numbers = {round(v * share, 6) for v in m.numbers}
-            m.start, m.digits, m.clock = m.start - 3, "", set()
+            m.start, m.digits, m.clock = m.start - cut, "", set()
             out.append(m)
             continue
         if prev is not None and len(prev.numbers) == 1 and prev.end + 2 <= len(tokens) \
