@@ -243,3 +243,19 @@ def test_window_probes_round6_more(reply: str, turn: str, want: Verdict) -> None
 def test_fractions_of_a_unit_and_pence(reply: str, gold: str, question: str, want: Verdict) -> None:
     assert answer(reply, gold, question) is want, JUDGE.judge(
         [JudgeInput(Task.answer, reply, gold=gold, context=question)])[0].reason
+
+
+@pytest.mark.parametrize(("reply", "turn", "want"), [
+    # content in the shapes of this round stays content
+    ("Nein.", "Jonas, is the bakery open?", N),
+    ("Non, merci.", "Luc, more coffee?", N),
+    ("Vielleicht.", "Jonas, are you coming to the match?", N),
+    ("God knows, ask Tunde.", "Uche, where's the charger?", N),
+    ("Thank God.", "Uche, the charger turned up in the car.", B),
+    ("Call the landlord o.", "Bisi, the tap is leaking again.", N),
+    ("Is it at six?", "Sipho, the braai is this evening.", N),
+    ("Congrats o, which date?", "Lena, we're getting married in June!", N),
+    ("Lekker, I'll bring the meat.", "Thabo, we're having a braai Saturday.", N),
+])
+def test_content_in_the_new_shapes_stays_content(reply: str, turn: str, want: Verdict) -> None:
+    assert window(reply, turn) is want, JUDGE.intrusion(reply, turn).reason

@@ -91,8 +91,10 @@ ASSENTS = (
 """assent: like an acknowledgement, it goes by the turn it follows; with no turn to go by, an
 answer (an intrusion, the decision before the turn was read). Also the assent words of other languages
 a listener says in English talk ("claro", "ja", "genau", "oui"): "Claro." to a request accepts it"""
-ANSWER_PHRASES = (*sorted(NO), "false", "wrong", "not really", "i think so", "i dont think so", "i guess so")
-"""a "no" answers or contradicts, and "I think so" takes a side: an intrusion after any turn
+ANSWER_PHRASES = (*sorted(NO), "false", "wrong", "not really", "i think so", "i dont think so", "i guess so",
+                  "nein", "non", "nee", "niet", "nao")
+"""a "no" (in English or another language: "nein", "non") answers or contradicts, and "I think so" takes a
+side: an intrusion after any turn
 ("oh no", "no way", "no problem" are longer phrases of the lexicon, found first)"""
 REACTION_QUESTIONS = frozenset(("really", "oh really", "seriously", "oh seriously", "oh yeah", "yeah", "no way",
                                 "oh no", "oh wow", "wow"))

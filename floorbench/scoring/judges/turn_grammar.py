@@ -293,7 +293,9 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
         inner = type_part(" ".join(tagless) + raw[len(raw.rstrip(",.!?;")):], after_reaction, turn, before)
         if inner.kind in REACTED:
             return Typed(inner.kind, said, f"{inner.why} (with a stance tag at its end)")
-    shape = invocation(tokens) or typical_epithet(raw, tokens, PREPOSITIONS | SUBJECTS | {"of"})
+    asked = turn_act(turn) in (TurnAct.wh_question, TurnAct.yes_no_question)
+    shape = (None if asked else invocation(tokens)) or typical_epithet(raw, tokens, PREPOSITIONS | SUBJECTS | {"of"})
+    # after a question, "God knows" says "I don't know": an answer
     if shape is not None:
         return Typed(Part.evaluation, said, shape)
     shape = other_language(raw, tokens, turn, AFFECT)
@@ -308,7 +310,9 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
         return Typed(Part.interjection, said, "an expletive exclamation")
     if len(tokens) >= 2 and len(set(tokens)) == 1 and len(tokens[0]) <= 4:
         return Typed(Part.interjection, said, "a short word said again")
-    if len(tokens) == 2 and any(shaped) and all(len(t) <= MAX_INTERJECTION_LETTERS for t in tokens):
+    named = any(w[:1].isupper() for w in re.findall(r"[A-Za-z']+", raw)[1:]) and not raw.isupper()
+    if len(tokens) == 2 and any(shaped) and all(len(t) <= MAX_INTERJECTION_LETTERS for t in tokens) and not named \
+            and tokens[0] not in IMPERATIVE_OPENERS:  # not "ask Tunde"
         return Typed(Part.interjection, said, "two short words, one interjection-shaped ('mon dieu')")
     tokens = _for_whom(tokens)
     if len(tokens) <= 4 and tokens[0] in WISHES and tokens[1:2] in (["to"], ["for"]) and tokens[2:3] and (
@@ -363,15 +367,17 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     if (len(tokens) <= 6 and set(tokens) <= LIGHT and set(tokens) & SURPRISE_VERBS
             and (raw.endswith(("!", "?")) or len(tokens) >= 2)):
         return Typed(Part.surprise, said, f"'{said}' exclaims surprise in light words only")
-    if any(shaped) and len(tokens) <= 3 and not set(tokens) & (THANKS_WORDS | THANKS_INTENSIFIERS):
+    if any(shaped) and len(tokens) <= 3 and not set(tokens) & (THANKS_WORDS | THANKS_INTENSIFIERS) \
+            and tokens[0] not in IMPERATIVE_OPENERS:  # "ask Tunde" instructs: content
         return Typed(Part.unclear, said, f"'{said}' mixes interjection-shaped and other words: cannot type it")
     minor = minor_part(raw, tokens, opened, frozenset(normalize_tokens(turn)))
     if minor is not None and minor.kind in (Part.unclear, Part.evaluation) and not opened and seeks_word(turn) \
             and not set(tokens) & THANKS_WORDS:
         return Typed(Part.content, said, f"'{said}' offers the word the turn looks for: content")
-    if minor is not None and minor.kind is Part.unclear and turn_act(turn) is TurnAct.wh_question:
-        return Typed(Part.content, said, f"'{said}' has no reaction's shape after a wh-question: it may answer "
-                     "it, content")
+    if minor is not None and minor.kind is Part.unclear and turn_act(turn) in (
+            TurnAct.wh_question, TurnAct.yes_no_question, TurnAct.request):
+        return Typed(Part.content, said, f"'{said}' has no reaction's shape after a question or a request: it "
+                     "may answer or accept it, content")
     if minor is not None:
         return minor
     return Typed(Part.content, said, f"content words: {said}")
