@@ -259,3 +259,16 @@ def test_fractions_of_a_unit_and_pence(reply: str, gold: str, question: str, wan
 ])
 def test_content_in_the_new_shapes_stays_content(reply: str, turn: str, want: Verdict) -> None:
     assert window(reply, turn) is want, JUDGE.intrusion(reply, turn).reason
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # a value bound to another thing by commas only, when that clause names its thing
+    ("Nine pounds for the lamp, twelve for the rug.", "12 pounds", "How much is the rug?", C),
+    ("Nine pounds for the rug, twelve for the lamp.", "12 pounds", "How much is the rug?", W),
+    ("The rug closes at six, the lamp shop at seven.", "7:00", "When does the rug shop close?", W),
+    ("Seven in the evening, the shop being an hour ahead.", "7 pm", "When does the shop close?", C),
+    ("Twelve, the rug.", "12 pounds", "How much is the rug?", C),
+])
+def test_a_value_bound_by_commas(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want, JUDGE.judge(
+        [JudgeInput(Task.answer, reply, gold=gold, context=question)])[0].reason

@@ -23,7 +23,15 @@ import re
 
 from floorbench.scoring.judges.commitment import STOP, content
 from floorbench.scoring.judges.normalize import is_number, normalize_tokens, stem
-from floorbench.scoring.judges.quantities import UNIT_OF, gold_quantity, lex, mentions, same_quantity
+from floorbench.scoring.judges.quantities import (
+    UNIT_OF,
+    Mention,
+    Quantity,
+    gold_quantity,
+    lex,
+    mentions,
+    same_quantity,
+)
 
 _CLAUSE = re.compile(r"\s*(?:[;.!?]+|—|–\s|\s-\s|,?\s+(?:but|then|while|whereas)\s+)\s*", re.I)
 _PART = re.compile(r"\s*(?:[;.!?,]+|—|–\s|\s-\s|\s+(?:but|then|while|whereas)\s+)\s*", re.I)
@@ -58,6 +66,22 @@ def _own_thing(clause: str, question: str, gold: str) -> bool:
                for t in content(lex(clause)))
 
 
+def _same_kind(q: Quantity, m: Mention) -> bool:
+    """The mention is a value of the gold's kind (a time for a time, an amount in the gold's unit): only then
+    is it a rival value for the thing asked ("five hours behind" is no rival to "seven in the morning")."""
+    if q.kind == "clock":
+        return bool(m.clock) and m.duration is None
+    if q.kind == "duration":
+        return m.duration is not None
+    return m.duration is None and m.date is None and (q.unit is None or m.unit is None or m.unit == q.unit)
+
+
+def _names_thing(clause: str) -> bool:
+    """The clause names a thing with a determiner ("the café at eight thirty", "for the green"): at commas,
+    only such a clause binds its value to that thing."""
+    return bool(set(lex(clause)) & {"the", "this", "that", "my", "your", "our", "their", "his", "her"})
+
+
 def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | None:
     """Why the reply's gold value belongs to another thing than the one asked about, or None."""
     q = gold_quantity(gold)
@@ -74,8 +98,12 @@ def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | No
         g = said.index(True)
         for k, clause in enumerate(clauses):
             lacking = (keys & set(lex(clause))) - set(lex(clauses[g])) - MEASURES
-            if k != g and pattern is _CLAUSE and mentions(lex(clause)) and lacking and _own_thing(clauses[g], question,
-                                                                                                 gold):
+            if pattern is _PART:  # at commas: by stems ("opens" for "open"), the gold's clause naming a thing of its own
+                lacking = {t for t in keys if stem(t) in {stem(w) for w in lex(clause)}
+                           and stem(t) not in {stem(w) for w in lex(clauses[g])}} - MEASURES
+            if k != g and mentions(lex(clause)) and lacking and _own_thing(clauses[g], question, gold) and (
+                    pattern is _CLAUSE or (_names_thing(clauses[g]) and any(
+                        _same_kind(q, m) for m in mentions(lex(clause))))):
                 return f"the value said goes with another thing; '{' '.join(sorted(lacking))}' goes with '{clause}'"
             if k != g and _names(clauses[g]) - asked_names - gold_words and _names(clause) & asked_names:
                 return f"the value said is another's ('{', '.join(sorted(_names(clauses[g]) - asked_names))}')"
