@@ -54,6 +54,7 @@ def _clean(text: str) -> str:
     t = t.replace("ß", "ss").replace("æ", "ae").replace("œ", "oe").replace("ø", "o").replace("ł", "l")  # no NFKD form
     t = "".join(c for c in unicodedata.normalize("NFKD", t) if not unicodedata.combining(c))  # "mío" = "mio"
     t = t.replace("&", " and ").replace("%", " percent ")
+    t = re.sub(r"(?<=\d),(?=(?:\d{2},)+\d{3}\b)", "", t)  # lakh grouping: "3,40,000"
     t = re.sub(r"(\d),(\d{3})", r"\1\2", t)
     t = re.sub(r"(\d+)\.00\b", r"\1", t)
     t = re.sub(r"(\d+)(st|nd|rd|th)\b", r"\1", t)

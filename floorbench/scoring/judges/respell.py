@@ -22,6 +22,7 @@ from text_to_num import text2num
 
 from floorbench.scoring.judges.interjections import known_words
 from floorbench.scoring.judges.normalize import normalize_tokens
+from floorbench.scoring.judges.number_forms import read_number_forms
 from floorbench.scoring.judges.split_numbers import join_split_numbers
 from floorbench.scoring.judges.values import NATO, gold_code
 
@@ -217,6 +218,7 @@ def respell(transcript: str, refs: Sequence[str]) -> str:
     if re.fullmatch(r"(?i)first|second|third|1st|2nd|3rd|(?:came |finished )?(?:first|second|third)", gold):
         text = re.sub(rf"\b({'|'.join(MEDALS)})\b", lambda m: MEDALS[m.group(1).lower()], text, flags=re.I)
     text = _juncture(text)
+    text = read_number_forms(text, refs)
     text = _indian_scale(text)
     text = _numbered(text)
     if SCORE.fullmatch(gold):

@@ -1,0 +1,65 @@
+"""The offline judge's seventh round of issue-34 classes (from the fifth independent sample), on
+sentences written for these tests (none is a labelled item): Indian-English and recogniser number
+forms, compound durations, and a unit that contradicts the gold's. Each right form has a near value
+beside it that must stay wrong."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from floorbench.scoring.judges import JudgeInput, Task, Verdict
+from floorbench.scoring.judges.offline import OfflineJudge
+
+JUDGE = OfflineJudge()
+C, W = Verdict.correct, Verdict.wrong
+
+
+def answer(reply: str, gold: str, question: str = "") -> Verdict:
+    return JUDGE.judge([JudgeInput(Task.answer, reply, gold=gold, context=question)])[0].verdict
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # figures and scale words in one number
+    ("The deposit is rupees 14 hundred and 60 only.", "₹1,460", "What is the deposit?", C),
+    ("The deposit is rupees 14 hundred and 70 only.", "₹1,460", "What is the deposit?", W),
+    ("total is 23 thousand 4 hundred rupees ma'am", "₹23,400", "What is the total?", C),
+    ("total is 23 thousand 5 hundred rupees ma'am", "₹23,400", "What is the total?", W),
+    ("Sir it is 3 lakh 40 thousand on-road.", "₹3,40,000", "What is the on-road price?", C),
+    ("Sir it is 3 lakh 14 thousand on-road.", "₹3,40,000", "What is the on-road price?", W),
+    # a number word spelt as it is said
+    ("it comes to two thousand three hundred fourty rupees", "₹2,340", "How much is it?", C),
+    ("it comes to two thousand three hundred fourty five rupees", "₹2,340", "How much is it?", W),
+    # a decimal and an ordinal split by the recogniser
+    ("interest is 7 point 4 percent sir", "7.4%", "What is the interest rate?", C),
+    ("interest is 7 point 5 percent sir", "7.4%", "What is the interest rate?", W),
+    ("interest is 74 percent sir", "7.4%", "What is the interest rate?", W),
+    ("delivery is on 22 nd of march", "22 March", "When is the delivery?", C),
+    ("delivery is on 23 rd of march", "22 March", "When is the delivery?", W),
+    # a date in figures, day first or month first
+    ("Ma'am date is 22-03, Friday.", "22 March", "When is the delivery?", C),
+    ("Ma'am date is 23-03, Friday.", "22 March", "When is the delivery?", W),
+    ("3/22 lol", "March 22", "when is the concert", C),
+    ("3/23 lol", "March 22", "when is the concert", W),
+    ("22/4", "22 March", "When is the delivery?", W),
+    # a digit string broken by fillers
+    ("ticket number is seven three one uh uh nine zero two two", "7319022", "What is the ticket number?", C),
+    ("ticket number is 7 3 1 um 9 0 2 3", "7319022", "What is the ticket number?", W),
+    # a round number said as its digit and "oh"
+    ("she's turning the big seven-oh", "70", "How old is grandma turning?", C),
+    ("she's turning the big seven-oh", "71", "How old is grandma turning?", W),
+    ("she's turning seven oh five", "70", "How old is grandma turning?", W),
+])
+def test_number_forms(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(11, 99), st.integers(1, 99), st.booleans())
+def test_every_hundreds_figure_said_with_digits(hundreds: int, rest: int, joined_by_and: bool) -> None:
+    gold = f"₹{hundreds * 100 + rest:,}"
+    said = f"rupees {hundreds} hundred {'and ' if joined_by_and else ''}{rest} only"
+    assert answer(said, gold, "What is the fare?") is C
+    near = f"rupees {hundreds} hundred {'and ' if joined_by_and else ''}{rest % 99 + 1} only"
+    assert answer(near, gold, "What is the fare?") is W
