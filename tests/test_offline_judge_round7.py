@@ -63,3 +63,30 @@ def test_every_hundreds_figure_said_with_digits(hundreds: int, rest: int, joined
     assert answer(said, gold, "What is the fare?") is C
     near = f"rupees {hundreds} hundred {'and ' if joined_by_and else ''}{rest % 99 + 1} only"
     assert answer(near, gold, "What is the fare?") is W
+
+
+@pytest.mark.parametrize(("reply", "gold", "want"), [
+    # a two-part duration said with its units spelt otherwise, as a fraction, or in the smaller unit
+    ("about two and a quarter hours", "2 h 15 min", C),
+    ("two and a half hours", "2 h 15 min", W),
+    ("Three and three quarters hours, with the stop.", "3 h 45 min", C),
+    ("135 minutes", "2 h 15 min", C),
+    ("145 minutes", "2 h 15 min", W),
+    ("2 hrs 15 min door to door", "2 h 15 min", C),
+    ("2 hrs 25 min door to door", "2 h 15 min", W),
+    ("2 15", "2 h 15 min", C),
+    ("2 50", "2 h 15 min", W),
+    ("ninety five seconds flat", "1 minute 35 seconds", C),
+    ("ninety seconds flat", "1 minute 35 seconds", W),
+    ("one minute and thirty-five seconds", "1 minute 35 seconds", C),
+])
+def test_compound_durations(reply: str, gold: str, want: Verdict) -> None:
+    assert answer(reply, gold, "How long does it take?") is want
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 9), st.sampled_from([15, 30, 45]))
+def test_every_hours_and_minutes_said_as_minutes(hours: int, minutes: int) -> None:
+    gold = f"{hours} h {minutes} min"
+    assert answer(f"{hours * 60 + minutes} minutes", gold) is C
+    assert answer(f"{hours * 60 + minutes + 10} minutes", gold) is W

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 
 from num2words import num2words
+from text_to_num import text2num
 
 _UNITS = {w: n for n, w in enumerate("one two three four five six seven eight nine".split(), start=1)}
 _UNIT_SOUNDS = {"to": 2, "too": 2, "for": 4, "fore": 4, "ate": 8, "won": 1}
@@ -28,8 +29,15 @@ _UNIT_WORD = "|".join([*_UNITS, *_UNIT_SOUNDS, *(str(d) for d in range(1, 10))])
 _ORD_WORD = "|".join(sorted(_ORDINALS, key=len, reverse=True))
 _NOT_JOINED = r"(?![-\w])(?!\s*-)(?!\s+years?[\s-]+olds?\b)"
 """the unit is not the head of a compound ("20 7-year-olds") nor of a longer number"""
-_DURATION = re.compile(r"(\d+)\s*(hours?|hrs?|minutes?|mins?)\s+(?:and\s+)?(\d+)\s*(minutes?|mins?|seconds?|secs?)",
+_DURATION = re.compile(r"(\d+)\s*(hours?|hrs?|h|minutes?|mins?)\s+(?:and\s+)?(\d+)\s*(minutes?|mins?|m|seconds?|secs?|s)",
                        re.I)
+_SECONDS = {"h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600, "m": 60, "min": 60, "mins": 60,
+            "minute": 60, "minutes": 60, "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1}
+_DURATION_UNIT = "|".join(sorted(_SECONDS, key=len, reverse=True))
+_NUMBER_WORD = ("zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                "sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred")
+_SAID_NUMBER = rf"(?:\d+|(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*)"
+_FRACTIONS = {"a quarter": 0.25, "a half": 0.5, "three quarters": 0.75, "three quarter": 0.75}
 _TIME_UNIT = r"(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|o'?clock|am|pm|a\.m\.|p\.m\.)"
 
 
@@ -135,6 +143,9 @@ def _duration_parts(text: str, refs: Sequence[str]) -> str:
     if m is None:
         return text
     first, unit1, second, unit2 = m.groups()
+    text = _same_duration(text, f"{first} {unit1} {second} {unit2}",
+                          int(first) * _SECONDS[unit1.lower()] + int(second) * _SECONDS[unit2.lower()],
+                          _SECONDS[unit1.lower()], _SECONDS[unit2.lower()])
     homophones = [w for w, d in _UNIT_SOUNDS.items() if str(d) == first]
     if homophones:
         text = re.sub(rf"\b(?:{'|'.join(homophones)})\s+({re.escape(unit1)}|{unit1.rstrip('s')}s?)\b",
@@ -144,3 +155,42 @@ def _duration_parts(text: str, refs: Sequence[str]) -> str:
     return re.sub(rf"(?<![\d,.:]\s)(?<![\d,.:])\b(?:{said_first})\s+(?:{said_second})\b(?![-:.,]?\d)"
                   rf"(?!\s+{_TIME_UNIT})(?![- ](?:one|two|three|four|five|six|seven|eight|nine)\b)",
                   f"{first} {unit1} {second} {unit2}", text, flags=re.I)
+
+
+def _said(number: str) -> int | None:
+    if number.isdigit():
+        return int(number)
+    try:
+        return int(text2num(number.lower().replace("-", " "), "en"))
+    except ValueError:
+        return None
+
+
+def _same_duration(text: str, gold: str, total: int, big: int, small: int) -> str:
+    """The same two-part duration said another way → the gold's own form: its units spelt otherwise
+    ('4 hrs 15 min' for 4 h 15 min), a fraction of the larger unit ('four and a quarter hours'), or the
+    whole in the smaller unit ('255 minutes'). A different total is left as said, and stays wrong."""
+    def two_parts(m: re.Match[str]) -> str:
+        a, b = _said(m.group(1)), _said(m.group(3))
+        if a is None or b is None:
+            return m.group(0)
+        return gold if a * _SECONDS[m.group(2).lower()] + b * _SECONDS[m.group(4).lower()] == total else m.group(0)
+
+    text = re.sub(rf"\b({_SAID_NUMBER})\s*({_DURATION_UNIT})\.?\s+(?:and\s+)?({_SAID_NUMBER})\s*({_DURATION_UNIT})\b",
+                  two_parts, text, flags=re.I)
+
+    def fraction(m: re.Match[str]) -> str:
+        whole, unit = _said(m.group(1)), _SECONDS[m.group(3).lower()]
+        if whole is None or unit != big:
+            return m.group(0)
+        return gold if (whole + _FRACTIONS[m.group(2).lower()]) * unit == total else m.group(0)
+
+    text = re.sub(rf"\b({_SAID_NUMBER})\s+and\s+({'|'.join(_FRACTIONS)})\s+({_DURATION_UNIT})\b", fraction,
+                  text, flags=re.I)
+
+    def whole(m: re.Match[str]) -> str:
+        n = _said(m.group(1))
+        return gold if n is not None and _SECONDS[m.group(2).lower()] == small and n * small == total else m.group(0)
+
+    return re.sub(rf"(?<![\d.:]\s)\b({_SAID_NUMBER})\s*({_DURATION_UNIT})\b(?!\s+(?:and\s+)?\d)", whole, text,
+                  flags=re.I)
