@@ -90,3 +90,23 @@ def test_every_hours_and_minutes_said_as_minutes(hours: int, minutes: int) -> No
     gold = f"{hours} h {minutes} min"
     assert answer(f"{hours * 60 + minutes} minutes", gold) is C
     assert answer(f"{hours * 60 + minutes + 10} minutes", gold) is W
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # two values, each after one of a pair of opposite labels: the gold's value goes with its own label
+    ("Sir minimum 29 and maximum 36.", "29 °C", "What is the maximum temperature in Pune today?", W),
+    ("Sir maximum 29 and minimum 21.", "29 °C", "What is the maximum temperature in Pune today?", C),
+    ("Lowest 8, highest 15.", "8 °C", "How low will it get tonight?", C),
+    ("Lowest 8, highest 15.", "15 °C", "What's the lowest it will get tonight?", W),
+    ("It is arriving at 9 40 ma'am and departing at 9 55.", "09:40", "What time does the Rajdhani leave Kota?", W),
+    ("It is departing at 9 40 ma'am and arriving at 14 10.", "09:40", "What time does the Rajdhani leave Kota?", C),
+    ("Ex-showroom is 2.4 lakh sir, on-road will be 2.75 lakh.", "₹2,40,000", "What is the on-road price?", W),
+    ("On-road is 2.4 lakh sir, ex-showroom is 2.1 lakh.", "₹2,40,000", "What is the on-road price?", C),
+    ("Check-out is on 14 August, check-in is on 11 August.", "11 August", "When is check-out?", W),
+    ("Check-in is on 14 August, check-out is on 11 August.", "11 August", "When is check-out?", C),
+    ("The library opens at 10 and closes at 6.", "10 am", "When does the library close?", W),
+    ("The library opens at 10 and closes at 6.", "6 pm", "When does the library close?", C),
+    ("It departs at 9 40, platform 3.", "09:40", "What time does the train leave?", C),  # one value: nothing to bind
+])
+def test_value_bound_to_its_opposite_label(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want

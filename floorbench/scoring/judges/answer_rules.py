@@ -461,9 +461,8 @@ class Part:
 def _parts(ref: str) -> list[Part]:
     """The parts a gold asks for, when it has more than one: items joined by "and" / "," / "plus"
     ("the salad and the soup", "the old town, 3 miles"), and a name with a time or amount after a
-    preposition ("Friday at 4"). A quantity said with its own "and" ("an hour and a half") is one part,
-    and so is a figure grouped in lakhs ("₹1,25,000")."""
-    toks = [t for t in lex(re.sub(r"(?<=\d),(?=(?:\d{2},)+\d{3}\b)", "", ref)) if t != "."]
+    preposition ("Friday at 4"). A quantity said with its own "and" ("an hour and a half") is one part."""
+    toks = [t for t in lex(ref) if t != "."]
     found = mentions(toks)
     inside_mention = {i for m in found for i in range(m.start, m.end)}
     segments: list[list[int]] = [[]]

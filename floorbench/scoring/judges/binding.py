@@ -73,6 +73,8 @@ def _same_kind(q: Quantity, m: Mention) -> bool:
         return bool(m.clock) and m.duration is None
     if q.kind == "duration":
         return m.duration is not None
+    if q.kind == "date":
+        return m.date is not None
     return m.duration is None and m.date is None and (q.unit is None or m.unit is None or m.unit == q.unit)
 
 
@@ -82,11 +84,61 @@ def _names_thing(clause: str) -> bool:
     return bool(set(lex(clause)) & {"the", "this", "that", "my", "your", "our", "their", "his", "her"})
 
 
+OPPOSITE_LABELS = (
+    (("minimum",), ("min",), ("lowest",), ("low",)), (("maximum",), ("max",), ("highest",), ("high",)),
+    (("arrive",), ("arrives",), ("arriving",), ("arrival",), ("arrives",), ("reaches",), ("reaching",)),
+    (("leave",), ("leaves",), ("leaving",), ("depart",), ("departs",), ("departing",), ("departure",)),
+    (("return",), ("returning",), ("inbound",)), (("onward",), ("outbound",), ("outward",), ("going",)),
+    (("ex", "showroom"),), (("on", "road"),),
+    (("check", "in"),), (("check", "out"),),
+    (("opens",), ("opening",), ("open",)), (("closes",), ("closing",), ("close",), ("shuts",)),
+)
+"""labels that come in opposite pairs (each group beside its opposite): a reply that gives both values,
+each after its label, binds the gold's value to the label it follows"""
+
+
+def _has(tokens: list[str], label: tuple[str, ...]) -> bool:
+    return any(tuple(tokens[k : k + len(label)]) == label for k in range(len(tokens)))
+
+
+def _opposite_label(q: Quantity, gold: str, transcript: str, question: str) -> str | None:
+    """The part that says the gold value is labelled the opposite of what the question asks ("Sir minimum 44
+    and maximum 47" asked the maximum; "arriving at 6 15 and departing at 6 50" asked when it leaves), and
+    another part, labelled as asked, says a value of the gold's kind."""
+    from floorbench.scoring.judges.respell import respell  # respell reads the forms; binding is read by it
+
+    asked = lex(question)
+    parts: list[list[str]] = [[]]
+    for t in lex(respell(transcript, [gold])):
+        if t in (",", ".", ";", "!", "?", "and", "but", "while", "whereas"):
+            parts.append([])
+        else:
+            parts[-1].append(t)
+    parts = [p for p in parts if p]
+    said = [any(same_quantity(q, m) for m in mentions(p)) for p in parts]
+    if said.count(True) != 1:
+        return None
+    g = said.index(True)
+    for k in range(0, len(OPPOSITE_LABELS), 2):
+        for this, other in ((OPPOSITE_LABELS[k], OPPOSITE_LABELS[k + 1]), (OPPOSITE_LABELS[k + 1], OPPOSITE_LABELS[k])):
+            if not any(_has(asked, w) for w in this) or any(_has(asked, w) for w in other):
+                continue
+            if not any(_has(parts[g], w) for w in other) or any(_has(parts[g], w) for w in this):
+                continue
+            for j, part in enumerate(parts):
+                if j != g and any(_has(part, w) for w in this) and any(_same_kind(q, m) for m in mentions(part)):
+                    return f"the value said is labelled '{' '.join(other[0])}'; the one asked ('{' '.join(this[0])}') " \
+                           f"goes with '{' '.join(part)}'"
+    return None
+
+
 def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | None:
     """Why the reply's gold value belongs to another thing than the one asked about, or None."""
     q = gold_quantity(gold)
     if q is None or not question:
         return None
+    if opposite := _opposite_label(q, gold, transcript, question):
+        return opposite
     keys = {t for t in content(lex(question)) if t not in NOT_KEYS} - set(lex(gold))
     asked_names = _names(question) - {"aria"}
     gold_words = set(lex(gold))

@@ -79,6 +79,7 @@ def lex(text: str) -> list[str]:
     """Lower-case tokens; numbers as digits where written so; ',' and '.' kept as clause marks."""
     t = text.lower().replace("’", "'").replace("‘", "'").replace("&", " and ")
     t = "".join(c for c in unicodedata.normalize("NFKD", t) if not unicodedata.combining(c))  # café = cafe
+    t = re.sub(r"(?<=\d),(?=(?:\d{2},)+\d{3}\b)", "", t)  # grouped in lakhs: "1,25,000"
     t = _MONEY_PREFIX.sub(lambda m: f"{_amount(m.group(2))} {_SYMBOL[m.group(1).rstrip('.')]}", t)
     t = re.sub(r"(\d),(\d{3})", r"\1\2", t)
     t = re.sub(r"(\d+)\.00\b", r"\1", t)

@@ -127,7 +127,9 @@ SCALE = {"lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "crore": 10_000_000,
 
 
 def _scaled(said: str) -> float | None:
-    """'three point two' → 3.2, 'two and a half' → 2.5, 'twelve' → 12."""
+    """'three point two' → 3.2, '1.25' → 1.25, 'two and a half' → 2.5, 'twelve' → 12."""
+    if re.fullmatch(r"\d+\.\d+", said.strip()):
+        return float(said)
     half = re.search(r"\s+and\s+a\s+half$", said, re.I)
     head = said[: half.start()] if half else said
     parts = re.split(r"\s+point\s+", head, maxsplit=1, flags=re.I)
@@ -151,9 +153,9 @@ def _indian_scale(text: str) -> str:
             return m.group(0)
         return str(int(big * scale) + rest)
 
-    amount = rf"({_NUMBER}(?:\s+point(?:\s+{_NUMBER_WORD})+)?(?:\s+and\s+a\s+half)?)"
+    amount = rf"(\d+\.\d+|{_NUMBER}(?:\s+point(?:\s+{_NUMBER_WORD})+)?(?:\s+and\s+a\s+half)?)"
     for unit in (r"lakhs?|lac", r"crores?"):
-        text = re.sub(rf"\b{amount}\s+({unit})\b(?:\s+(?:and\s+)?({_NUMBER}))?", value, text, flags=re.I)
+        text = re.sub(rf"(?<![\d.])\b{amount}\s+({unit})\b(?:\s+(?:and\s+)?({_NUMBER})(?![.,]?\d)(?!\s+point\b))?", value, text, flags=re.I)
     return text
 
 
