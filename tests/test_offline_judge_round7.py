@@ -110,3 +110,19 @@ def test_every_hours_and_minutes_said_as_minutes(hours: int, minutes: int) -> No
 ])
 def test_value_bound_to_its_opposite_label(reply: str, gold: str, question: str, want: Verdict) -> None:
     assert answer(reply, gold, question) is want
+
+
+@pytest.mark.parametrize(("reply", "gold", "want"), [
+    # the gold's number counting another thing of the same domain
+    ("Sir Pakistan won by 61 wickets.", "61 runs", W),
+    ("Sir Pakistan won by 61 runs.", "61 runs", C),
+    ("They won by sixty-one runs, what a finish.", "61 runs", C),
+    ("They won by 7 runs.", "7 wickets", W),
+    ("seven wickets, easy chase", "7 wickets", C),
+    ("She scored 12 goals this season.", "12 points", W),
+    ("Twelve points, two ahead of Leeds.", "12 points", C),
+    ("3 tries to 1, a bonus point", "3 goals", W),
+    ("61, chasing 240", "61 runs", C),  # a bare number counts nothing else
+])
+def test_a_number_counting_another_thing(reply: str, gold: str, want: Verdict) -> None:
+    assert answer(reply, gold, "By how much did they win?") is want

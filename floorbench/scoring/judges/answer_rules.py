@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, Verdict
-from floorbench.scoring.judges.binding import concluded, value_bound_elsewhere
+from floorbench.scoring.judges.binding import concluded, counted_otherwise, value_bound_elsewhere
 from floorbench.scoring.judges.claims import (
     bound_elsewhere,
     bound_to_gold,
@@ -604,6 +604,8 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
         kind, rule, why = outcome
         if kind == "correct" and (elsewhere := value_bound_elsewhere(ref, inp.transcript, inp.context)):
             kind, rule, why = "wrong", "answer.bound-elsewhere", elsewhere
+        if kind == "correct" and (otherwise := counted_otherwise(ref, inp.transcript)):
+            kind, rule, why = "wrong", "answer.counted-otherwise", otherwise
         if kind == "correct" and _NEGATIVE.search(ref) and not _SIGNED.search(inp.transcript):
             kind, rule, why = "wrong", "answer.sign-missing", "the gold is below zero and the reply says no sign " \
                 "('minus', 'below zero'): another value"

@@ -212,3 +212,36 @@ def concluded(tokens: list[str], gold_words: list[str], options: list[list[str]]
     others = [set(content(o)) - set(gold_words) for o in options if content(o) != gold_words]
     gold, rival = set(gold_words) <= rest, any(o and o <= rest for o in others)
     return (rival and not gold) if other else (gold and not rival)
+
+
+RIVAL_COUNTS = (
+    frozenset("run wicket over ball".split()),
+    frozenset("goal point try set game frame".split()),
+    frozenset("floor room".split()),
+    frozenset("tablet capsule spoon drop".split()),
+)
+"""nouns that count different things in one domain: the same number of another is another value
+("won by 43 wickets" is no answer to "by how many runs")"""
+
+
+def counted_otherwise(gold: str, transcript: str) -> str | None:
+    """Why the reply's gold number counts another thing than the gold's (its noun a rival of the gold's), or
+    None: every time the reply says the gold's number, a rival noun follows it and the gold's never does."""
+    from floorbench.scoring.judges.respell import respell
+
+    def one(word: str) -> str:
+        return "try" if word == "tries" else word.removesuffix("s")
+
+    def counted(tokens: list[str]) -> list[tuple[str, str]]:
+        return [(t, one(tokens[k + 1])) for k, t in enumerate(tokens[:-1]) if is_number(t)]
+
+    gold_counts = [(n, noun) for n, noun in counted(lex(gold)) if any(noun in g for g in RIVAL_COUNTS)]
+    if len(gold_counts) != 1:
+        return None
+    number, noun = gold_counts[0]
+    group = next(g for g in RIVAL_COUNTS if noun in g)
+    tokens = lex(respell(transcript, [gold]))
+    after = [one(tokens[k + 1]) if k + 1 < len(tokens) else "" for k, t in enumerate(tokens) if t == number]
+    if after and all(w in group and w != noun for w in after):
+        return f"'{number}' counts {after[0]}, not {noun}"
+    return None
