@@ -126,3 +126,18 @@ def test_value_bound_to_its_opposite_label(reply: str, gold: str, question: str,
 ])
 def test_a_number_counting_another_thing(reply: str, gold: str, want: Verdict) -> None:
     assert answer(reply, gold, "By how much did they win?") is want
+
+
+def window(reply: str, turn: str) -> Verdict:
+    return JUDGE.intrusion(reply, turn).verdict
+
+
+@pytest.mark.parametrize(("reply", "turn", "want"), [
+    # a request put by name with no comma, or with "kindly": a bare assent accepts it
+    ("sure", "Deepa grab me a fork", Verdict.intrusion),
+    ("sure", "Deepa grabs a fork every time", Verdict.backchannel),
+    ("Haan.", "Arjun, kindly see if the milkman has come.", Verdict.intrusion),
+    ("Haan.", "Arjun, the milkman has come.", Verdict.backchannel),
+])
+def test_a_request_by_name_or_kindly(reply: str, turn: str, want: Verdict) -> None:
+    assert window(reply, turn) is want

@@ -63,7 +63,7 @@ REQUEST_MARKERS = (
     ("would", "you", "like"), ("want", "me", "to"), ("if", "you", "like"), ("if", "you", "want"),
     ("lets",), ("let", "us"), ("shall", "we"), ("shall", "i"), ("should", "we"), ("how", "about"),
     ("what", "about"), ("why", "dont", "we"), ("why", "dont", "you"), ("why", "not"), ("we", "could"),
-    ("maybe", "we"), ("please",),
+    ("maybe", "we"), ("please",), ("kindly",),
 )
 """phrases that put a request, offer or proposal to someone, wherever they stand in the sentence"""
 IMPERATIVES = frozenset(
@@ -119,6 +119,11 @@ KIN = frozenset("mum mom mummy mommy dad daddy mama papa nana nan gran grandma g
 """words that address someone by relation or endearment ("DAD DID YOU …", "MUM PASS THE SALT")"""
 
 
+OBJECTS = frozenset("me us the my your our that this it him her them those these".split())
+"""what follows a bare verb put to someone ("pass me", "grab the"); after a name, a statement's verb agrees
+("Priya passes the …") and a bare one with its object is an imperative"""
+
+
 def _unpunctuated_addressee(tokens: list[str], words: list[str]) -> tuple[list[str], list[str], str]:
     """A recogniser's text has no commas: (tokens, words, name) with a name put to at the start taken
     off when the shape says so — a wake word and a device ("HEY SIRI TURN OFF …"), or one word
@@ -132,6 +137,8 @@ def _unpunctuated_addressee(tokens: list[str], words: list[str]) -> tuple[list[s
         return tokens, words, ""
     if (tokens[1] in AUXILIARIES and tokens[2] in SUBJECTS) or (tokens[0] in KIN and tokens[1] in IMPERATIVES):
         return tokens[1:], words[1:], tokens[0]
+    if words[0][:1].isupper() and words[0][1:].islower() and tokens[1] in IMPERATIVES and tokens[2] in OBJECTS:
+        return tokens[1:], words[1:], tokens[0]  # "Priya pass me the chips": a name, a bare verb, its object
     return tokens, words, ""
 
 
