@@ -117,3 +117,14 @@ def test_importing_scoring_and_report_pulls_in_no_livekit_or_pipecat() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_judge_agreement_help_names_every_packaged_label_set():
+    """The --labels help lists the packaged and joined sets by name, so a new sample is not left out."""
+    import inspect
+
+    from floorbench.scoring import agreement_labels, commands
+
+    default = inspect.signature(commands.judge_agreement_cmd).parameters["labels"].default
+    for name in (*agreement_labels.PACKAGED, *agreement_labels.JOINED):
+        assert f"'{name}'" in default.help, name
