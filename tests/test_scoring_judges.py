@@ -534,3 +534,21 @@ def test_offline_plus_a_second_judge_sends_only_the_unsure_items(tmp_path: Path)
     assert second.asked == ["How Tuesday!"] and [v.cached for v in again] == [True] * 3
     with pytest.raises(JudgeError):
         make_judge("offline+bogus")
+
+
+def test_the_rules_version_hashes_every_rule_module_the_offline_judge_loads():
+    """A module of rules that the version does not hash would let cached verdicts of older rules be reused."""
+    import sys
+
+    import floorbench.scoring.judges.offline as offline
+
+    offline.OfflineJudge  # noqa: B018 (the judge's rules are imported with it)
+    loaded = {
+        name.rsplit(".", 1)[1] + ".py"
+        for name in sys.modules
+        if name.startswith("floorbench.scoring.judges.") and name.count(".") == 3
+    }
+    rules = set(offline.rule_modules())
+    assert "number_forms.py" in rules and "answer_rules.py" in rules
+    assert loaded - offline.NOT_RULES <= rules
+    assert not rules & offline.NOT_RULES

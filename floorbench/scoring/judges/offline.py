@@ -211,11 +211,15 @@ def _sentences(text: str) -> list[str]:
     return [text, *parts] if len(parts) > 1 else [text]
 
 
-RULE_MODULES = ("offline.py", "normalize.py", "answer_rules.py", "quantities.py", "commitment.py", "turn_acts.py",
-                "turn_grammar.py", "values.py", "claims.py", "typed_rules.py", "spoken.py", "meaning_guard.py",
-                "formulas.py", "yes_no.py", "interjections.py", "respell.py", "binding.py", "split_numbers.py",
-                "reaction_shapes.py")
-"""the modules whose text is the rule set (its version hashes them)"""
+NOT_RULES = frozenset(("__init__.py", "llm.py", "cascade.py"))
+"""the judges' modules that hold no offline rule (the LLM judge and the offline+LLM cascade)"""
+
+
+def rule_modules() -> list[str]:
+    """The modules whose text is the rule set (its version hashes them): every module of the
+    judges' package but NOT_RULES, so a new rule module cannot be left out of the version."""
+    here = Path(__file__).resolve().parent
+    return sorted(p.name for p in here.glob("*.py") if p.name not in NOT_RULES)
 
 
 def _rules_version() -> str:
@@ -225,7 +229,7 @@ def _rules_version() -> str:
 
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for name in RULE_MODULES:
+    for name in rule_modules():
         digest.update((here / name).read_bytes())
     return f"v2-{digest.hexdigest()[:8]}"
 
