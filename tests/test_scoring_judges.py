@@ -445,7 +445,8 @@ def test_offline_intrusion_reactions_and_hums(offline: OfflineJudge, transcript:
 
 
 def test_quantity_readings() -> None:
-    from floorbench.scoring.judges.quantities import Quantity, lex, mentions, same_quantity
+    from floorbench.scoring.judges.quantities import lex, mentions
+    from floorbench.scoring.judges.quantity_match import Quantity, same_quantity
 
     assert lex("It's $42.50, at 7:35 a.m.") == ["it", "s", "42.50", "dollars", ",", "at", "7:35", "am"]
     [m] = mentions(lex("one thirty"))

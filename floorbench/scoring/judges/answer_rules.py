@@ -7,7 +7,7 @@ A gold answer is one of five kinds, and each is found its own way:
   spell it ("red kite seven", "A B one two");
 - **quantity** ("130 euros", "7:35", "an hour and a half", "11 guests"): a
   mention with the same value in any form and a compatible unit
-  (`quantities.same_quantity`); for a time, the same half of the day when the
+  (`quantity_match.same_quantity`); for a time, the same half of the day when the
   reply says one; a duration said as a bare number leaves out its unit, a part
   of the answer (money, distances and counts have a bare-number form);
 - **entity** (a name, a place, a choice): every content word of the gold said
@@ -36,7 +36,6 @@ verdict's `rule` and the start of its `reason`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, Verdict
@@ -50,7 +49,6 @@ from floorbench.scoring.judges.claims import (
     valued_rank,
 )
 from floorbench.scoring.judges.commitment import (
-    STOP,
     Span,
     concessions,
     content,
@@ -65,16 +63,10 @@ from floorbench.scoring.judges.commitment import (
     word_matches,
 )
 from floorbench.scoring.judges.commitment import code_spans as _code_spans
-from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, stem
-from floorbench.scoring.judges.quantities import (
-    Mention,
-    Quantity,
-    gold_quantity,
-    half_said_later,
-    lex,
-    mentions,
-    same_quantity,
-)
+from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens
+from floorbench.scoring.judges.people import NOT_NAMES, another_subject, asked_people, capitalised, people
+from floorbench.scoring.judges.quantities import Mention, half_said_later, lex, mentions
+from floorbench.scoring.judges.quantity_match import Quantity, gold_quantity, same_quantity
 from floorbench.scoring.judges.respell import respell, says_score
 from floorbench.scoring.judges.typed_rules import (
     breakdown,
@@ -87,7 +79,6 @@ from floorbench.scoring.judges.typed_rules import (
     substituted,
 )
 from floorbench.scoring.judges.values import (
-    MONTHS,
     WEEKDAYS,
     gold_code,
     join_split_words,
@@ -100,65 +91,10 @@ Outcome = tuple[str, str, str]
 """('correct' | 'wrong' | 'absent' | 'partial' | 'incomplete' | 'refused', rule id, why); only
 'correct' and 'wrong' decide, the others leave the next alias (and, for 'absent' and 'partial'
 names and places, the meaning check)"""
-NOT_NAMES = STOP | frozenset(
-    "hmm hm mm oh ah um uh no yes yeah yep nope okay sure well right so probably maybe definitely actually "
-    "sorry wait honestly just only not that it she he they we i good great the".split()
-)
-"""capitalised reply words that are no one's name (sentence openers, fillers)"""
 PART_SEPARATORS = frozenset((",", "and", "plus"))
 """what joins the parts of a gold with several ("the salad and the soup", "the old town, 3 miles")"""
 PART_PREPOSITIONS = frozenset(("at", "on", "by", "for", "from", "until", "till", "around", "before", "after", "in"))
 """what puts a time or amount after a name ("Friday at 4"): two parts, both asked for"""
-
-
-def _names(text: str) -> frozenset[str]:
-    return frozenset(w.lower() for w in re.findall(r"\b[A-Z][a-z]+", text))
-
-
-SUBJECT_VERBS = frozenset(
-    "wanted want wants picked pick picks chose choose chooses went goes said says is was s has had will would "
-    "did does liked likes prefers preferred ordered orders asked volunteered took takes got gets fancied "
-    "fancies thinks thought reckons".split()
-)
-"""what follows a name that opens a sentence ("Jonas picked …", "Oliver's setting …")"""
-
-
-def _people(text: str, gold_words: Sequence[str] = ()) -> frozenset[str]:
-    """Capitalised words that are someone's name: not fillers nor the gold's own words; a word that
-    opens a sentence (capitalised anyway) only when a verb follows it ("Jonas picked ...")."""
-    out: set[str] = set()
-    found = list(re.finditer(r"\b[A-Z][a-z]+", text))
-    gold_like = {m.start() for m in found if any(word_matches(g, m.group(0).lower(), name=True) for g in gold_words)}
-    for k, m in enumerate(found):
-        word = m.group(0).lower()
-        beside = [n for n in found[max(0, k - 1) : k + 2] if n is not m and abs(n.start() - m.start()) <= 1 + max(
-            len(n.group(0)), len(m.group(0)))]
-        if word in NOT_NAMES or word.removesuffix("s") in WEEKDAYS or word in MONTHS or m.start() in gold_like or any(
-                n.start() in gold_like for n in beside):
-            continue  # the gold's name, or the other half of it ("Shivaun Keely" for Siobhan Kealy)
-        opens = not text[: m.start()].strip() or re.search(r"[.!?:]\s*$", text[: m.start()])
-        after = lex(text[m.end():])[:1]
-        if opens and not (after and after[0] in SUBJECT_VERBS):
-            continue
-        out.add(word)
-    return frozenset(out)
-
-
-def _asked_people(question: str) -> frozenset[str]:
-    """The people a question asks about ("what did Jonas pick?"): capitalised words that are not
-    its first word, the name it is put to ("Aria, ...", "..., Aria?", "hey Aria") or a filler."""
-    out: set[str] = set()
-    for m in re.finditer(r"\b[A-Z][a-z]+", question):
-        before, after = question[: m.start()], question[m.end():]
-        if not before.strip() or re.search(r"(?:^|[.!?:]\s*)\s*$", before) or after.lstrip().startswith(","):
-            continue
-        if re.search(r"(?:,|\bhey|\bhi|\bokay|\bok)\s*$", before.lower()) and not after.strip(" ?.!"):
-            continue
-        if re.search(r"\b(?:hey|hi)\s*$", before.lower()):
-            continue
-        if m.group(0).lower() not in NOT_NAMES:
-            out.add(m.group(0).lower())
-    return frozenset(out)
 
 
 @dataclass
@@ -177,9 +113,9 @@ class Reply:
     def of(cls, inp: JudgeInput) -> Reply:
         tokens = lex(inp.transcript)
         question = lex(inp.context)
-        reply = cls(inp, tokens, _names(inp.transcript), question, question_options(question))
+        reply = cls(inp, tokens, capitalised(inp.transcript), question, question_options(question))
         gold_words = [w for r in (inp.gold or "", *inp.aliases) for w in content(lex(r))]
-        reply.asides = _asides(tokens, _people(inp.transcript, gold_words), _asked_people(inp.context))
+        reply.asides = _asides(tokens, people(inp.transcript, gold_words), asked_people(inp.context))
         return reply
 
 
@@ -383,9 +319,9 @@ def _candidates(reply: Reply, gold_words: list[str]) -> list[Span]:
         if content(option) != gold_words:
             out.extend(entity_spans(option, reply.tokens))
     if gold_words and gold_words[-1] in reply.names:  # a name ("Ms Nguyen"): other people named are rivals
-        people = _names(reply.inp.transcript) - NOT_NAMES - _names(reply.inp.context)
+        named = capitalised(reply.inp.transcript) - NOT_NAMES - capitalised(reply.inp.context)
         out.extend((i, i + 1) for i, t in enumerate(reply.tokens)
-                   if t in people and not any(word_matches(g, t, name=True) for g in gold_words))
+                   if t in named and not any(word_matches(g, t, name=True) for g in gold_words))
     if len(gold_words) >= 2:  # "the red tent" beside the blue tent: the same head, another modifier
         head, mods = gold_words[-1], set(gold_words[:-1])
         out.extend((i - 1, i + 1) for i, t in enumerate(reply.tokens) if i > 0 and t == head
@@ -417,7 +353,7 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
 
     start = correction_start(tokens, lambda rest: bool(content(rest)))
     conc = concessions(tokens, lambda a, b: has_answer(a, b) and not another_subject(tokens[a:b], reply.question))
-    focus = focus_words(reply.question, reply.options, _names(reply.inp.context))
+    focus = focus_words(reply.question, reply.options, capitalised(reply.inp.context))
     aside = part_of_list or bound_to_gold(tokens, focus, spans, others, start)
     """the gold answers the question in its own clause: others named in other clauses are no list"""
     why = [commit_reason(tokens, s, start, [] if aside and not part_of_list else conc, others)
@@ -625,34 +561,6 @@ _NEGATIVE = re.compile(r"(?:^|\s)[-−–]\s?\d|\b(?:minus|negative|below zero|u
 """a gold below zero ("-5 °C", "minus five degrees"): its sign is part of the value"""
 _SIGNED = re.compile(r"(?:^|\s)[-−–]\s?\d|\b(?:minus|negative|below|under|sub-?zero|freezing)\b", re.I)
 """a reply that says a value is below zero"""
-
-
-NP_OPENERS = frozenset("the a an this that my your our their his her its".split())
-NP_ENDS = frozenset("is are was were has have had does do did will would can could opens open closes close "
-                    "costs cost takes take goes go leaves leave starts start gets get looks look".split())
-"""the verb that ends a clause's subject ("but the café opens before …")"""
-LEAD_WORDS = frozenset("honestly frankly though still then and so well".split())
-
-
-def another_subject(clause: Sequence[str], question: Sequence[str]) -> bool:
-    """A contrast clause ("but the café opens at nine") whose subject's head noun the question does not
-    name is about another thing (or another property: "but the Realme camera is better"), an aside
-    that takes nothing back; its subject is its first noun phrase, up to its verb."""
-    words = [t for t in clause if t not in (",", ".")]
-    k = 0
-    while k < len(words) and (words[k] in LEAD_WORDS or words[k] in CONCESSION_WORDS):
-        k += 1
-    if k >= len(words) or words[k] not in NP_OPENERS or not question:
-        return False
-    end = next((j for j in range(k + 1, min(len(words), k + 5)) if words[j] in NP_ENDS), None)
-    if end is None or end == k + 1:
-        return False
-    head = words[end - 1]
-    asked = {stem(t) for t in question}
-    return head.isalpha() and head not in ("one", "ones") and stem(head) not in asked
-
-
-CONCESSION_WORDS = frozenset(("but", "however", "though", "although", "whereas"))
 
 
 def _verdict(kind: str, rule: str, why: str) -> JudgeVerdict:

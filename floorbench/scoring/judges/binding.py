@@ -23,15 +23,8 @@ import re
 
 from floorbench.scoring.judges.commitment import STOP, content
 from floorbench.scoring.judges.normalize import is_number, normalize_tokens, stem
-from floorbench.scoring.judges.quantities import (
-    UNIT_OF,
-    Mention,
-    Quantity,
-    gold_quantity,
-    lex,
-    mentions,
-    same_quantity,
-)
+from floorbench.scoring.judges.quantities import UNIT_OF, Mention, lex, mentions
+from floorbench.scoring.judges.quantity_match import Quantity, gold_quantity, same_quantity
 
 _CLAUSE = re.compile(r"\s*(?:[;.!?]+|—|–\s|\s-\s|,?\s+(?:but|then|while|whereas)\s+)\s*", re.I)
 _PART = re.compile(r"\s*(?:[;.!?,]+|—|–\s|\s-\s|\s+(?:but|then|while|whereas)\s+)\s*", re.I)

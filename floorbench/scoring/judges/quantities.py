@@ -5,7 +5,7 @@ euros", "one thirty", "€130"; "half six", "6.30 p.m.", "18:30"; "180 minutes",
 "three hours"; "nine thousand metres", "9 km". `mentions(tokens)` reads every
 quantity of a reply as a `Mention` carrying all its readings (a run of numbers
 said together, "one thirty", is 1, 30, 130 *and* the time 1:30), and
-`same_quantity` decides whether a mention says the gold's quantity, with
+`quantity_match.same_quantity` decides whether a mention says the gold's quantity, with
 units: another currency or another distance is another answer, a converted
 one (metres for kilometres) is the same. Tokens come from `lex`, which keeps
 sentence punctuation as tokens so the commitment rules can see clause edges.
@@ -18,10 +18,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from floorbench.scoring.judges.spoken import digit_strings, rates, sums, unit_letters
-from floorbench.scoring.judges.values import PHYSICAL, convertible, date_at, factor
+from floorbench.scoring.judges.values import PHYSICAL, date_at
 
 UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -594,70 +593,3 @@ def _fractions(tokens: list[str], found: list[Mention]) -> list[Mention]:
             continue
         out.append(m)
     return out
-
-
-@dataclass(frozen=True)
-class Quantity:
-    """What a gold answer states: a number (with a unit or not), a time of day, or a duration."""
-
-    kind: str
-    """'number', 'clock', 'duration' or 'date' (month * 100 + day)"""
-    value: float
-    unit: str | None = None
-    half: str | None = None
-
-
-@lru_cache(maxsize=4096)
-def gold_quantity(ref: str) -> Quantity | None:
-    """The quantity a gold answer (or alias) states, if it states exactly one (cached: a run
-    asks about the same few golds for every reply)."""
-    found = mentions(lex(ref))
-    if len(found) != 1:
-        return None
-    m = found[0]
-    if m.date is not None:
-        return Quantity("date", float(m.date[0] * 100 + m.date[1]))
-    if m.duration is not None:
-        return Quantity("duration", m.duration)
-    if re.search(r"\d:\d{2}", ref) or re.search(r"\b(oclock|past|to|am|pm)\b", " ".join(lex(ref))):
-        if m.clock:
-            return Quantity("clock", float(min(m.clock)), half=m.half)
-    if not m.numbers:
-        return None
-    return Quantity("number", max(m.numbers), unit=m.unit)
-
-
-CHARM_CENTS = 0.95
-"""a price ending in .95-.99 is a charm price: said as the next whole amount ("sixty-five bucks" for
-64.99), it is the same price; any other rounding of a price is another amount"""
-
-
-DURATION_TOLERANCE = 0.25 / 60
-"""durations are compared in minutes to within a quarter of a second (seconds are said; "4 minutes"
-is not 4 minutes 20 seconds)"""
-
-
-def same_quantity(gold: Quantity, m: Mention) -> bool:
-    """Does the mention say the gold quantity (in any form, in a compatible unit)?"""
-    if gold.kind == "date":
-        return m.date is not None and m.date[0] * 100 + m.date[1] == int(gold.value)
-    if m.date is not None:
-        return False
-    if gold.kind == "clock":
-        return int(gold.value) in m.clock and (m.half is None or gold.half is None or m.half == gold.half)
-    if gold.kind == "duration":
-        return m.duration is not None and abs(m.duration - gold.value) < DURATION_TOLERANCE
-    if m.duration is not None:
-        return False
-    money = gold.unit in CURRENCIES or (gold.unit is None and gold.value != int(gold.value))
-    if m.unit is None or gold.unit is None or m.unit == gold.unit:
-        charm = money and round(gold.value % 1, 2) >= CHARM_CENTS and m.numbers == {float(int(gold.value) + 1)}
-        return gold.value in m.numbers or charm or (money and any(abs(v - gold.value) < 1e-9 for v in m.money))
-    unit = "kilogram" if m.unit_word in ("kilo", "kilos") and factor("kilogram", str(gold.unit)) else m.unit
-    if convertible(unit) and convertible(gold.unit):
-        f = factor(str(unit), str(gold.unit))
-        tolerance = APPROX_CONVERTED_TOLERANCE if m.approx else CONVERTED_TOLERANCE
-        return f is not None and any(abs(v * f - gold.value) <= tolerance * gold.value + 1e-9 for v in m.numbers)
-    if m.unit == "cent" and gold.unit in ("usd", "eur", "gbp"):
-        return any(abs(v / 100 - gold.value) < 1e-9 for v in m.numbers)
-    return False

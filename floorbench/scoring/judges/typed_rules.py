@@ -32,7 +32,8 @@ from floorbench.scoring.judges.commitment import (
     word_matches,
 )
 from floorbench.scoring.judges.normalize import content_tokens, normalize_tokens, stem
-from floorbench.scoring.judges.quantities import UNIT_OF, Mention, Quantity, lex, mentions
+from floorbench.scoring.judges.quantities import UNIT_OF, Mention, lex, mentions
+from floorbench.scoring.judges.quantity_match import Quantity
 from floorbench.scoring.judges.values import MONTHS, ordinal_words, read_day, spelled_tokens, spelled_word
 
 Outcome = tuple[str, str, str]
