@@ -7,6 +7,7 @@ then `floorbench score` and `floorbench report` on the run directories.
 from __future__ import annotations
 
 import json
+import re
 from difflib import SequenceMatcher
 from pathlib import Path
 
@@ -22,10 +23,16 @@ ORACLE_PREFIX = ["the", "answer", "is"]
 MISHEARD_MIN_SIMILARITY = 0.6
 """how close a misheard gold must stay to the gold: difflib's ratio of the normalized words
 (numbers as digits). "aching dollars" heard for "18 dollars" is 0.67, "knife oclock" for
-"9 oclock" 0.70; another answer of the tiny suite ("the taco place", "18 dollars") against
+"9 oclock" 0.70, "$8.00" (read as "8 dollars", `spoken_money`) 0.95; another answer of the tiny suite ("the taco place", "18 dollars") against
 "9 oclock" is at most 0.36"""
 
 pytestmark = [pytest.mark.live, pytest.mark.slow]
+
+
+def spoken_money(transcript: str) -> str:
+    """Whisper writes a sum as "$18" or "$8.00", which `normalize_tokens` reads as a bare number: say the
+    currency as the gold says it ("18 dollars"), so the heard sum and the gold compare like with like."""
+    return re.sub(r"\$\s?(\d+(?:,\d{3})*(?:\.\d+)?)", r"\1 dollars", transcript)
 
 
 def assert_oracle_answers_heard(items: list[dict], other_answers: list[str] | None = None) -> None:  # type: ignore[type-arg]
@@ -43,7 +50,7 @@ def assert_oracle_answers_heard(items: list[dict], other_answers: list[str] | No
     acc = [i for i in items if i["metric"] == "conditional_accuracy"]
     assert acc and all(i["counted"] for i in acc), acc  # the oracle answers every request in time
     for it in acc:
-        heard = normalize_tokens(it["transcript"] or "")
+        heard = normalize_tokens(spoken_money(it["transcript"] or ""))
         assert heard[:3] == ORACLE_PREFIX, it  # the oracle's sentence, in the response window
         if it["kind"] == "correct":
             continue

@@ -95,13 +95,14 @@ async def test_dtmf_asked_in_the_room_reaches_the_agent_as_rfc4733_events_and_th
 
 async def test_the_oracle_behind_the_phone_reads_back_the_keys_it_heard_and_silent_does_not():
     """A test's dtmf step as the phone leg carries it: the step's number rides on the marker, each key is
-    held 80 ms; the oracle answers once the keys stop (200 ms after #), the silent agent says nothing."""
+    held 80 ms; the oracle answers once the keys stop (200 ms after #), the silent agent says nothing. The
+    window heard is long enough for the read-back's voice to load and synthesize on a loaded machine."""
     ask = InputTransportMessageFrame(message={"floorbench": "dtmf", "digits": "12#", "duration_ms": 80, "step": 2})
     got = {}
     for model in ("oracle", "silent"):
         with PhoneAgent("--model", model) as agent:
             leg = _leg(uri=agent.uri)
-            down, up = await run_test(leg, frames_to_send=[SleepFrame(sleep=1.0), ask, SleepFrame(sleep=2.5)])
+            down, up = await run_test(leg, frames_to_send=[SleepFrame(sleep=1.0), ask, SleepFrame(sleep=4.5)])
         assert _errors(up) == []
         assert "".join(e["digit"] for e in agent.log() if e["event"] == "dtmf") == "12#"
         markers = [json.loads(f.message) for f in down if isinstance(f, OutputTransportMessageUrgentFrame)]
@@ -110,7 +111,7 @@ async def test_the_oracle_behind_the_phone_reads_back_the_keys_it_heard_and_sile
         got[model] = ([e for e in agent.log() if e["event"] == "reply"], voiced_ms(audio, rate))
     (reply,), oracle_ms = got["oracle"]
     assert (reply["keys"], reply["text"]) == ("12#", "You pressed one, two, pound.")
-    assert oracle_ms >= 500  # the read-back (its start, within the 2.5 s heard), back through G.711
+    assert oracle_ms >= 500  # the read-back (≈1.8 s of speech, its start within the 4.5 s heard), back through G.711
     assert got["silent"] == ([], 0)
 
 
