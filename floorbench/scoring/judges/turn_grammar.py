@@ -272,19 +272,49 @@ IMPERATIVE_OPENERS = frozenset(
 def type_part(text: str, after_reaction: bool = False, turn: str = "", before: Sequence[str] = ()) -> Typed:
     """What one part of a reply (no , . ! ? ; inside) does; `after_reaction`: an earlier part of
     the reply was a reaction (lexicon or interjection), so a lone word after it evaluates; `before`:
-    the words of the part just before it (an affect interjection makes a bare noun an exclamation)."""
+    the words of the part just before it (an affect interjection makes a bare noun an exclamation).
+
+    The part is read in the order of the module's text, each step a function that types it or
+    passes it on (None): a number, a shape of the whole part, interjection-shaped words, a wish,
+    then, with the reactions that open it set aside, a fixed expression, an evaluation frame, a
+    short reaction, and last what is left (a minor part or content). An earlier step wins."""
     raw = text.strip()
     tokens = normalize_tokens(raw)
     said = " ".join(tokens)
-    full = tokens
     if not tokens:
         return Typed(Part.interjection, said, "nothing said")
-    if any(is_number(t) for t in tokens):
-        k = next((k for k, t in enumerate(tokens) if not (interjection_like(t) or t in OPENERS or t in PARTICLES)), 0)
-        why = idiom(tokens, turn) or idiom(tokens[k:], turn)
-        if why is None:
-            return Typed(Part.content, said, "says a number")
-        return Typed(Part.evaluation, said, why)  # "first class!", "top ten stuff": an idiom, no number
+    typed = (_with_number(tokens, said, turn) or _whole_shape(raw, tokens, said, after_reaction, turn, before)
+             or _interjection_shaped(raw, tokens, said))
+    if typed is not None:
+        return typed
+    full = tokens
+    tokens = _for_whom(tokens)
+    typed = _wish(tokens, said)
+    if typed is not None:
+        return typed
+    tokens, opened = _without_openers(tokens, after_reaction)
+    return (_fixed_expression(raw, full, tokens, said, turn, before) or _framed(raw, tokens, said, turn)
+            or _short_reaction(raw, tokens, said, turn) or _rest(raw, tokens, said, opened, turn))
+
+
+def _with_number(tokens: list[str], said: str, turn: str) -> Typed | None:
+    """A part that says a number is content (a value), unless the number sits inside an idiom that
+    says none ("first class!", "top ten stuff"); None when the part says no number."""
+    if not any(is_number(t) for t in tokens):
+        return None
+    k = next((k for k, t in enumerate(tokens) if not (interjection_like(t) or t in OPENERS or t in PARTICLES)), 0)
+    why = idiom(tokens, turn) or idiom(tokens[k:], turn)
+    if why is None:
+        return Typed(Part.content, said, "says a number")
+    return Typed(Part.evaluation, said, why)
+
+
+def _whole_shape(raw: str, tokens: list[str], said: str, after_reaction: bool, turn: str,
+                 before: Sequence[str]) -> Typed | None:
+    """The shapes of `reaction_shapes`, read on the whole part before anything is set aside: a bare
+    "what" or an echo question, a reaction once its stance tags are dropped, an invocation or a
+    "typical X" epithet, a reaction in another language. They come first because setting the
+    openers aside would break them ("God love him" is no "love him")."""
     shape = bare_what(raw, tokens) or echo_question(raw, tokens, turn)
     if shape is not None:
         return Typed(Part.surprise, said, shape)
@@ -301,6 +331,14 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     shape = other_language(raw, tokens, turn, AFFECT)
     if shape is not None:
         return Typed(Part.surprise if raw.rstrip().endswith("?") else Part.interjection, said, shape)
+    return None
+
+
+def _interjection_shaped(raw: str, tokens: list[str], said: str) -> Typed | None:
+    """An interjection by the shape of its words: only interjection-shaped words (`interjection_like`,
+    or a short word with a letter English does not use), an expletive exclamation ("holy cow"), a
+    short word said again ("jo, jo"), or two short words one of them interjection-shaped ("mon
+    dieu"; not with a name or an imperative first: "ask Tunde")."""
     foreign = {normalize_tokens(w)[0] for w in re.findall(r"\w+", raw) if not w.isascii() and normalize_tokens(w)}
     shaped = [interjection_like(t) or (t in foreign and len(t) <= MAX_INTERJECTION_LETTERS) for t in tokens]
     if all(s or t in PARTICLES for s, t in zip(shaped, tokens, strict=True)) and any(shaped):
@@ -314,43 +352,78 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     if len(tokens) == 2 and any(shaped) and all(len(t) <= MAX_INTERJECTION_LETTERS for t in tokens) and not named \
             and tokens[0] not in IMPERATIVE_OPENERS:  # not "ask Tunde"
         return Typed(Part.interjection, said, "two short words, one interjection-shaped ('mon dieu')")
-    tokens = _for_whom(tokens)
+    return None
+
+
+def _wish(tokens: list[str], said: str) -> Typed | None:
+    """A wish or thanks sent on to someone ("congratulations to her", "thanks to you both"): it
+    names whom it is for, and is still a reaction."""
     if len(tokens) <= 4 and tokens[0] in WISHES and tokens[1:2] in (["to"], ["for"]) and tokens[2:3] and (
             tokens[-1] in OF_WHOM or tokens[-1] in ADDRESS_TERMS or tokens[-1] in ("all", "everyone", "both")):
         return Typed(Part.evaluation, said, f"'{said}': a wish or thanks sent to someone, a reaction")
+    return None
+
+
+def _without_openers(tokens: list[str], after_reaction: bool) -> tuple[list[str], bool]:
+    """(the part without the reactions and terms of address that open it, whether it was opened so or
+    an earlier part reacted): "wow that's lovely" is typed as "that's lovely". Thanks never open a
+    part, and a part that is only its opener ("oh no") is typed whole, never emptied."""
     opened = after_reaction
     while len(tokens) > 1 and (interjection_like(tokens[0]) or tokens[0] in PARTICLES or tokens[0] in OPENERS
                                or tuple(tokens[:2]) in REACTION_OPENERS or tokens[0] in ADDRESS_TERMS) \
             and tokens[0] not in THANKS_WORDS:
         cut = 2 if tuple(tokens[:2]) in REACTION_OPENERS else 1
         if cut >= len(tokens):
-            break  # a part that is only the opener ("oh no") is typed whole, never emptied
+            break
         tokens = tokens[cut:]
         opened = True
+    return tokens, opened
+
+
+def _fixed_expression(raw: str, full: list[str], tokens: list[str], said: str, turn: str,
+                      before: Sequence[str]) -> Typed | None:
+    """An idiom, a formula or an epithet (`formulas`), on the whole part or past its openers, or an
+    idiom run on into another reaction: what a fixed expression does is fixed, whatever its words
+    would say one by one."""
     why = idiom(full, turn) or idiom(tokens, turn) or formula(tokens, raw, turn) or epithet(
         tokens, [*before, *full[: len(full) - len(tokens)]], turn)
     if why is None:
         why = idiom_then_reaction(tokens, turn)
-    if why is not None:
-        surprised = idiom_use(full) == "surprise" or idiom_use(tokens) == "surprise"
-        return Typed(Part.surprise if surprised else Part.evaluation, said, why)
-    shaped = [interjection_like(t) for t in tokens]
+    if why is None:
+        return None
+    surprised = idiom_use(full) == "surprise" or idiom_use(tokens) == "surprise"
+    return Typed(Part.surprise if surprised else Part.evaluation, said, why)
+
+
+def _framed(raw: str, tokens: list[str], said: str, turn: str) -> Typed | None:
+    """A part opened by an evaluation frame ("that's …", "how …", "what a …", "so …"): typed by its
+    head, a feeling (a reaction), a judgement of a proposal (a side), or another word (content, or
+    `unclear` in an exclamation); None without a frame. "you're joking!" has a frame but no feeling
+    head: it is left to the surprise rule."""
     frame = _frame(tokens) if len(tokens) <= MAX_FRAME_WORDS else None
     if frame is not None and frame[0] in ("youre", "you are") and _head(frame[1])[0] not in AFFECT:
-        frame = None  # "you're joking!" is surprise, not a judgement of the person
-    if frame is not None:
-        opener, rest = frame
-        head, extra = _head(rest)
-        if head in SIDE and extra[-1:] and extra[-1] in DIFFICULT:
-            return Typed(Part.evaluation, said, f"'{said}' says the choice is hard, taking no side: a reaction")
-        if head in SIDE or (head in ("words", "thinking", "move") and extra[-1:] in (["wise"], ["good"], ["smart"])):
-            return _side(said, turn)
-        if head in AFFECT and len(extra) <= 1:
-            return Typed(Part.evaluation, said, f"'{said}' says how it feels ('{head}'): a reaction")
-        if opener.startswith(("what", "how", "so", "such")) and not raw.endswith("?") and len(extra) <= 1:
-            return Typed(Part.unclear, said, f"an exclamation whose head '{head}' is neither a feeling nor a "
-                         "judgement: cannot type it")
-        return Typed(Part.content, said, f"'{said}' comments on what was said ('{head}')")
+        frame = None
+    if frame is None:
+        return None
+    opener, rest = frame
+    head, extra = _head(rest)
+    if head in SIDE and extra[-1:] and extra[-1] in DIFFICULT:
+        return Typed(Part.evaluation, said, f"'{said}' says the choice is hard, taking no side: a reaction")
+    if head in SIDE or (head in ("words", "thinking", "move") and extra[-1:] in (["wise"], ["good"], ["smart"])):
+        return _side(said, turn)
+    if head in AFFECT and len(extra) <= 1:
+        return Typed(Part.evaluation, said, f"'{said}' says how it feels ('{head}'): a reaction")
+    if opener.startswith(("what", "how", "so", "such")) and not raw.endswith("?") and len(extra) <= 1:
+        return Typed(Part.unclear, said, f"an exclamation whose head '{head}' is neither a feeling nor a "
+                     "judgement: cannot type it")
+    return Typed(Part.content, said, f"'{said}' comments on what was said ('{head}')")
+
+
+def _short_reaction(raw: str, tokens: list[str], said: str, turn: str) -> Typed | None:
+    """A short part without a frame that still has a reaction's shape: a hard choice ("tough call"),
+    a judgement of a proposal ("good idea": a side), a feeling for someone ("poor thing"), an adverb
+    questioned in surprise ("again?"), a feeling noun ("rotten luck"), a feeling word with its
+    intensifiers ("so cute"), a surprise exclamation in light words ("get out of here!")."""
     if len(tokens) == 2 and tokens[-1] in SIDE and tokens[0] in DIFFICULT:
         return Typed(Part.evaluation, said, f"'{said}' says the choice is hard, taking no side: a reaction")
     if 0 < len(tokens) <= 2 and tokens[-1] in SIDE | {"words", "thinking", "move"}:
@@ -367,7 +440,15 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     if (len(tokens) <= 6 and set(tokens) <= LIGHT and set(tokens) & SURPRISE_VERBS
             and (raw.endswith(("!", "?")) or len(tokens) >= 2)):
         return Typed(Part.surprise, said, f"'{said}' exclaims surprise in light words only")
-    if any(shaped) and len(tokens) <= 3 and not set(tokens) & (THANKS_WORDS | THANKS_INTENSIFIERS) \
+    return None
+
+
+def _rest(raw: str, tokens: list[str], said: str, opened: bool, turn: str) -> Typed:
+    """What is left once no reaction shape matched: a mix of interjection-shaped and other words
+    (`unclear`), a minor part (`minor_part`) read against the turn (after a turn that looks for a
+    word or asks, an untyped short part may answer it: content), or content."""
+    if any(interjection_like(t) for t in tokens) and len(tokens) <= 3 \
+            and not set(tokens) & (THANKS_WORDS | THANKS_INTENSIFIERS) \
             and tokens[0] not in IMPERATIVE_OPENERS:  # "ask Tunde" instructs: content
         return Typed(Part.unclear, said, f"'{said}' mixes interjection-shaped and other words: cannot type it")
     minor = minor_part(raw, tokens, opened, frozenset(normalize_tokens(turn)))
