@@ -20,6 +20,10 @@ TWO_LETTER_WORDS = frozenset("am an as at be by do go he hi if in is it me my no
                              "uh um hm mm ha".split())
 LAUGH_WORDS = frozenset("laughs laughter laughing laugh chuckles chuckle chuckling giggles giggle giggling "
                         "lol lmao rofl".split())
+VOCAL_SOUNDS = frozenset("sigh sighs sighing groan groans groaning gasp gasps gasping sob sobs sniff sniffs snort "
+                         "snorts tut tuts scoff scoffs".split())
+"""words that name a sound made without words ("sigh", "groans", "*gasp*"): written for the sound itself,
+as laughter is written "laughs"; they name no thing in the world"""
 _LAUGH = re.compile(r"(?:ha|he|hi|ho|ah|eh){2,}h?|heh|hah|teehee|tee|hee|bwah+a*")
 _HUM = re.compile(r"(?:[mh]+|u+h+|u+m+|a+h+|o+h+|e+r+m*|e+h+|p+f+t*|p+s+h*|t+s+k+|s+h+)")
 MAX_INTERJECTION_LETTERS = 6
@@ -82,7 +86,7 @@ def interjection_like(token: str) -> bool:
         return False
     if token in REACTION_WORDS and token not in ("are", "na", "wow", "la", "oh", "ja", "ji", "dai", "bas", "mist"):
         return True
-    if _HUM.fullmatch(token) or _LAUGH.fullmatch(token) or token in LAUGH_WORDS:
+    if _HUM.fullmatch(token) or _LAUGH.fullmatch(token) or token in LAUGH_WORDS or token in VOCAL_SOUNDS:
         return True
     if len(token) == 2:
         return token not in TWO_LETTER_WORDS

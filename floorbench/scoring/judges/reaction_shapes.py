@@ -50,7 +50,7 @@ PRONOUNS = frozenset("it he she they you we that there i".split())
 ECHO_TAILS = frozenset(("now", "really", "then", "so"))
 TAGS = frozenset("o oo sha sef now na lah leh lor eh hey ehn tho though".split())
 """stance tags at a part's end in several Englishes: they mark the speaker's stance, nothing of the world"""
-DEITIES = frozenset("god lord allah jesus christ chineke olorun oluwa jah bhagwan dios".split())
+DEITIES = frozenset("god lord allah jesus christ chineke olorun oluwa jah bhagwan dios heaven heavens".split())
 INVOCATION_WORDS = frozenset(
     "don dey do did done has have had is be am bless blessed mercy forbid willing knows help good great "
     "praise praised thank thanks the be with us you me our my wins win na o oo".split()
@@ -135,9 +135,11 @@ def strip_tags(tokens: list[str], address: frozenset[str] = frozenset()) -> list
 
 
 def invocation(tokens: list[str]) -> str | None:
-    """Why a part is an invocation of a deity made of light words only, or None."""
+    """Why a part is an invocation of a deity made of light words only, or a wish put to one, or None."""
     if not 2 <= len(tokens) <= 5 or not set(tokens) & DEITIES or any(is_number(t) for t in tokens):
         return None
+    if _optative(tokens):
+        return f"'{' '.join(tokens)}' wishes in the subjunctive to a deity: an exclamation, a reaction"
     if not all(t in DEITIES or t in INVOCATION_WORDS for t in tokens):
         return None
     return f"'{' '.join(tokens)}' invokes a deity in light words: an exclamation, a reaction"
@@ -152,3 +154,46 @@ def typical_epithet(raw: str, tokens: list[str], clause_words: frozenset[str]) -
     if any(is_number(t) for t in rest) or set(rest) & clause_words:
         return None
     return f"'{' '.join(tokens)}': 'typical' and a noun phrase, an epithet about the news: a reaction"
+
+
+OPTATIVE_OBJECTS = frozenset("him her them us you me it".split())
+OPTATIVE_TAILS = frozenset("all both now so".split())
+
+
+def _optative(tokens: list[str]) -> bool:
+    """A deity, a verb in the subjunctive and a pronoun ("God love him", "Lord save us", "Heaven help
+    them", "God bless you all"): the verb's bare form after a third-person subject (no -s, no -ed)
+    marks a wish, not a report ("God knows", "God gave us …"); it says nothing of the world."""
+    if not 3 <= len(tokens) <= 4 or tokens[0] not in DEITIES or tokens[2] not in OPTATIVE_OBJECTS:
+        return False
+    verb = tokens[1]
+    if not verb.isalpha() or len(verb) < 3 or verb in AUXILIARIES or verb in INVOCATION_WORDS - {"bless", "help"}:
+        return False
+    if (verb.endswith("s") and not verb.endswith("ss")) or verb.endswith("ed"):
+        return False
+    return set(tokens[3:]) <= OPTATIVE_TAILS
+
+
+EMPHATIC = frozenset("sheer utter".split())
+"""degree words that only ever intensify ("sheer madness", "utter bliss"): what follows is a judgement"""
+DEGREE = frozenset("pure full total totally absolute absolutely complete completely proper real peak".split())
+"""degree words that intensify a judgement ("pure rotten", "full tension") or describe a thing ("full
+refund", "pure cotton"): a judgement only when what follows has an evaluative shape"""
+EVALUATIVE_SHAPE = re.compile(r"\w{2,}(?:ness|ity|ism|ion|ous|ful|ic|ive|ible|able|ish|less|en|ed|ing)")
+"""the endings of abstract nouns (a quality or a state: "madness", "tension") and of adjectives
+("rotten", "hilarious", "gutted"); a concrete noun ("refund", "cotton", "board") has none of them"""
+
+
+def degree_exclamation(raw: str, tokens: list[str], turn: str, feelings: frozenset[str]) -> str | None:
+    """Why a part is a degree word and one judgement said as an exclamation ("Pure rotten.", "Full
+    tension.", "Sheer genius!", "Total madness"), or None: no article, no number, no word of the
+    turn, and after a turn that only tells (after a question it may be the answer); `feelings`: the
+    feeling words that count as a judgement whatever their ending."""
+    if len(tokens) != 2 or raw.rstrip().endswith("?") or not _tells(turn) or any(is_number(t) for t in tokens):
+        return None
+    degree, word = tokens
+    if degree not in EMPHATIC | DEGREE or word in set(normalize_tokens(turn)):
+        return None
+    if degree in DEGREE and word not in feelings and not EVALUATIVE_SHAPE.fullmatch(word):
+        return None
+    return f"'{' '.join(tokens)}': a degree word and one judgement, exclaimed: a reaction"

@@ -156,6 +156,21 @@ def _tagged(sentence: str) -> bool:
     return tag in TAGS or (len(tag) == 2 and tag[0] in AUXILIARIES and tag[1] in TAG_PRONOUNS)
 
 
+DISBELIEF = frozenset("believe credit imagine beat fathom".split())
+"""verbs of believing and imagining: "can you believe it?" is said in disbelief, not put to anyone"""
+RHETORICAL_MODALS = frozenset("can could would cant couldnt".split())
+
+
+def _disbelief(sentence: str) -> bool:
+    """A sentence whose last clause is a rhetorical question of disbelief ("…, can you credit it?",
+    "Would you believe it!", "Can you imagine?"): a modal, "you", a verb of believing or imagining and
+    at most a pronoun ask the listener neither to answer nor to act; the sentence exclaims, like a
+    statement. With more after the verb ("can you believe the traffic?") it is read as before."""
+    tokens = normalize_tokens(re.split(r"[,;:]", sentence)[-1])
+    return 3 <= len(tokens) <= 4 and tokens[0] in RHETORICAL_MODALS and tokens[1] == "you" \
+        and tokens[2] in DISBELIEF and set(tokens[3:]) <= {"it", "that", "this", "so"}
+
+
 def sentence_act(sentence: str) -> TurnAct:
     """The act of one sentence (its final punctuation included)."""
     question = sentence.rstrip().endswith("?")
@@ -167,6 +182,8 @@ def sentence_act(sentence: str) -> TurnAct:
     while tokens and tokens[0] in OPENERS:
         tokens, words = tokens[1:], words[1:]
     first = tokens[0] if tokens else ""
+    if _disbelief(sentence):
+        return TurnAct.statement  # "can you credit it?": it exclaims, asking nothing
     markers = [p for p in REQUEST_MARKERS if _has(tokens, p)]
     if re.search(r"\blet'?s\b|\blet us\b", rest.lower().replace("’", "'")):
         markers.append(("lets",))  # "let's" (the tokens read it as "let")

@@ -58,6 +58,7 @@ from floorbench.scoring.judges.interjections import suffix_stem as _stem
 from floorbench.scoring.judges.normalize import is_number, normalize_tokens
 from floorbench.scoring.judges.reaction_shapes import (
     bare_what,
+    degree_exclamation,
     echo_question,
     invocation,
     other_language,
@@ -120,11 +121,11 @@ LIGHT = frozenset(
     "you youre your i im me it its that thats this there here out of off up on away now come get go say said "
     "kid kidding joke joking serious seriously believe shut stop way really are is do dont did didnt be not "
     "my god gosh goodness heavens lord word me oh ah wow no yes what the a an can cant cannot got gotta to have "
-    "youve must".split()
+    "youve must would wouldnt could couldnt".split()
 )
 """the words a surprise exclamation is made of ("get out of here!", "you're kidding!", "are you
 serious?"): pronouns, particles and light verbs, no word that says what happened"""
-SURPRISE_VERBS = frozenset("get come kid kidding joke joking believe shut say serious seriously".split())
+SURPRISE_VERBS = frozenset("get come kid kidding joke joking believe credit imagine shut say serious seriously".split())
 """a surprise exclamation has one of these (a bare "you are" is not one)"""
 OPENERS = frozenset("wow aw aww ooh oof ugh whoa gosh yikes ouch".split())
 """reactions that open a part before what it says ("wow that's lovely", "ugh which one")"""
@@ -339,6 +340,9 @@ def _interjection_shaped(raw: str, tokens: list[str], said: str) -> Typed | None
     or a short word with a letter English does not use), an expletive exclamation ("holy cow"), a
     short word said again ("jo, jo"), or two short words one of them interjection-shaped ("mon
     dieu"; not with a name or an imperative first: "ask Tunde")."""
+    if EMOTE.fullmatch(raw.rstrip(",.!?;")) and len(tokens) <= MAX_EMOTE_WORDS:
+        return Typed(Part.interjection, said, f"'{raw}' is written as an emote (a sound or gesture between "
+                     "marks, '*sigh*', '[laughs]'): no words said")
     foreign = {normalize_tokens(w)[0] for w in re.findall(r"\w+", raw) if not w.isascii() and normalize_tokens(w)}
     shaped = [interjection_like(t) or (t in foreign and len(t) <= MAX_INTERJECTION_LETTERS) for t in tokens]
     if all(s or t in PARTICLES for s, t in zip(shaped, tokens, strict=True)) and any(shaped):
@@ -353,6 +357,12 @@ def _interjection_shaped(raw: str, tokens: list[str], said: str) -> Typed | None
             and tokens[0] not in IMPERATIVE_OPENERS:  # not "ask Tunde"
         return Typed(Part.interjection, said, "two short words, one interjection-shaped ('mon dieu')")
     return None
+
+
+EMOTE = re.compile(r"\*[^*]+\*|\[[^\]]+\]|\([^)]+\)|<[^>]+>")
+"""a stage direction between marks, as chat and transcripts write a sound or a gesture ("*sigh*",
+"[laughs]", "(groans)", "<chuckle>")"""
+MAX_EMOTE_WORDS = 3
 
 
 def _wish(tokens: list[str], said: str) -> Typed | None:
@@ -413,6 +423,9 @@ def _framed(raw: str, tokens: list[str], said: str, turn: str) -> Typed | None:
         return _side(said, turn)
     if head in AFFECT and len(extra) <= 1:
         return Typed(Part.evaluation, said, f"'{said}' says how it feels ('{head}'): a reaction")
+    if _graded_participle(opener, rest):
+        return Typed(Part.evaluation, said, f"'{said}' grades a state the news is in ('{' '.join(rest)}'): a "
+                     "reaction")
     if opener.startswith(("what", "how", "so", "such")) and not raw.endswith("?") and len(extra) <= 1:
         return Typed(Part.unclear, said, f"an exclamation whose head '{head}' is neither a feeling nor a "
                      "judgement: cannot type it")
@@ -440,18 +453,49 @@ def _short_reaction(raw: str, tokens: list[str], said: str, turn: str) -> Typed 
     if (len(tokens) <= 6 and set(tokens) <= LIGHT and set(tokens) & SURPRISE_VERBS
             and (raw.endswith(("!", "?")) or len(tokens) >= 2)):
         return Typed(Part.surprise, said, f"'{said}' exclaims surprise in light words only")
-    return None
+    if _dismissal(tokens):
+        return Typed(Part.surprise, said, f"'{said}' sends the news away in light words: disbelief, a reaction")
+    why = degree_exclamation(raw, tokens, turn, AFFECT)
+    return None if why is None else Typed(Part.evaluation, said, why)
+
+
+DISMISSAL_ENDS = (("of", "that"), ("of", "here"), ("of", "it"), ("with", "you"), ("off", "it"), ("away",))
+"""how a light verb of motion ends when it dismisses the news ("go on out of that", "get away with you")"""
+
+
+def _dismissal(tokens: list[str]) -> bool:
+    """A light verb of motion sent away in light words only ("go on out of that", "get away", "come
+    off it"): disbelief, said as a dismissal; it instructs no one ("go now" has no such end)."""
+    if not 2 <= len(tokens) <= 6 or tokens[0] not in ("go", "get", "come") \
+            or not set(tokens) <= LIGHT | {"away", "with"}:
+        return False
+    return any(tuple(tokens[-len(end):]) == end for end in DISMISSAL_ENDS)
+
+
+GRADING = frozenset("so really very pretty proper seriously".split())
+PHRASAL_PARTICLES = frozenset("up out off".split())
+
+
+def _graded_participle(opener: str, rest: list[str]) -> bool:
+    """"that's so messed up", "that was really stitched up": a frame that points at the news ("that"),
+    a degree word and a phrasal participle (an -ed verb and its particle) grade the state the news
+    is in, as a feeling word would; "it's totally booked up" describes a thing and is left as it was."""
+    return opener.startswith("that") and len(rest) == 3 and rest[0] in GRADING and rest[1].endswith("ed") \
+        and rest[2] in PHRASAL_PARTICLES
 
 
 def _rest(raw: str, tokens: list[str], said: str, opened: bool, turn: str) -> Typed:
     """What is left once no reaction shape matched: a mix of interjection-shaped and other words
     (`unclear`), a minor part (`minor_part`) read against the turn (after a turn that looks for a
     word or asks, an untyped short part may answer it: content), or content."""
+    heard = frozenset(normalize_tokens(turn))
     if any(interjection_like(t) for t in tokens) and len(tokens) <= 3 \
             and not set(tokens) & (THANKS_WORDS | THANKS_INTENSIFIERS) \
             and tokens[0] not in IMPERATIVE_OPENERS:  # "ask Tunde" instructs: content
+        if len(tokens) >= 2 and all(t in heard or _stem(t) in heard for t in tokens):
+            return Typed(Part.content, said, f"'{said}' repeats the turn's words back (a list, an order): content")
         return Typed(Part.unclear, said, f"'{said}' mixes interjection-shaped and other words: cannot type it")
-    minor = minor_part(raw, tokens, opened, frozenset(normalize_tokens(turn)))
+    minor = minor_part(raw, tokens, opened, heard)
     if minor is not None and minor.kind in (Part.unclear, Part.evaluation) and not opened and seeks_word(turn) \
             and not set(tokens) & THANKS_WORDS:
         return Typed(Part.content, said, f"'{said}' offers the word the turn looks for: content")
