@@ -63,8 +63,16 @@ from floorbench.scoring.judges.commitment import (
     word_matches,
 )
 from floorbench.scoring.judges.commitment import code_spans as _code_spans
+from floorbench.scoring.judges.converse import converse_answer
 from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens
-from floorbench.scoring.judges.people import NOT_NAMES, another_subject, asked_people, capitalised, people
+from floorbench.scoring.judges.people import (
+    NOT_NAMES,
+    another_subject,
+    asked_people,
+    capitalised,
+    opened_other,
+    people,
+)
 from floorbench.scoring.judges.quantities import Mention, half_said_later, lex, mentions
 from floorbench.scoring.judges.quantity_match import Quantity, gold_quantity, same_quantity
 from floorbench.scoring.judges.respell import respell, says_score
@@ -508,6 +516,11 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     undecided: list[tuple[str, str, str]] = []
     blocked = False
     q = _gold_quantity(refs) if refs else None
+    if refs and q is None and not gold_code(refs[0]) and (
+            turned := converse_answer([content(lex(r)) for r in refs], reply.tokens, reply.question, reply.names)):
+        return (turned[0], turned[1], f"'{refs[0]}': {turned[2]}"), [], []
+    if refs and q is None and (opened := opened_other(refs, inp.transcript, reply.tokens, reply.names)):
+        return ("wrong", "answer.opened-other", opened), [], []
     if refs and q is None and not gold_code(refs[0]) and (swap := substituted(refs[0], inp.transcript)):
         return swap, [], []
     for n, ref in enumerate(refs):

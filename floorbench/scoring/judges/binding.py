@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import re
 
+from floorbench.scoring.judges.anchors import HERE, value_anchored_elsewhere
 from floorbench.scoring.judges.commitment import STOP, content
+from floorbench.scoring.judges.converse import says_converse
 from floorbench.scoring.judges.normalize import is_number, normalize_tokens, stem
 from floorbench.scoring.judges.quantities import UNIT_OF, Mention, lex, mentions
 from floorbench.scoring.judges.quantity_match import Quantity, gold_quantity, same_quantity
@@ -132,6 +134,10 @@ def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | No
         return None
     if opposite := _opposite_label(q, gold, transcript, question):
         return opposite
+    from floorbench.scoring.judges.respell import respell  # respell reads the forms; binding is read by it
+
+    if value_anchored_elsewhere(q, respell(transcript, [gold]), question, here=True) == HERE:
+        return None
     keys = {t for t in content(lex(question)) if t not in NOT_KEYS} - set(lex(gold))
     asked_names = _names(question) - {"aria"}
     gold_words = set(lex(gold))
@@ -150,7 +156,8 @@ def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | No
                     pattern is _CLAUSE or (_names_thing(clauses[g]) and any(
                         _same_kind(q, m) for m in mentions(lex(clause))))):
                 return f"the value said goes with another thing; '{' '.join(sorted(lacking))}' goes with '{clause}'"
-            if k != g and _names(clauses[g]) - asked_names - gold_words and _names(clause) & asked_names:
+            if k != g and _names(clauses[g]) - asked_names - gold_words and _names(clause) & asked_names and not \
+                    says_converse(lex(question), lex(clauses[g])):
                 return f"the value said is another's ('{', '.join(sorted(_names(clauses[g]) - asked_names))}')"
     if _about_asker(question) and (someone := _named_subject(transcript, q)) and someone not in asked_names:
         return f"the question asks about the asker, and the value said is {someone.capitalize()}'s"
@@ -158,7 +165,7 @@ def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | No
     others = (asked_names - gold_names) & _names(f"x {transcript}")
     if gold_names and others and not gold_names & _names(f"x {transcript}"):
         return f"the value said is {', '.join(sorted(others))}'s, not {', '.join(sorted(gold_names))}'s"
-    return None
+    return value_anchored_elsewhere(q, respell(transcript, [gold]), question)
 
 
 _ASKER = re.compile(r"\b(?:did|do|does|am|was|have|had|will|can|should|shall)\s+(?:i|we)\b", re.I)

@@ -326,7 +326,8 @@ def _conditional(tokens: Sequence[str], k: int) -> bool:
 
 
 def listed(tokens: Sequence[str], span: tuple[int, int]) -> bool:
-    """'X and Y', 'Y and X', 'X and Y both', 'Y, then X' (for names and places)."""
+    """'X and Y', 'Y and X', 'X and Y both', 'Y, then X' (for names and places); 'X against Y', 'Y versus X'
+    name both sides of a match and no winner."""
     a, b = _sentence_bounds(tokens, span[0])
     if "both" in tokens[a:b]:
         return True
@@ -336,9 +337,11 @@ def listed(tokens: Sequence[str], span: tuple[int, int]) -> bool:
         k = next((i for i in range(span[1], len(tokens)) if tokens[i] == "and"), len(tokens))
         if _after(tokens, k + 1, frozenset((",",))) in CLAUSE_STARTS:
             return False  # "at the clock tower, and bring an umbrella": a new clause, not a second answer
-    return nxt == "and" or prev in ("and", "then")
+    return nxt in ("and", *FACING) or prev in ("and", "then", *FACING)
 
 
+FACING = ("against", "versus", "vs", "v")
+"""what sets two sides of a match side by side ("Limerick against Kilkenny"): naming both picks neither"""
 CLAUSE_STARTS = frozenset(
     "i you we they he she it its there that this please bring dont do make take remember check call wear come "
     "get go keep try let lets so then also can could will would should must".split()

@@ -101,12 +101,14 @@ def _value(tokens: Sequence[str]) -> int | None:
 
 
 def _oh_tens(text: str, golds: set[int]) -> str:
-    """'six-oh' → 60 ('the big six-oh'): a tens figure said as its digit and 'oh'."""
+    """'six-oh' → 60 ('the big six-oh'): a tens figure said as its digit and 'oh', not the end of a digit
+    string ("oh two oh")."""
     units = {w: n for w, n in _WORDS.items() if 2 <= n <= 9} | {str(d): d for d in range(2, 10)}
 
     def value(m: re.Match[str]) -> str:
         n = units[m.group(1).lower()] * 10
-        return str(n) if n in golds else m.group(0)
+        inside = re.search(rf"\b{_DIGIT_WORD}[\s,-]+$", m.string[: m.start()], re.I)  # "oh two oh": a digit string
+        return str(n) if n in golds and not inside else m.group(0)
 
     return re.sub(rf"\b({'|'.join(units)})[\s-]oh\b(?![\s-]+{_DIGIT_WORD}\b)", value, text, flags=re.I)
 

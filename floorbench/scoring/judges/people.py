@@ -11,14 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from floorbench.scoring.judges.commitment import STOP, word_matches
+from floorbench.scoring.judges.claims import RELATIONAL
+from floorbench.scoring.judges.commitment import CORRECTION, STOP, content, entity_spans, word_matches
 from floorbench.scoring.judges.normalize import stem
 from floorbench.scoring.judges.quantities import lex
 from floorbench.scoring.judges.values import MONTHS, WEEKDAYS
 
 NOT_NAMES = STOP | frozenset(
     "hmm hm mm oh ah um uh no yes yeah yep nope okay sure well right so probably maybe definitely actually "
-    "sorry wait honestly just only not that it she he they we i good great the".split()
+    "sorry wait honestly just only not that it she he they we i good great the sir madam maam mam".split()
 )
 """capitalised reply words that are no one's name (sentence openers, fillers)"""
 
@@ -69,8 +70,9 @@ def asked_people(question: str) -> frozenset[str]:
             continue
         if re.search(r"\b(?:hey|hi)\s*$", before.lower()):
             continue
-        if m.group(0).lower() not in NOT_NAMES:
-            out.add(m.group(0).lower())
+        word = m.group(0).lower()
+        if word not in NOT_NAMES and word.removesuffix("s") not in WEEKDAYS and word not in MONTHS:
+            out.add(word)  # "the final on Sunday" names a day, not somebody asked about
     return frozenset(out)
 
 
@@ -100,3 +102,33 @@ def another_subject(clause: Sequence[str], question: Sequence[str]) -> bool:
 
 
 CONCESSION_WORDS = frozenset(("but", "however", "though", "although", "whereas"))
+
+
+def opening_name(transcript: str) -> list[str]:
+    """The name a reply opens on, said alone before a comma or a full stop ("Mayo, and they deserved it"):
+    the answer, whatever the rest names after it; [] when the reply opens otherwise (fillers, lower case)."""
+    m = re.match(r"\s*((?:[A-Z][a-z]{2,}\s*){1,3}),", transcript)
+    if m is None or set(lex(transcript[m.end():])) & (CORRECTION | {"no", "not", "nope"}):
+        return []  # "Helen, no, sorry, Kenji": a correction decides
+    words = m.group(1).lower().split()
+    if any(w in NOT_NAMES or w in OPENERS or w.removesuffix("s") in WEEKDAYS or w in MONTHS for w in words):
+        return []
+    return words
+
+
+OPENERS = frozenset("aww yay wow gosh jeez lord god yikes ugh hmm ooh whoa certainly absolutely indeed cheers "
+                    "thanks alright honestly basically listen look".split())
+"""words that open a reply with a comma and are no answer ("Absolutely, …", "Listen, …")"""
+
+
+def opened_other(refs: Sequence[str], transcript: str, tokens: Sequence[str], names: frozenset[str]) -> str:
+    """Why a reply that opens on another name than the gold's and names the gold only after it is wrong
+    ("Mayo, and they deserved it, the Galway lads were flat" for Galway), or ''. A relation after it
+    ("Harriet, straight after Bo") is left to the claim rules."""
+    opener = opening_name(transcript)
+    if not opener or RELATIONAL & set(tokens) or any(
+            word_matches(g, w, name=True) for r in refs for g in content(lex(r)) for w in opener):
+        return ""
+    if any(entity_spans(words, tokens[len(opener):], names) for r in refs if (words := content(lex(r)))):
+        return f"opens on '{' '.join(opener)}' and names '{refs[0]}' only after it"
+    return ""

@@ -208,13 +208,27 @@ def _code_spelling(text: str) -> str:
     return " ".join(out)
 
 
+_NUMBER_NEXT = r"(?=\s*[:=]?\s*(?:[-−]?\d|minus\b|" + _NUMBER_WORD + r"\b))"
+_MIN_LABEL = re.compile(r"\s*,?\s*\bmin\b\.?" + _NUMBER_NEXT, re.I)
+_MAX_LABEL = re.compile(r"(?<=[\w%°])\s+\b(max(?:imum)?)\b\.?" + _NUMBER_NEXT, re.I)
+
+
+def _range_labels(text: str) -> str:
+    """'max 44 min 31': beside 'max', a 'min' before a number is the minimum, not minutes; each label opens
+    its own part, so the value after it goes with it."""
+    if not re.search(r"\bmax(?:imum)?\b", text, re.I):
+        return text
+    text = _MIN_LABEL.sub(lambda m: (", " if m.start() else "") + "minimum ", text)
+    return _MAX_LABEL.sub(lambda m: ", " + m.group(1), text)
+
+
 def respell(transcript: str, refs: Sequence[str]) -> str:
     """The transcript with the forms above rewritten for the golds `refs` (first the gold, then
     its aliases)."""
     if not refs:
         return transcript
     gold = refs[0].strip()
-    text = _rank_words(transcript)
+    text = _range_labels(_rank_words(transcript))
     text = _tens_split(text)
     text = _compound_ordinals(text)
     if re.fullmatch(r"(?i)first|second|third|1st|2nd|3rd|(?:came |finished )?(?:first|second|third)", gold):

@@ -1,0 +1,110 @@
+"""The offline judge's eighth round of issue-34 answer classes, on sentences written for these tests
+(none is a labelled item): answers said by the converse (the other side of won/lost, longer/shorter),
+values anchored to another time or another item than the one asked, "min" beside "max" as the minimum,
+and days and address words that are nobody asked about. Each class has controls of the opposite label
+beside it that must not move."""
+
+from __future__ import annotations
+
+import pytest
+
+from floorbench.scoring.judges import JudgeInput, Task, Verdict
+from floorbench.scoring.judges.offline import OfflineJudge
+
+JUDGE = OfflineJudge()
+C, W = Verdict.correct, Verdict.wrong
+
+
+def answer(reply: str, gold: str, question: str = "") -> Verdict:
+    return JUDGE.judge([JudgeInput(Task.answer, reply, gold=gold, context=question)])[0].verdict
+
+
+WHO_WON = "Who won the final on Sunday?"
+LONGER = "Which is longer, the Shannon or the Severn?"
+OLDER = "Who is older, Ana or Ben?"
+DEARER = "Which is more expensive, the Dell or the HP?"
+STORAGE = "Which has more storage, the blue one or the grey one?"
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # the other side with the opposite pole names the gold
+    ("The Severn is shorter.", "the Shannon", LONGER, C),
+    ("The Severn isn't longer, no.", "the Shannon", LONGER, C),
+    ("Ben is younger.", "Ana", OLDER, C),
+    ("The cheaper one is the Dell.", "the HP", DEARER, C),
+    ("Dell's cheaper, so go HP if you want pricey.", "the HP", DEARER, C),
+    ("celtics lost lol", "Lakers", "yo Aria who won last night, Lakers or Celtics", C),
+    ("Kilkenny lost against Limerick, sadly.", "Limerick", WHO_WON, C),
+    # the gold's words on the wrong side
+    ("The Shannon is the shorter of the two.", "the Shannon", LONGER, W),
+    ("The Severn is longer than the Shannon.", "the Shannon", LONGER, W),
+    ("Ana is younger than Ben.", "Ana", OLDER, W),
+    ("lakers lost lol", "Lakers", "yo Aria who won last night, Lakers or Celtics", W),
+    ("Lena beat Theo by a second.", "Theo", "Who won the race?", W),
+    ("Theo lost to Lena in the final.", "Theo", "Who won the race?", W),
+    ("The blue one has more storage, but the grey one has the bigger screen.", "the grey one", STORAGE, W),
+    # controls in the question's own words
+    ("The Shannon is longer than the Severn.", "the Shannon", LONGER, C),
+    ("Theo beat Lena by a second.", "Theo", "Who won the race?", C),
+    ("The grey one has more storage, but the blue one has the bigger screen.", "the grey one", STORAGE, C),
+    ("The winner was Limerick.", "Limerick", WHO_WON, C),
+    ("Limerick beat Kilkenny.", "Limerick", WHO_WON, C),
+    # both sides of a match named, no winner
+    ("It was Limerick against Kilkenny, a great game.", "Limerick", WHO_WON, W),
+    ("Limerick versus Kilkenny, and what a match.", "Limerick", WHO_WON, W),
+])
+def test_converse_answers(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # the value of the time asked, and the other time's value beside it
+    ("It used to open at ten, now it opens at nine.", "10 am", "What time does the pool open?", W),
+    ("It used to open at nine, now it opens at ten.", "10 am", "What time does the pool open?", C),
+    ("Rent was 900 last year, this year it's 950.", "900", "How much is the rent?", W),
+    ("Rent was 900 last year, this year it's 950.", "950", "How much is the rent?", C),
+    ("Rent was 900 last year, this year it's 950.", "900", "How much was the rent last year?", C),
+    ("He's forty-one now, he'll be forty-two in May.", "42", "How old is Dad?", W),
+    ("He's forty-two now, he'll be forty-three in May.", "42", "How old is Dad?", C),
+    ("The twelfth, no wait, the twelfth was last year, this year it's the fourteenth.", "12 May",
+     "What date is the parade?", W),
+    ("It's the twelfth, the fourteenth was last year.", "12 May", "What date is the parade?", C),
+    # the value of the item or count asked
+    ("For six months it's 5.9, for twelve months it's 6.4.", "6.4%", "What's the rate for six months?", W),
+    ("For six months it's 6.4, for twelve months it's 6.9.", "6.4%", "What's the rate for six months?", C),
+    ("The deposit for six months is 6.4 and for twelve months 5.9.", "6.4%", "What's the rate for twelve months?", W),
+    ("Frame warranty is 5 years and battery 2 years.", "5 years", "How long is the warranty on the bike's battery?", W),
+    ("Frame warranty is 2 years and battery 5 years.", "5 years", "How long is the warranty on the bike's battery?", C),
+    ("Breakfast is 25 euros, dinner is 8.", "25 euros", "How much is dinner?", W),
+    ("Breakfast is 8 euros, dinner is 25.", "25 euros", "How much is dinner?", C),
+    # working shown: the terms before the result are no rival values
+    ("Fourteen for the pizza plus nine for the drinks, so twenty-three euros.", "23 euros", "What's the total?", C),
+    ("The train leaves at 7:10 and arrives at 9:40.", "7:10", "When does the train leave?", C),
+])
+def test_values_anchored_to_what_is_asked(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    ("madam max 39 min 27", "39 °C", "What is the maximum temperature in Chennai today?", C),
+    ("madam max 27 min 39", "39 °C", "What is the maximum temperature in Chennai today?", W),
+    ("min 27 max 39", "27 °C", "What is the lowest it will go tonight, the minimum?", C),
+    ("min 27 max 39", "39 °C", "What is the minimum temperature tonight?", W),
+    ("about 39 min by bus", "39 minutes", "How long is the bus ride?", C),  # no 'max': minutes
+])
+def test_min_beside_max_is_the_minimum(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # a day in the question is nobody asked about; "Sir" opens a reply and is nobody's name
+    ("Galway, and they deserved it, the Mayo lads were flat.", "Galway", "Who won the match on Saturday?", C),
+    ("Mayo, and they deserved it, the Galway lads were flat.", "Galway", "Who won the match on Saturday?", W),
+    ("Sir plumber will come Friday morning 10 o'clock.", "Friday, 10:00 am", "When is the plumber coming?", C),
+    ("Sir plumber will come Friday morning 11 o'clock.", "Friday, 10:00 am", "When is the plumber coming?", W),
+    # the winners' side of a margin said by the losers
+    ("England lost by 12 runs sir, India fielded well.", "12 runs", "By how many runs did India win?", C),
+    ("England won by 12 runs sir, India batted badly.", "12 runs", "By how many runs did India win?", W),
+])
+def test_names_bound_to_the_claim(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want
