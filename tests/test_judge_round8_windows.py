@@ -89,3 +89,52 @@ def test_a_judgement_after_a_question_of_disbelief_reacts() -> None:
 def test_a_list_repeated_back_is_content(reply: str) -> None:
     turn = "So, two kg rice, one kg sugar, half dozen eggs, what else."
     assert JUDGE.intrusion(reply, turn).verdict is IN
+
+
+@pytest.mark.parametrize(("reply", "turn", "want"), [
+    # a feeling word denied, an understatement, after news: it contradicts nothing
+    ("Not good.", NEWS, BC),
+    ("Ah, that's not nice now.", NEWS, BC),
+    ("Not fun, not fun at all.", NEWS, IN),  # longer than a reaction: it holds the floor
+    ("Not brilliant.", NEWS, BC),
+    # controls: a claim denied, a question answered, content after it
+    ("That's not true.", NEWS, IN),
+    ("Not right, it closes in August.", NEWS, IN),
+    ("Not good.", "Dilnoza, was the meeting good?", IN),
+    ("Not good, they voted it through.", NEWS, IN),
+    # a feeling verb without its subject, about the news
+    ("Hate that.", NEWS, BC),
+    ("Adore that for you.", NEWS, BC),
+    # controls: about a thing named, after a question, with a clause
+    ("Love the old lido.", NEWS, IN),
+    ("Love it.", "Dilnoza, do you like the new timetable?", IN),
+    ("Hate to say it, the gym is shut too.", NEWS, IN),
+])
+def test_understatements_and_feeling_verbs(reply: str, turn: str, want: Verdict) -> None:
+    got = JUDGE.intrusion(reply, turn)
+    assert got.verdict is want, got.reason
+
+
+@pytest.mark.parametrize(("reply", "turn", "want"), [
+    # another language's "how …!" makes the word after it that language's, even spelt like English
+    ("Ai, que horrível.", NEWS, BC),
+    ("Quel gâchis!", NEWS, BC),
+    ("Che peccato.", NEWS, BC),
+    # controls: after a question, or with the news's own word, or a clause in English after it
+    ("Que pool?", ASKED, IN),
+    ("Que horrible, the gym is shut too.", NEWS, IN),
+    # a deity called on with a vocative or an epithet only
+    ("O Lord.", NEWS, BC),
+    ("Good God almighty.", NEWS, BC),
+    # controls: a deity beside content
+    ("Oh God, the pool in Leith is shut too.", NEWS, IN),
+    ("Dear God, what did the council say?", NEWS, IN),
+])
+def test_foreign_exclamatives_and_deities_called_on(reply: str, turn: str, want: Verdict) -> None:
+    got = JUDGE.intrusion(reply, turn)
+    assert got.verdict is want, got.reason
+
+
+def test_a_foreign_exclamative_of_the_news_own_word_is_no_reaction() -> None:
+    # it may repeat a name or a value back: never a backchannel, at most unsure
+    assert JUDGE.intrusion("Que summer!", NEWS).verdict is not BC

@@ -39,7 +39,15 @@ from floorbench.scoring.judges.interjections import PARTICLES, interjection_like
 from floorbench.scoring.judges.meaning_guard import closed_class_other, name_swapped, whole_for_part
 from floorbench.scoring.judges.normalize import NO, YES, is_number, normalize_tokens
 from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
-from floorbench.scoring.judges.turn_grammar import ADDRESS_TERMS, REACTED, Part, Typed, parts, type_part
+from floorbench.scoring.judges.turn_grammar import (
+    ADDRESS_TERMS,
+    REACTED,
+    Part,
+    Typed,
+    parts,
+    type_part,
+    understatement,
+)
 
 SEMANTIC_ALONE = 0.75
 SEMANTIC_WITH_WORDS = 0.60
@@ -335,11 +343,12 @@ class OfflineJudge:
         words = len(tokens)
         answers = [p for p, kind in sided if kind == "answer"]
         if answers and all(type_part(p).kind is Part.surprise or idiom_use(normalize_tokens(p)) is not None
-                           for p in parts(transcript)
+                           or understatement(p, turn) for p in parts(transcript)
                            if set(normalize_tokens(p)) & {w for a in answers for w in a.split()}):
-            answers = []  # "no kidding!", "you don't say!", "no rush": surprise or an idiom, not an answer
+            answers = []  # "no kidding!", "you don't say!", "no rush", "not great": surprise, an idiom or an
+            # understatement, not an answer
             rest = " ".join(p for p in parts(transcript) if type_part(p).kind is not Part.surprise
-                            and idiom_use(normalize_tokens(p)) is None)
+                            and idiom_use(normalize_tokens(p)) is None and not understatement(p, turn))
             phrases, uncovered, sided = _cover(_intrusion_tokens(rest))
             phrases += 1
         if answers and dismay(transcript, turn):

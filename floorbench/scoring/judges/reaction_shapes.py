@@ -52,6 +52,7 @@ TAGS = frozenset("o oo sha sef now na lah leh lor eh hey ehn tho though".split()
 """stance tags at a part's end in several Englishes: they mark the speaker's stance, nothing of the world"""
 DEITIES = frozenset("god lord allah jesus christ chineke olorun oluwa jah bhagwan dios heaven heavens".split())
 INVOCATION_WORDS = frozenset(
+    "ya o oh dear sweet almighty above "
     "don dey do did done has have had is be am bless blessed mercy forbid willing knows help good great "
     "praise praised thank thanks the be with us you me our my wins win na o oo".split()
 )
@@ -87,6 +88,12 @@ def _foreign_word(word: str, raw_words: set[str]) -> bool:
     return bool(vocab) and word not in vocab and suffix_stem(word) not in vocab
 
 
+FOREIGN_EXCLAMATIVES = frozenset("que quel quelle quels quelles che wie kya".split())
+"""the "what …!" / "how …!" that opens an exclamation in Spanish, Portuguese, French, Italian, German
+and Hindi ("que pena", "quel dommage", "che bello", "wie schön", "kya baat"): after it, a word spelt
+like English ("legal", "pena") is that language's too"""
+
+
 def other_language(raw: str, tokens: list[str], turn: str, feelings: frozenset[str]) -> str | None:
     """Why a short part is a reaction in another language after a turn that tells something, or None;
     `feelings`: the English feeling words that may stand beside the foreign ones."""
@@ -95,6 +102,8 @@ def other_language(raw: str, tokens: list[str], turn: str, feelings: frozenset[s
     accented = {normalize_tokens(w)[0] for w in re.findall(r"\w+", raw)
                 if not w.isascii() and normalize_tokens(w)}
     foreign = [t for t in tokens if _foreign_word(t, accented)]
+    if len(tokens) >= 2 and tokens[0] in FOREIGN_EXCLAMATIVES:
+        foreign = tokens  # "que legal", "quel dommage": the frame is another language's "how …!"
     if not foreign or not all(t in foreign or t in ENGLISH_GLUE or t in feelings or t in PARTICLES for t in tokens):
         return None
     if set(tokens) & set(normalize_tokens(turn)):

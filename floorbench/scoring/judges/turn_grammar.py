@@ -55,7 +55,7 @@ from enum import StrEnum
 from floorbench.scoring.judges.formulas import epithet, formula, idiom, idiom_use, to_device
 from floorbench.scoring.judges.interjections import MAX_INTERJECTION_LETTERS, PARTICLES, interjection_like
 from floorbench.scoring.judges.interjections import suffix_stem as _stem
-from floorbench.scoring.judges.normalize import is_number, normalize_tokens
+from floorbench.scoring.judges.normalize import NO, is_number, normalize_tokens
 from floorbench.scoring.judges.reaction_shapes import (
     bare_what,
     degree_exclamation,
@@ -376,12 +376,12 @@ def _wish(tokens: list[str], said: str) -> Typed | None:
 
 def _without_openers(tokens: list[str], after_reaction: bool) -> tuple[list[str], bool]:
     """(the part without the reactions and terms of address that open it, whether it was opened so or
-    an earlier part reacted): "wow that's lovely" is typed as "that's lovely". Thanks never open a
-    part, and a part that is only its opener ("oh no") is typed whole, never emptied."""
+    an earlier part reacted): "wow that's lovely" is typed as "that's lovely". Thanks and a feeling verb
+    the sentence model does not know ("adore") never open a part, and a part that is only its opener ("oh no") is typed whole, never emptied."""
     opened = after_reaction
     while len(tokens) > 1 and (interjection_like(tokens[0]) or tokens[0] in PARTICLES or tokens[0] in OPENERS
                                or tuple(tokens[:2]) in REACTION_OPENERS or tokens[0] in ADDRESS_TERMS) \
-            and tokens[0] not in THANKS_WORDS:
+            and tokens[0] not in THANKS_WORDS | FEELING_VERBS:
         cut = 2 if tuple(tokens[:2]) in REACTION_OPENERS else 1
         if cut >= len(tokens):
             break
@@ -450,6 +450,12 @@ def _short_reaction(raw: str, tokens: list[str], said: str, turn: str) -> Typed 
         return Typed(Part.evaluation, said, f"'{said}' names a feeling about the news: a reaction")
     if 0 < len(tokens) <= 2 and tokens[-1] in AFFECT and all(t in INTENSIFIERS | AFFECT for t in tokens[:-1]):
         return Typed(Part.evaluation, said, f"'{said}' says how it feels: a reaction")
+    if tokens[:1] == ["not"] and [t for t in tokens[1:] if t not in INTENSIFIERS] in ([w] for w in AFFECT - SIDE):
+        return Typed(Part.evaluation, said, f"'{said}' denies a feeling word, an understatement: a reaction")
+    if 2 <= len(tokens) <= 5 and tokens[0] in FEELING_VERBS and tokens[1] in ("that", "this", "it") and (
+            len(tokens) == 2 or (tokens[2] == "for" and tokens[3:4] in ([w] for w in OF_WHOM) and len(tokens) == 4)):
+        return Typed(Part.evaluation, said, f"'{said}': a feeling verb without its subject, about the news: a "
+                     "reaction") if _tells(turn) else None
     if (len(tokens) <= 6 and set(tokens) <= LIGHT and set(tokens) & SURPRISE_VERBS
             and (raw.endswith(("!", "?")) or len(tokens) >= 2)):
         return Typed(Part.surprise, said, f"'{said}' exclaims surprise in light words only")
@@ -457,6 +463,24 @@ def _short_reaction(raw: str, tokens: list[str], said: str, turn: str) -> Typed 
         return Typed(Part.surprise, said, f"'{said}' sends the news away in light words: disbelief, a reaction")
     why = degree_exclamation(raw, tokens, turn, AFFECT)
     return None if why is None else Typed(Part.evaluation, said, why)
+
+
+FEELING_VERBS = frozenset("love hate adore loathe".split())
+"""verbs that say how the speaker feels: said without a subject about "that" ("Love that for you") they react"""
+
+
+def _tells(turn: str) -> bool:
+    """The turn only tells something: a reaction to it answers and accepts nothing."""
+    return turn_act(turn) is TurnAct.statement
+
+
+def understatement(part: str, turn: str) -> bool:
+    """A part whose only "no" word is the "not" of an understatement ("Not great.", "That's not ideal
+    now.": a feeling word denied, typed as an evaluation) after a turn that only tells: it reacts, and
+    answers and contradicts nothing. After a question it answers ("Is it nice?" "Not great.")."""
+    tokens = normalize_tokens(part)
+    return "not" in tokens and not set(tokens) & (NO - {"not"}) and _tells(turn) \
+        and type_part(part, turn=turn).kind is Part.evaluation
 
 
 DISMISSAL_ENDS = (("of", "that"), ("of", "here"), ("of", "it"), ("with", "you"), ("off", "it"), ("away",))
