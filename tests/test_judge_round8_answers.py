@@ -108,3 +108,50 @@ def test_min_beside_max_is_the_minimum(reply: str, gold: str, question: str, wan
 ])
 def test_names_bound_to_the_claim(reply: str, gold: str, question: str, want: Verdict) -> None:
     assert answer(reply, gold, question) is want
+
+
+VISA = "Do I need a visa to visit?"
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # an alternative put as a question and left open hedges; settled after it, it does not
+    ("Two-nil, I think, or was it three-nil? I wasn't really watching.", "2-0", "What was the score?", W),
+    ("Two-nil, I think, or was it three-nil? No, two-nil, definitely.", "2-0", "What was the score?", C),
+    ("Platform six or is it seven, I always mix them up.", "platform 6", "Which platform for Cork?", W),
+    # a value after 'sorry' that is the subject of a 'would' comments; it corrects nothing
+    ("Seventy, no, seventeen, sorry, seventy would be far too old.", "17", "How old was she?", C),
+    ("Seventeen, no, sorry, seventy, she was a pensioner.", "17", "How old was she?", W),
+    ("Seventeen, no wait, it would be seventy.", "17", "How old was she?", W),
+    # the last correction decides a yes or no, said with the asked verb again
+    ("No, you'd be fine without it... oh, I tell a lie, they changed the rules, you need it now.", "no", VISA, W),
+    ("No, you'd be fine without it... oh, I tell a lie, they changed the rules, you need it now.", "yes", VISA, C),
+    ("Yes, you need one... oh wait, I tell a lie, they dropped that, you don't need it now.", "no", VISA, C),
+    # a negation of 'without' says the thing is needed; "no need" says it is not
+    ("Well, I wouldn't go without it, would you?", "no", VISA, W),
+    ("Never leave home without it.", "yes", "Should I bring an umbrella?", C),
+    ("No need at all, sure it's the same country.", "no", "Do I need a passport for Belfast?", C),
+    ("No need at all, sure it's the same country.", "yes", "Do I need a passport for Belfast?", W),
+    ("No stress, they're open till six.", "yes", "Is the chemist open on Sunday?", C),
+])
+def test_hedges_and_corrections_in_long_turns(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want
+
+
+def test_a_gold_named_subject_is_no_other_person() -> None:
+    """'Gas mark six' opens on a capital, but 'gas' is the alias's own word, not somebody's value."""
+    verdict = JUDGE.judge([JudgeInput(Task.answer, "Gas mark six, nice and hot.", gold="200 °C",
+                                      aliases=("gas mark 6", "200 degrees"),
+                                      context="What temperature do I set the oven to?")])[0]
+    assert verdict.verdict is C, verdict.reason
+    verdict = JUDGE.judge([JudgeInput(Task.answer, "Gas mark four, nice and low.", gold="200 °C",
+                                      aliases=("gas mark 6", "200 degrees"),
+                                      context="What temperature do I set the oven to?")])[0]
+    assert verdict.verdict is W, verdict.reason
+
+
+@pytest.mark.parametrize(("reply", "want"), [
+    ("Galway, and didn't they earn it, the Mayo lads were flat.", C),
+    ("Mayo, and didn't they earn it, the Galway lads were flat.", W),
+])
+def test_an_opening_answer_with_a_negated_question_after_it(reply: str, want: Verdict) -> None:
+    assert answer(reply, "Galway", "Who won the league?") is want

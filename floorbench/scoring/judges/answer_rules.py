@@ -93,7 +93,7 @@ from floorbench.scoring.judges.values import (
     spelled_tokens,
     spelled_word,
 )
-from floorbench.scoring.judges.yes_no import hedge_tail, polarity_led, yes_no
+from floorbench.scoring.judges.yes_no import hedge_tail, open_alternative, polarity_led, yes_no
 
 Outcome = tuple[str, str, str]
 """('correct' | 'wrong' | 'absent' | 'partial' | 'incomplete' | 'refused', rule id, why); only
@@ -510,7 +510,7 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     led = polarity_led(refs[0], inp.transcript, inp.context) if refs else None
     if led is not None:
         return led, [], []
-    if tail := hedge_tail(reply.tokens):
+    if tail := hedge_tail(reply.tokens) or open_alternative(inp.transcript):
         return ("wrong", "answer.hedged", f"offers alternatives and leaves them unchosen ('{tail}')"), [], []
     pending: list[tuple[str, str]] = []
     undecided: list[tuple[str, str, str]] = []

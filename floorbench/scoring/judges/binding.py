@@ -159,7 +159,7 @@ def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | No
             if k != g and _names(clauses[g]) - asked_names - gold_words and _names(clause) & asked_names and not \
                     says_converse(lex(question), lex(clauses[g])):
                 return f"the value said is another's ('{', '.join(sorted(_names(clauses[g]) - asked_names))}')"
-    if _about_asker(question) and (someone := _named_subject(transcript, q)) and someone not in asked_names:
+    if _about_asker(question) and (someone := _named_subject(transcript, q)) and someone not in asked_names | gold_words:
         return f"the question asks about the asker, and the value said is {someone.capitalize()}'s"
     gold_names = _names(f"x {gold}") & asked_names
     others = (asked_names - gold_names) & _names(f"x {transcript}")

@@ -38,6 +38,10 @@ import difflib
 import re
 from collections.abc import Callable, Sequence
 
+from text_to_num import text2num
+
+from floorbench.scoring.judges.normalize import is_number
+
 STOP = frozenset(
     "the a an of on at in to for is it its and or that this these those be are was were with by from as about "
     "per like so just well i you we they he she me my our your their there here one ones do does did can could "
@@ -48,7 +52,7 @@ STOP = frozenset(
 CORRECTION = frozenset(("sorry", "actually", "wait", "mean", "scratch", "correction", "rather", "mistake", "oops",
                         "apologies", "forgive", "pardon", "misspoke", "correcting"))
 CORRECTION_PHRASES = (("hang", "on"), ("hold", "on"), ("my", "bad"), ("on", "second", "thought"),
-                      ("let", "me", "correct"), ("i", "stand", "corrected"), ("make", "that"))
+                      ("let", "me", "correct"), ("i", "stand", "corrected"), ("make", "that"), ("tell", "a", "lie"))
 """multi-word self-corrections ("Wednesday, no hang on, Thursday", "make that Friday")"""
 CONTRAST = frozenset(("but", "however"))
 """'X, but Y': the clause after the marker is the one committed to (when it holds an answer)"""
@@ -260,9 +264,25 @@ def correction_start(tokens: Sequence[str], has_answer: Callable[[Sequence[str]]
         phrase = next((p for p in CORRECTION_PHRASES if tuple(tokens[i : i + len(p)]) == p), None)
         if phrase is not None and i > 0:
             marker, i = True, i + len(phrase) - 1
-        if marker and has_answer(tokens[i + 1 :]):
+        if marker and has_answer(tokens[i + 1 :]) and not _hypothetical(tokens[i + 1 :]):
             start = i + 1
     return start
+
+
+def _hypothetical(rest: Sequence[str]) -> bool:
+    """'…, sorry, ninety would be a different story': the value after the marker is the subject of a
+    'would', a comment on another value, not a correction to it."""
+    words = [t for t in rest[:8] if t != "," and t not in CORRECTION][:6]
+    k = words.index("would") if "would" in words else -1
+    return k > 0 and all(is_number(t) or t == "and" or _number_word(t) for t in words[:k])
+
+
+def _number_word(word: str) -> bool:
+    try:
+        text2num(word, "en")
+    except ValueError:
+        return False
+    return True
 
 
 def _before(tokens: Sequence[str], i: int, skip: frozenset[str]) -> str:
@@ -343,6 +363,7 @@ def listed(tokens: Sequence[str], span: tuple[int, int]) -> bool:
 FACING = ("against", "versus", "vs", "v")
 """what sets two sides of a match side by side ("Limerick against Kilkenny"): naming both picks neither"""
 CLAUSE_STARTS = frozenset(
+    "didnt wasnt isnt arent werent doesnt wouldnt hasnt havent wont cant couldnt "
     "i you we they he she it its there that this please bring dont do make take remember check call wear come "
     "get go keep try let lets so then also can could will would should must".split()
 )

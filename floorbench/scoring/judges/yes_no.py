@@ -84,15 +84,59 @@ def held_back(tokens: list[str]) -> str:
     return " ".join(words[: k + 1 + len(hold)])
 
 
+_ASKED_VERB = re.compile(r"\b(?:do|does|did|can|could|should|must|will|would|shall|is|are|was)\s+"
+                         r"(?:i|we|you|they|he|she|it|there|the\s+[a-z]+)\s+([a-z]+)", re.I)
+
+
+def asked_verb(question: str) -> str:
+    """The verb a yes/no question asks about ("do I need a passport" → 'need'), or ''."""
+    m = _ASKED_VERB.search(question)
+    return m.group(1).lower() if m and m.group(1).lower() not in STOP else ""
+
+
+def _polarity(tokens: list[str], verb: str) -> str | None:
+    """The yes or no a part says: by its first yes/no word, else by the asked verb said again ("they've
+    changed that, you'd need it now" answers "do I need …?" yes; "you wouldn't need it" no)."""
+    got = polarity(normalize_tokens(" ".join(tokens)))
+    return got if got is not None else _echo(tokens, verb)
+
+
+def _echo(tokens: list[str], verb: str) -> str | None:
+    """'yes' or 'no' by the asked verb said again, negated or not; None when it is not said."""
+    if not verb:
+        return None
+    k = next((i for i, t in enumerate(tokens) if (stem(t) == stem(verb) or t == verb + "ed")
+              and tokens[i - 1 : i] != ["to"]), None)  # "want me to lock it?" offers, it does not say
+    if k is None:
+        return None
+    edge = max([0, *(i + 1 for i in range(k) if tokens[i] in (",", ".", ";"))])
+    before = tokens[max(edge, k - 3) : k]
+    return "no" if set(before) & NO or before[-1:] == ["no"] else "yes"
+
+
+def _double_negative(tokens: list[str]) -> bool:
+    """A negation whose object is 'without' ("I wouldn't go without it", "never travel without one"): it
+    says the thing is needed."""
+    k = next((i for i, t in enumerate(tokens) if t in NO), None)
+    return k is not None and tokens[k] not in ("no", "nope", "nah") and "without" in tokens[k + 1 : k + 5]
+
+
 def yes_no(want: str, transcript: str, question: str = "") -> Outcome:
     flat = " ".join(normalize_tokens(transcript))
     if any(p in flat for p in NO_COMMITMENT):
         return "wrong", "answer.yes-no-uncommitted", f"does not commit to {want}"
+    spoken = lex(transcript)
     transcript = determiner_no(transcript)
     said = normalize_tokens(transcript)
     tokens = lex(transcript)
-    start = correction_start(tokens, lambda rest: polarity(normalize_tokens(" ".join(rest))) is not None)
-    got = polarity(normalize_tokens(" ".join(tokens[start:]))) if start else polarity(said)
+    verb = asked_verb(question)
+    start = correction_start(tokens, lambda rest: _polarity(list(rest), verb) is not None)
+    got = _polarity(tokens[start:], verb) if start else polarity(said)
+    echoed = got is None and not start
+    if echoed:
+        got = _echo(spoken, verb)  # "No need at all" to "do I need …?", the "no" read before its noun
+    if got == "no" and not start and _double_negative(tokens):
+        got = "yes"  # "I wouldn't go without it"
     first = normalize_tokens(re.split(r"[,.;!?]", transcript)[0])
     if got is None and len(first) <= 3 and set(first) & AUXILIARY:
         got = "yes"
@@ -109,6 +153,8 @@ def yes_no(want: str, transcript: str, question: str = "") -> Outcome:
             f"a yes that excepts '{kept}', the very thing asked about: it answers no"
     if got == want:
         return "correct", "answer.yes-no", f"answers {want}"
+    if echoed and got is not None:  # the asked verb alone is a weak reading: an alias may still say it in words
+        return "wrong", "answer.yes-no", f"expected {want}, the asked verb says {got}, heard no yes/no"
     return "wrong", "answer.yes-no", f"expected {want}, heard {got or 'no yes/no'}"
 
 
@@ -144,3 +190,20 @@ def hedge_tail(tokens: list[str]) -> str:
         if any(tuple(words[k : k + n]) == tail for k in range(max(0, len(words) - n - 2), len(words) - n + 1)):
             return " ".join(tail)
     return ""
+
+
+_OPEN_ALTERNATIVE = re.compile(r"\bor\s+(?:was|is|were|did|does|will|would|has)\s+(?:it|they|that|he|she|there)\b"
+                               r"(?P<alt>[^?.!]*)(?:\?|$)(?P<rest>.*)", re.I | re.S)
+SETTLED = frozenset(("no", "yes", "actually", "definitely", "sure", "certain", "positive", "yeah", "right"))
+"""what settles an alternative put as a question ("…, or was it three-one? No, two-one, definitely")"""
+
+
+def open_alternative(transcript: str) -> str:
+    """The alternative a reply puts as a question and leaves open ("Two-one, I think, or was it three-one?
+    I dozed off"): it hedges between two answers; '' when none, or when the rest settles it."""
+    m = _OPEN_ALTERNATIVE.search(transcript)
+    if m is None or not m.group("alt").strip():
+        return ""
+    if SETTLED & set(lex(m.group("rest"))):
+        return ""
+    return m.group(0).split("?")[0].strip()
