@@ -52,10 +52,14 @@ def common_records(folder: Path, meta: RunMeta, dialogue: DialogueTurns) -> None
                 if ("model.sent" in r or "model.heard" in r) and not r.startswith("evidence missing:")]
     assert dialogue.clock == "timing"
     assert [row["turn_id"] for row in meta.legs] == [t.turn_id for t in dialogue.turns]
-    heard = [row["humans_to_model_ms"] for row in meta.legs if "humans_to_model_ms" in row]
-    room = [row["humans_to_room_ms"] for row in meta.legs if "humans_to_room_ms" in row]
-    assert len(heard) == len(room) == len(dialogue.turns)
-    assert all(0 < v < 1000 for v in heard + room)
+    for leg, record in (("humans_to_model_ms", "model.heard.wav"), ("humans_to_room_ms", "humans.wav")):
+        unfound = [row["turn_id"] for row in meta.legs if leg not in row]
+        if unfound:  # a loaded machine can leave a turn unfound in a copy: said, by turn, and never ok
+            assert meta.timing.verdict == "degraded" and any(
+                r.startswith("evidence missing: turn(s)") and record in r and all(str(t) in r for t in unfound)
+                for r in meta.timing.reasons), (leg, unfound, meta.timing.reasons)
+        assert len(unfound) <= 1, (leg, unfound)  # one turn at most: more is a broken leg, not a busy box
+    assert all(0 < row[k] < 1000 for row in meta.legs for k in ("humans_to_model_ms", "humans_to_room_ms") if k in row)
     for track in ("humans", "model"):
         counters = meta.receivers[track]
         assert counters["samples"] >= 2 and "stretch_us" in counters and "inserted_samples_for_deceleration" in counters

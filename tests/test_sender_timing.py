@@ -308,3 +308,24 @@ def test_a_track_is_read_only_when_its_log_times_it(tmp_path: Path) -> None:
     (tmp_path / "model.sent.tsv").write_text("f\t0\t100\t960\t100\n")
     with pytest.raises(ValueError, match=r"model\.sent\.wav: unreadable"):
         load_sent(tmp_path, "model")
+
+
+def test_a_turn_missing_from_a_copy_is_evidence_missing_by_turn(tmp_path: Path) -> None:
+    """A turn the recorder's copy (or the model's heard copy) lacks is named, and the verdict is never ok."""
+    starts, ends, humans, model = folder_of_a_scenario(tmp_path, model_records=True)
+    gone = sorted(starts)[2]
+    for name, lead_ms in (("humans.wav", 140), ("model.heard.wav", 0)):  # the turn, up to the next one, is lost
+        audio, rate = sf.read(str(tmp_path / name), dtype="int16")
+        at, upto = (starts[k].sample + lead_ms * 16 for k in (gone, gone + 1))
+        audio[at - 1600 : upto - 1600] = 0
+        write(tmp_path, name, audio, rate)
+    timing = sender_timing(tmp_path, starts, ends, humans, model, model_is_ours=True)
+    assert timing.humans_to_room.not_found == (gone,)
+    assert f"turn(s) {gone} not found in humans.wav: the recorder's copy of them is unconfirmed and their " \
+           "humans → room latency unknown" in timing.evidence_missing
+    assert any(m.startswith(f"turn(s) {gone} not found in model.heard.wav") for m in timing.evidence_missing)
+    legs = {row["turn_id"]: row for row in timing.legs(sorted(timing.sends))}
+    assert "humans_to_room_ms" not in legs[gone] and "humans_to_model_ms" not in legs[gone]
+    assert all("humans_to_room_ms" in row for tid, row in legs.items() if tid != gone)
+    verdict = sender_verdict(sender_figures(timing, underruns=0), timing.clocks.record())
+    assert verdict.verdict == "degraded" and any(f"turn(s) {gone} not found in humans.wav" in r for r in verdict.reasons)

@@ -393,6 +393,11 @@ def sender_timing(
     to_room = find_turns(sent_audio, sent_rate, humans_rec, rec_rate, sends, humans.start_ns)
     if not to_room.latency_ns:
         missing.append("no turn found in humans.wav: the humans → room latency is unknown")
+    elif to_room.not_found:
+        missing.append(
+            f"turn(s) {', '.join(map(str, to_room.not_found))} not found in humans.wav: "
+            "the recorder's copy of them is unconfirmed and their humans → room latency unknown"
+        )
 
     to_model = None
     hearing = None
