@@ -155,3 +155,35 @@ def test_a_gold_named_subject_is_no_other_person() -> None:
 ])
 def test_an_opening_answer_with_a_negated_question_after_it(reply: str, want: Verdict) -> None:
     assert answer(reply, "Galway", "Who won the league?") is want
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # a dose said as a count of tablets of a strength, a pair of them as two
+    ("Take two of the 500 milligram tablets.", "1000 mg", "How much paracetamol is one dose?", C),
+    ("Take three of the 500 milligram tablets.", "1000 mg", "How much paracetamol is one dose?", W),
+    ("one of the 200 mg ones", "400 mg", "How much ibuprofen can I take at once?", W),
+    ("A pair of them, with water.", "2", "How many tablets do I take?", C),
+    ("A pair of them, with water.", "3", "How many tablets do I take?", W),
+])
+def test_multiples_read_as_one_value(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want
+
+
+@pytest.mark.parametrize(("reply", "question", "want"), [
+    ("21", "What's the high in Rome today, in Fahrenheit?", W),  # the alias in Celsius is not what was asked
+    ("70", "What's the high in Rome today, in Fahrenheit?", C),
+    ("21", "What's the high in Rome today?", C),
+])
+def test_an_alias_in_a_unit_the_question_did_not_ask(reply: str, question: str, want: Verdict) -> None:
+    verdict = JUDGE.judge([JudgeInput(Task.answer, reply, gold="70 °F", aliases=("70 degrees", "21 °C"),
+                                      context=question)])[0]
+    assert verdict.verdict is want, verdict.reason
+
+
+@pytest.mark.parametrize(("reply", "want"), [
+    ("madam bee kay are 9 0 2", C),  # letter names after an address word: still a spelling
+    ("madam bee kay you 9 0 2", W),
+    ("sir it is B K R 9 0 3", W),
+])
+def test_letter_names_spelling_a_code_after_an_ordinary_word(reply: str, want: Verdict) -> None:
+    assert answer(reply, "BKR902", "What is my booking code?") is want

@@ -74,7 +74,7 @@ from floorbench.scoring.judges.people import (
     people,
 )
 from floorbench.scoring.judges.quantities import Mention, half_said_later, lex, mentions
-from floorbench.scoring.judges.quantity_match import Quantity, gold_quantity, same_quantity
+from floorbench.scoring.judges.quantity_match import Quantity, gold_quantity, same_quantity, unit_not_asked
 from floorbench.scoring.judges.respell import respell, says_score
 from floorbench.scoring.judges.typed_rules import (
     breakdown,
@@ -539,7 +539,8 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
             outcome = _compound(ref, parts, reply)
         elif q is not None and (n == 0 or gold_quantity(ref) is not None):
             aq = gold_quantity(ref)
-            if n > 0 and (aq is None or aq.kind != q.kind or aq.value == q.value):
+            if n > 0 and (aq is None or aq.kind != q.kind or aq.value == q.value or unit_not_asked(
+                    inp.context, refs[0], ref)):
                 continue
             outcome = _quantity(q if n == 0 or aq is None else aq, reply)  # an alias of another value: its own
         elif (rq := gold_quantity(ref)) is not None and _starts_with_quantity(ref):

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from text_to_num import text2num
+
 from floorbench.scoring.judges.values import MONTHS
 
 _SPELLINGS = {"fourty": "forty", "fourteeth": "fourteenth", "nineth": "ninth", "twelveth": "twelfth"}
@@ -48,11 +50,29 @@ def read_number_forms(text: str, refs: Sequence[str]) -> str:
     if not golds:
         return text
     text = _mixed_scales(text, golds)
+    text = _multiples(text, golds)
     text = _oh_tens(text, golds)
     text = _numeric_date(text, refs)
     if any(len(re.sub(r"\D", "", r)) >= 4 and re.fullmatch(r"[\d\s-]+", r.strip()) for r in refs[:1]):
         text = _filled_digits(text)
     return text
+
+
+_COUNT = r"(\d+|one|two|three|four|five|six)"
+_DOSES = re.compile(_COUNT + r"\s+of\s+(?:the|those|these|your)\s+(\d+)\s*(mg|milligrams?|ml|millilitres?|g|grams?)?\s*"
+                    r"(?:ones|tablets|pills|capsules|caplets|sachets)\b", re.I)
+
+
+def _multiples(text: str, golds: set[int]) -> str:
+    """'two of the 200 mg ones' → '400 mg', 'a pair of them' → 'two of them': a count of doses or of things
+    said as a multiple, when the product is a gold number; a pair of them is two of them."""
+    def dose(m: re.Match[str]) -> str:
+        count = int(m.group(1)) if m.group(1).isdigit() else text2num(m.group(1).lower(), "en")
+        total = count * int(m.group(2))
+        return f"{total} {m.group(3) or ''}".strip() if total in golds else m.group(0)
+
+    text = _DOSES.sub(dose, text)
+    return re.sub(r"\b(?:a\s+)?pair\s+of\s+(?=them|those|these|the)\b", "two of ", text, flags=re.I)
 
 
 def _mixed_scales(text: str, golds: set[int]) -> str:

@@ -17,6 +17,7 @@ from floorbench.scoring.judges.quantities import (
     APPROX_CONVERTED_TOLERANCE,
     CONVERTED_TOLERANCE,
     CURRENCIES,
+    UNIT_OF,
     Mention,
     lex,
     mentions,
@@ -89,3 +90,24 @@ def same_quantity(gold: Quantity, m: Mention) -> bool:
     if m.unit == "cent" and gold.unit in ("usd", "eur", "gbp"):
         return any(abs(v / 100 - gold.value) < 1e-9 for v in m.numbers)
     return False
+
+
+_SCALES = (re.compile(r"°\s*F\b|\bfahrenheit\b", re.I), re.compile(r"°\s*C\b|\bcelsius\b|\bcentigrade\b", re.I))
+"""the two temperature scales, as a gold or a question writes them"""
+
+
+def _scale(text: str) -> int | None:
+    found = [k for k, s in enumerate(_SCALES) if s.search(text)]
+    return found[0] if len(found) == 1 else None
+
+
+def unit_not_asked(question: str, gold: str, alias: str) -> bool:
+    """The question names the gold's unit ("what's it gonna be, Fahrenheit pls") and the alias is in another
+    (20 °C for 68 °F): a value in the other unit does not answer it."""
+    g, a = _scale(gold), _scale(alias)
+    if g is not None and a is not None:
+        return g != a and _scale(question) == g
+    gq, aq = gold_quantity(gold), gold_quantity(alias)
+    if gq is None or aq is None or gq.unit is None or aq.unit in (None, gq.unit):
+        return False
+    return any(UNIT_OF.get(t) == gq.unit for t in lex(question))

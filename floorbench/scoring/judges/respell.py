@@ -189,6 +189,21 @@ def _letterish(token: str) -> bool:
     return (len(t) == 1 and t.isalnum()) or t.isdigit() or t in NATO or t in _UNIT_WORDS or t == "xray"
 
 
+def _in_run(words: list[str], n: int) -> bool:
+    """Word n stands in a run of three or more letter names ("see are ex 4 4 7 1" after "sir"), one of them
+    spelled as a letter or digit: the run is a spelling even where it starts after an ordinary word."""
+    def named(w: str) -> bool:
+        return _letterish(w) or w.lower() in LETTER_HOMOPHONES
+
+    a = n
+    while a > 0 and named(words[a - 1]):
+        a -= 1
+    b = n
+    while b + 1 < len(words) and named(words[b + 1]):
+        b += 1
+    return b - a >= 2 and any(_letterish(w) for w in words[a : b + 1])
+
+
 def _code_spelling(text: str) -> str:
     """Inside a spelling ('CUE EX 7 ARE 2', 'Q X 7 R TO', 'ROMEO TOO'), a word a recogniser writes for a
     letter or digit is that letter or digit when it stands beside spelled letters or digits."""
@@ -203,7 +218,7 @@ def _code_spelling(text: str) -> str:
         near = [words[j] for j in (n - 1, n + 1) if 0 <= j < len(words)]
         if low in ("for", "as", "like") and len(near) == 2 and near[1][:1].lower() == near[0].lower():
             continue  # "T for Tango": the spelling's own "for"
-        if near and all(_letterish(w) or w.lower() in LETTER_HOMOPHONES for w in near):
+        if (near and all(_letterish(w) or w.lower() in LETTER_HOMOPHONES for w in near)) or _in_run(words, n):
             out[at[n]] = DIGIT_HOMOPHONES.get(low) or LETTER_HOMOPHONES[low]
     return " ".join(out)
 
