@@ -187,3 +187,15 @@ def test_an_alias_in_a_unit_the_question_did_not_ask(reply: str, question: str, 
 ])
 def test_letter_names_spelling_a_code_after_an_ordinary_word(reply: str, want: Verdict) -> None:
     assert answer(reply, "BKR902", "What is my booking code?") is want
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # the opposite pole said of the value itself counts the other side; a margin is the same from either
+    ("Two thirds failed, sadly.", "two thirds", "What fraction of the class passed?", W),
+    ("Two thirds passed, a third failed.", "two thirds", "What fraction of the class passed?", C),
+    ("12 were absent today.", "12", "How many pupils were present?", W),
+    ("12 were present today.", "12", "How many pupils were present?", C),
+    ("Kerry lost by 4 points.", "4 points", "By how many points did Dublin win?", C),
+])
+def test_a_value_said_of_the_other_side(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) is want

@@ -23,7 +23,7 @@ import re
 
 from floorbench.scoring.judges.anchors import HERE, value_anchored_elsewhere
 from floorbench.scoring.judges.commitment import STOP, content
-from floorbench.scoring.judges.converse import says_converse
+from floorbench.scoring.judges.converse import complement_said, says_converse
 from floorbench.scoring.judges.normalize import is_number, normalize_tokens, stem
 from floorbench.scoring.judges.quantities import UNIT_OF, Mention, lex, mentions
 from floorbench.scoring.judges.quantity_match import Quantity, gold_quantity, same_quantity
@@ -138,6 +138,9 @@ def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | No
 
     if value_anchored_elsewhere(q, respell(transcript, [gold]), question, here=True) == HERE:
         return None
+    said = [c for c in _PART.split(transcript) if c and any(same_quantity(q, m) for m in mentions(lex(c)))]
+    if len(said) == 1 and (other := complement_said(lex(question), lex(said[0]))):
+        return f"the value said counts the other side ('{other}')"
     keys = {t for t in content(lex(question)) if t not in NOT_KEYS} - set(lex(gold))
     asked_names = _names(question) - {"aria"}
     gold_words = set(lex(gold))

@@ -37,6 +37,8 @@ POLES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
         ("better best", "worse worst"),
         ("wider widest", "narrower narrowest"),
         ("deeper deepest", "shallower shallowest"),
+        ("passed pass passes", "failed fail fails"),
+        ("present attended came", "absent missed"),
     ))
 """opposite poles of one scale: a side said to have one pole leaves the other side the opposite"""
 LINKS = frozenset(("to", "against", "than", "by", "the", "over", "from"))
@@ -152,3 +154,16 @@ def says_converse(question: Sequence[str], clause: Sequence[str]) -> bool:
     many runs did India win?"): a name in it is the other side of the same fact, not another's value."""
     asked = _asked_pole(_rewrite(question))
     return asked is not None and bool(POLES[asked[0]][1 - asked[1]] & set(_rewrite(clause)))
+
+
+def complement_said(question: Sequence[str], clause: Sequence[str]) -> str:
+    """The opposite pole said of the value itself ("three quarters failed" asked what fraction passed): the
+    value counts the other side, ''. A margin ("lost by 43") is the same from either side: not this."""
+    asked = _asked_pole(_rewrite(question))
+    if asked is None:
+        return ""
+    words = _rewrite(clause)
+    k = next((i for i, t in enumerate(words) if t in POLES[asked[0]][1 - asked[1]]), None)
+    if k is None or words[k + 1 : k + 2] == ["by"] or NEGATION & set(words[max(0, k - 2) : k]):
+        return ""
+    return words[k]
