@@ -48,6 +48,8 @@ STORAGE = "Which has more storage, the blue one or the grey one?"
     ("Theo beat Lena by a second.", "Theo", "Who won the race?", C),
     ("The grey one has more storage, but the blue one has the bigger screen.", "the grey one", STORAGE, C),
     ("The winner was Limerick.", "Limerick", WHO_WON, C),
+    ("The red one, it's cheaper than the blue.", "the red one", "Which is cheaper, the red one or the blue one?", C),
+    ("The blue one, it's cheaper than the red.", "the red one", "Which is cheaper, the red one or the blue one?", W),
     ("Limerick beat Kilkenny.", "Limerick", WHO_WON, C),
     # both sides of a match named, no winner
     ("It was Limerick against Kilkenny, a great game.", "Limerick", WHO_WON, W),

@@ -93,8 +93,9 @@ def _clauses(tokens: Sequence[str]) -> list[list[str]]:
     return [c for c in out if c]
 
 
-def _sides(clause: list[str], sides: list[list[str]], names: frozenset[str], pair: int) -> list[tuple[int, int]]:
-    """(side index, pole 0/1 it has) read off one clause."""
+def _sides(clause: list[str], sides: list[list[str]], names: frozenset[str], pair: int,
+           objects: list[int]) -> list[tuple[int, int]]:
+    """(side index, pole 0/1 it has) read off one clause; `objects` gets the sides read as an object."""
     a, b = POLES[pair]
     poles = [i for i, t in enumerate(clause) if t in a or t in b]
     if len(poles) != 1:
@@ -113,6 +114,7 @@ def _sides(clause: list[str], sides: list[list[str]], names: frozenset[str], pai
             elif set(clause[i + 1 : s]) <= LINKS and (any(t not in LINKS for t in clause[:i][-4:]) or
                                                       SUBJECTS & set(clause[:i])):
                 out.append((n, 1 - pole))  # "Kilkenny lost to Limerick", "beat Limerick": the object
+                objects.append(n)
     return out
 
 
@@ -134,8 +136,9 @@ def converse_answer(refs: Sequence[list[str]], tokens: Sequence[str], question: 
     if not golds:
         return None
     picks: set[bool] = set()
+    objects: list[int] = []
     for clause in _clauses(tokens):
-        for n, pole in _sides(clause, sides, names, pair):
+        for n, pole in _sides(clause, sides, names, pair, objects):
             has = pole == want
             if len(sides) == 2:
                 picks.add((n in golds) == has)
@@ -144,8 +147,10 @@ def converse_answer(refs: Sequence[list[str]], tokens: Sequence[str], question: 
     if len(picks) != 1:
         return None
     if picks.pop():
-        said = " ".join(sorted(POLES[pair][1 - want] & set(tokens))) or "a negated pole"
-        return ("correct", "answer.converse", f"says the other side has the opposite ('{said}')") if opposite else None
+        said = " ".join(sorted(POLES[pair][1 - want] & set(tokens))) or ("a negated pole" if opposite else "a comparison")
+        if not opposite and not set(objects) - golds:
+            return None  # in the question's own words, with no other side set against the gold: other rules
+        return "correct", "answer.converse", f"says the other side has the opposite ('{said}')"
     return "wrong", "answer.converse-other", "puts the gold on the side opposite to the one asked"
 
 
