@@ -76,6 +76,7 @@ from floorbench.scoring.judges.people import (
 from floorbench.scoring.judges.quantities import Mention, half_said_later, lex, mentions
 from floorbench.scoring.judges.quantity_match import Quantity, gold_quantity, same_quantity, unit_not_asked
 from floorbench.scoring.judges.respell import respell, says_score
+from floorbench.scoring.judges.several_values import several_values
 from floorbench.scoring.judges.typed_rules import (
     breakdown,
     commit_reason,
@@ -533,7 +534,9 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
         entity = False
         code = gold_code(ref)
         parts = [] if code or (q is not None and n == 0) else _parts(ref)
-        if code:
+        if (several := several_values(ref, inp.transcript, refs[0])) is not None:
+            outcome = several
+        elif code:
             outcome = _code(code, reply)
         elif parts:
             outcome = _compound(ref, parts, reply)
