@@ -101,3 +101,26 @@ def test_left_to_the_other_rules() -> None:
     assert several_values("70 minutes", "An hour and ten minutes.") is None
     assert several_values("-5 °C", "Twenty-three Fahrenheit.") is None
     assert several_values("12.7 mm", "Thirteen millimetres.") is None
+
+
+@pytest.mark.parametrize(("reply", "want"), [
+    ("Plus or minus five hundredths of a millimetre.", C),
+    ("Give or take 0.05 mm.", C),
+    ("Minus 0.05.", W),
+    ("Plus five hundredths.", W),
+])
+def test_tolerance_gold_is_two_values(reply: str, want: Verdict) -> None:
+    """A gold tolerance ("±0.05 mm") is a value above and one below: said one way only, it is wrong."""
+    assert answer(reply, "±0.05 mm") is want, reply
+
+
+@pytest.mark.parametrize(("reply", "want"), [
+    ("Seven per mille.", C),
+    ("Point seven percent.", C),
+    ("Seven percent.", W),
+])
+def test_alias_in_another_unit_is_no_escape(reply: str, want: Verdict) -> None:
+    """An alias in another unit ("seven per mille" for 0.7 %) does not accept its number said in the
+    gold's own unit ("seven percent" is ten times the gold)."""
+    inp = JudgeInput(Task.answer, reply, gold="0.7%", aliases=["seven per mille"])
+    assert JUDGE.judge([inp])[0].verdict is want, reply

@@ -33,6 +33,7 @@ Outcome = tuple[str, str, str]
 _TIME_UNITS = frozenset(("hour", "minute", "second"))
 _SIGNED = re.compile(r"(?:^|\s)[-−–]\s?\d|\b(?:minus|negative|below)\b", re.I)
 _CORRECTION = re.compile(r"(?:^|[,.;]\s*)(?:no+|sorry|i mean|wait|actually)\b(?:\s*lah)?[,\s]+", re.I)
+_PLUS_MINUS = re.compile(r"\s*(?:±|\+/-|\+-|plus or minus|plus minus|give or take)", re.I)
 _TOLERANCE = re.compile(r"^\s*,?\s*(?:plus or minus|give or take|±|\+/-|plus minus)", re.I)
 _FREQ: tuple[tuple[str, float], ...] = (
     (r"\bq\s?(\d+)\s?h(?:rs?|ours?)?\b", -1.0),
@@ -197,8 +198,12 @@ def _converted(ref: str, gold: Atom, transcript: str, said: tuple[Atom, ...], fi
         return "correct", "answer.tolerance-detail", f"'{ref}': the gold value, with a tolerance after it as detail"
     if any(s.unit == gold.unit and s.kind != "ratio" for s in said):
         return None  # said in the gold's own unit: the quantity rules judge it
-    if first and any(s.unit == g.unit and s.kind != "ratio" for s in said for g in atoms(first)):
+    own = [(g, s) for s in said for g in atoms(first) if s.unit == g.unit and s.kind != "ratio"]
+    if own and (any(_same(g, s) for g, s in own) or len(atoms(first)) != 1):
         return None  # said in the unit of the gold itself (this is an alias): the quantity rules judge it
+    if own:
+        return "wrong", "answer.converted-other", f"'{ref}': the reply says the gold's own unit ({own[0][1].unit}) " \
+            "with another value"
     said = _joined(said)
     other = [s for s in said if s.unit and (s.unit != gold.unit or s.kind == "ratio") and s.unit not in _TIME_UNITS
              and _same(gold, s) is not None]
@@ -225,6 +230,8 @@ def several_values(ref: str, transcript: str, first: str = "") -> Outcome | None
     said = atoms(text)
     if not gold or not said:
         return None
+    if _PLUS_MINUS.match(ref) and len(gold) == 1:
+        return _plus_minus(ref, gold[0], text, said)
     strip = ref.strip()
     if re.fullmatch(r"v?\d+(?:\.\d+){2,}", strip):
         seq = [g.value for g in gold]
@@ -248,6 +255,17 @@ def several_values(ref: str, transcript: str, first: str = "") -> Outcome | None
     if len(gold) >= 2:
         return _compound(ref, gold, said)
     return _converted(ref, next(iter(gold)), text, said, first)
+
+
+def _plus_minus(ref: str, gold: Atom, text: str, said: tuple[Atom, ...]) -> Outcome | None:
+    """A gold tolerance ("±0.2 mm") is two values, above and below: "plus 0.2" says one of them."""
+    if not any(_same(gold, s) for s in said):
+        return None
+    if _PLUS_MINUS.search(text):
+        return "correct", "answer.several-values", f"'{ref}': the tolerance said both ways"
+    if re.search(r"\b(?:plus|minus|over|under|above|below)\b", text, re.I):
+        return "wrong", "answer.several-other", f"'{ref}': the tolerance said one way only"
+    return None
 
 
 def _date(ref: str, gold: tuple[Atom, ...], said: tuple[Atom, ...]) -> Outcome | None:

@@ -29,6 +29,8 @@ _SMALL = {w: i for i, w in enumerate(
     "seventeen eighteen nineteen".split())} | {"oh": 0}
 _TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
 
+_PARTS = {"tenth": 10, "tenths": 10, "hundredth": 100, "hundredths": 100, "thousandth": 1000, "thousandths": 1000}
+
 UNITS: dict[str, str] = {
     **dict.fromkeys(("lb", "lbs", "pound", "pounds"), "pound"),
     **dict.fromkeys(("oz", "ounce", "ounces"), "ounce"),
@@ -44,7 +46,8 @@ UNITS: dict[str, str] = {
     **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), "second"),
     **dict.fromkeys(("c", "celsius", "centigrade"), "degC"),
     **dict.fromkeys(("f", "fahrenheit"), "degF"),
-    **dict.fromkeys(("%", "percent", "per cent"), "percent"),
+    **dict.fromkeys(("%", "percent"), "percent"),
+    **dict.fromkeys(("‰", "permille"), "permille"),
 }
 """unit words → pint names; a compound unit ("N·m", "foot-pounds") is read by `_unit_at`"""
 
@@ -73,7 +76,7 @@ def tokens_of(text: str) -> list[str]:
     text = re.sub(r"\ba hundred\b", "one hundred", text)
     text = re.sub(r"(\d+\.\d+)\.(?=\d)", r"\1 point ", text)  # 2.3.1: the second dot is a separator
     text = re.sub(r"(\d)\.(\d+) point", r"\1 point \2 point", text)
-    return re.findall(r"\d+(?:\.\d+)?|[a-z]+|%|[,.;]", text)
+    return re.findall(r"\d+(?:\.\d+)?|[a-z]+|[%‰±]|[,.;]", text)
 
 
 def _word_number(toks: list[str], i: int) -> tuple[float, int] | None:
@@ -114,8 +117,8 @@ def _unit_at(toks: list[str], j: int) -> tuple[str | None, int]:
         return "newton * meter", k + 1
     if pair in (("foot", "pounds"), ("ft", "lb"), ("ft", "lbs"), ("foot", "pound")):
         return "foot * force_pound", k + 2
-    if pair == ("per", "cent"):
-        return "percent", k + 2
+    if pair in (("per", "cent"), ("per", "mille")):
+        return ("percent" if pair[1] == "cent" else "permille"), k + 2
     if k < len(toks) and toks[k] in UNITS:
         return UNITS[toks[k]], k + 1
     return (None, j) if k == j else ("degree", k)
@@ -170,6 +173,9 @@ def atoms(text: str) -> tuple[Atom, ...]:
         if toks[j:j + 2] and toks[j] == "point" and j + 1 < len(toks) and toks[j + 1] in _SMALL \
                 and toks[j + 2:j + 3] != ["point"] and "point" not in toks[max(0, i - 2):i]:
             value, places, j = _decimals(value, toks, j + 1)
+        if toks[j:j + 1] and toks[j] in _PARTS:  # "two tenths" of a millimetre
+            value, places, j = value / _PARTS[toks[j]], len(str(_PARTS[toks[j]])) - 1, j + 1
+            j += 2 if toks[j:j + 2] in (["of", "a"], ["of", "an"]) else 0
         if toks[j:j + 3] in (["and", "a", "half"],):
             value, places, j = value + 0.5, 1, j + 3
         if toks[j:j + 1] in (["in"], ["out"]) and (rest := toks[j + 1:j + 4]):
