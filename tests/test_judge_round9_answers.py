@@ -29,6 +29,10 @@ def answer(reply: str, gold: str, question: str = "") -> Verdict:
     ("A hundred and forty-seven ounces.", "9 lb 3 oz", C),
     ("Nine pounds, give or take.", "9 lb 3 oz", W),
     ("Nine pounds five ounces.", "9 lb 3 oz", W),
+    ("Nine pounds, three weeks early.", "9 lb 3 oz", W),
+    ("Five foot ten.", "5 feet 10 inches", C),
+    ("About 178 centimetres.", "5 feet 10 inches", C),
+    ("Five foot eleven.", "5 feet 10 inches", W),
     # a date with its year, however written
     ("Fourteenth March twenty twenty-seven.", "14 March 2027", C),
     ("14-3-2027, the Sunday.", "14 March 2027", C),

@@ -31,6 +31,8 @@ from floorbench.scoring.judges.value_atoms import Atom, atoms, tokens_of
 Outcome = tuple[str, str, str]
 
 _TIME_UNITS = frozenset(("hour", "minute", "second"))
+_BARE_AFTER = frozenset((",", ".", ";", "lah", "lor", "then", "and", "exactly", "now"))
+"""what may follow a number said without its unit ("nine three, sorry"); "3 weeks" is a count of something else"""
 _SIGNED = re.compile(r"(?:^|\s)[-−–]\s?\d|\b(?:minus|negative|below)\b", re.I)
 _CORRECTION = re.compile(r"(?:^|[,.;]\s*)(?:no+|sorry|i mean|wait|actually)\b(?:\s*lah)?[,\s]+", re.I)
 _PLUS_MINUS = re.compile(r"\s*(?:±|\+/-|\+-|plus or minus|plus minus|give or take)", re.I)
@@ -144,7 +146,7 @@ def _dose(ref: str, transcript: str, whole: str) -> Outcome | None:
     return "incomplete", "answer.several-missing", f"'{ref}': {'how often' if said else 'the amount'} not said"
 
 
-def _compound(ref: str, gold: tuple[Atom, ...], said: tuple[Atom, ...]) -> Outcome | None:
+def _compound(ref: str, gold: tuple[Atom, ...], said: tuple[Atom, ...], toks: list[str]) -> Outcome | None:
     units = [g.unit for g in gold]
     if any(u is None or u in _TIME_UNITS for u in units) or len(set(units)) != len(units):
         return None
@@ -152,7 +154,10 @@ def _compound(ref: str, gold: tuple[Atom, ...], said: tuple[Atom, ...]) -> Outco
     if any(_convert(1.0, u, last) is None for u in units if u):
         return None
     total = Atom(sum(_convert(g.value, g.unit or last, last) or 0.0 for g in gold), "num", last, 0, 0, 3)
-    each = all(any(s.unit == g.unit and _same(g, s) for s in said) for g in gold)
+    said = tuple(s for s in said if s.unit or s.end >= len(toks) or toks[s.end] in _BARE_AFTER
+                 or any(o.start == s.end for o in said))  # "nine three", but not "3 weeks"
+    each = all(any((s.unit == g.unit or (k and s.unit is None)) and _same(g, s) for s in said)
+               for k, g in enumerate(gold))  # "five foot ten": the last part's unit goes unsaid
     bare = [s.value for s in said if s.unit is None]
     in_order = any(bare[k:k + len(gold)] == [g.value for g in gold] for k in range(len(bare)))
     whole = any(s.unit and s.unit != gold[0].unit and _same(total, s) for s in said)
@@ -253,7 +258,7 @@ def several_values(ref: str, transcript: str, first: str = "") -> Outcome | None
     if len(gold) == 2 and re.search(r"\d\s*(?:to|-|–)\s*\d", strip):
         return _range(ref, gold, said)
     if len(gold) >= 2:
-        return _compound(ref, gold, said)
+        return _compound(ref, gold, said, tokens_of(text))
     return _converted(ref, next(iter(gold)), text, said, first)
 
 
