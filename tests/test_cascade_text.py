@@ -172,3 +172,24 @@ def test_an_item_misheard_by_asr_takes_the_remaining_amount():
     assert answer("Aria, what did the salmon, the vegetables and the wine cost all together?", said)[0] == (
         "That's 41 dollars in total."
     )
+
+
+@pytest.mark.parametrize("heard", [
+    [],  # the opening was never heard
+    ["Hi Aria. I bought three apples and two pears today."],  # heard, and said again: counted once
+    ["I bought three apples"],  # heard in part
+])
+def test_facts_said_with_the_question_are_evidence_and_the_unit_is_the_asking_sentences(heard):
+    """A caller not understood says the facts and the question in one breath: the facts count, once, and
+    "how many pieces of fruit" asks for no unit heard, so the apples and the pears are summed."""
+    q = "I bought three apples and two pears. How many pieces of fruit is that altogether?"
+    reply, rule = answer(q, h(*heard))
+    assert (reply.split()[1], rule) == ("5", "total"), reply
+
+
+def test_a_statement_after_the_question_is_not_the_question():
+    said = h("The taxi was 20 dollars and the tip 5 dollars.")
+    assert answer("Aria, what did the taxi and the tip come to? Thanks.", said)[0] == "That's 25 dollars in total."
+    # a single-sentence question is unchanged: the unit it names is the one asked for
+    assert answer("Aria, how many apples did I buy?", h("I bought three apples and two pears."))[0] == (
+        "That's 3 apples in total.")

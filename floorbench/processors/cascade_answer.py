@@ -1,7 +1,8 @@
 """The cascade's answers: small, documented solvers over what its ASR heard earlier in the room.
 
 `answer(question, heard)` tries, in order, the first rule whose question form
-matches and whose evidence was heard; every rule works on the quantities that
+matches and whose evidence was heard (earlier, or as statements before the question in
+the same utterance); every rule works on the quantities that
 `cascade_text.quantities` finds, each tied to the clause it was said in, and on
 the items the question names ("the entry fee, the sports watch and …"):
 
@@ -161,6 +162,11 @@ def _evidence(question: str, history: list[Heard], name: str) -> Evidence:
         h for h in history if h.text.strip() and not (mentions_name(h.text, name) and is_request(h.text))
     ]
     qs = [x for h in earlier for x in quantities(h.text)]
+    asked, told = _asked_and_told(question)
+    told_qs = quantities(told) if told else []
+    if told_qs:  # facts said in the same breath as the question are heard too, last; one said again counts once
+        earlier = [*earlier, Heard(told, -1, -1)]
+        qs += [x for x in told_qs if not any((x.value, x.unit) == (y.value, y.unit) for y in qs)]
     amounts = [x for x in qs if x.unit not in ("clock", "minutes")]
     items = _items(question)
     named = [x for x in (_item_quantity(i, amounts) for i in items) if x is not None]
@@ -180,8 +186,22 @@ def _evidence(question: str, history: list[Heard], name: str) -> Evidence:
         durations=[x for x in qs if x.unit == "minutes"],
         items=items,
         named=named,
-        unit=_asked_unit(question, amounts),
+        unit=_asked_unit(asked, amounts),
     )
+
+
+def _asked_and_told(question: str) -> tuple[str, str]:
+    """(the sentence that asks, the statements said before it in the same utterance).
+
+    A caller who was not understood says the facts and the question in one breath ("I bought three
+    apples and two pears. How many pieces of fruit is that?"): the facts are evidence, and the unit
+    asked for is the asking sentence's ("pieces of fruit", none of the units heard), not the first
+    unit named anywhere in the utterance ("apples")."""
+    parts = sentences(question)
+    at = max((i for i, p in enumerate(parts) if p.endswith("?")), default=len(parts) - 1)
+    if at <= 0:
+        return question, ""
+    return parts[at], " ".join(p for p in parts[:at] if not p.endswith("?"))
 
 
 def _extreme(ev: Evidence) -> Answer | None:
