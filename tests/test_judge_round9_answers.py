@@ -128,3 +128,24 @@ def test_alias_in_another_unit_is_no_escape(reply: str, want: Verdict) -> None:
     gold's own unit ("seven percent" is ten times the gold)."""
     inp = JudgeInput(Task.answer, reply, gold="0.7%", aliases=["seven per mille"])
     assert JUDGE.judge([inp])[0].verdict is want, reply
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("three thousand four hundred metres", 3400.0), ("a thousand two hundred", 1200.0),
+    ("two thousand and nine", 2009.0), ("forty thousand six hundred and ten", 40610.0),
+])
+def test_a_number_said_across_thousand_is_one_value(text: str, value: float) -> None:
+    assert [a.value for a in atoms(text)] == [value]
+
+
+@pytest.mark.parametrize(("reply", "gold", "want"), [
+    ("Nine pound two — no, ten pound two.", "9 lb 2 oz", "wrong"),  # corrected after a dash: the last claim
+    ("Ten pound two - sorry, nine pound two.", "9 lb 2 oz", "correct"),
+    ("The 3rd or the 4th of May, 2031.", "May 4, 2031", "wrong"),  # two days left open
+    ("The 4th of May, 2031.", "May 4, 2031", "correct"),
+    ("Three or four kilos.", "3.5 kg", "wrong"),
+    ("Three thousand five hundred grams.", "3.5 kg", "correct"),
+    ("Six thousand grams.", "3.5 kg", "wrong"),
+])
+def test_the_last_correction_and_left_open_options_of_several_values(reply: str, gold: str, want: Verdict) -> None:
+    assert answer(reply, gold) == want

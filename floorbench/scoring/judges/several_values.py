@@ -34,7 +34,7 @@ _TIME_UNITS = frozenset(("hour", "minute", "second"))
 _BARE_AFTER = frozenset((",", ".", ";", "lah", "lor", "then", "and", "exactly", "now"))
 """what may follow a number said without its unit ("nine three, sorry"); "3 weeks" is a count of something else"""
 _SIGNED = re.compile(r"(?:^|\s)[-−–]\s?\d|\b(?:minus|negative|below)\b", re.I)
-_CORRECTION = re.compile(r"(?:^|[,.;]\s*)(?:no+|sorry|i mean|wait|actually)\b(?:\s*lah)?[,\s]+", re.I)
+_CORRECTION = re.compile(r"(?:^|[,.;—–]\s*|\s-\s*)(?:no+|sorry|i mean|wait|actually)\b(?:\s*lah)?[,\s]+", re.I)
 _PLUS_MINUS = re.compile(r"\s*(?:±|\+/-|\+-|plus or minus|plus minus|give or take)", re.I)
 _TOLERANCE = re.compile(r"^\s*,?\s*(?:plus or minus|give or take|±|\+/-|plus minus)", re.I)
 _FREQ: tuple[tuple[str, float], ...] = (
@@ -87,6 +87,15 @@ def _after_correction(transcript: str) -> str:
         if atoms(transcript[cut:]):
             return transcript[cut:]
     return transcript
+
+
+def _alternatives(text: str) -> str:
+    """Two different values put as options ("the 14th or 15th", "two or three"): '' when none."""
+    toks, found = tokens_of(text), atoms(text)
+    for a, b in itertools.pairwise(found):
+        if [t for t in toks[a.end:b.start] if t not in ("st", "nd", "rd", "th", "the", "of")] == ["or"] and a.value != b.value:
+            return " ".join(toks[a.start:b.end])
+    return ""
 
 
 def _candidates(found: tuple[Atom, ...]) -> set[float]:
@@ -229,6 +238,8 @@ def several_values(ref: str, transcript: str, first: str = "") -> Outcome | None
     """A verdict on a gold of several values (or one in another system), or None to leave it to the
     other rules."""
     text = _after_correction(transcript)
+    if " or " not in f" {ref.lower()} " and (alternatives := _alternatives(text)):
+        return "wrong", "answer.hedged", f"'{ref}': offers {alternatives} and leaves them unchosen"
     if re.search(_FREQ[0][0] + "|" + "|".join(p for p, _ in _FREQ[1:]), ref.lower()):
         return _dose(ref, text, transcript)
     gold = atoms(ref)

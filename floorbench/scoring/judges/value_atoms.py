@@ -73,7 +73,7 @@ def tokens_of(text: str) -> list[str]:
     text = text.lower().replace("·", " ").replace("°", " ").replace("#", " # ")
     text = re.sub(r"(\d)-(?=\d)", r"\1 ", text)
     text = re.sub(r"(\d),(?=\d{3}\b)", r"\1", text)  # 2,500
-    text = re.sub(r"\ba hundred\b", "one hundred", text)
+    text = re.sub(r"\ba (hundred|thousand)\b", r"one \1", text)
     text = re.sub(r"(\d+\.\d+)\.(?=\d)", r"\1 point ", text)  # 2.3.1: the second dot is a separator
     text = re.sub(r"(\d)\.(\d+) point", r"\1 point \2 point", text)
     return re.findall(r"\d+(?:\.\d+)?|[a-z]+|[%‰±]|[,.;]", text)
@@ -85,21 +85,22 @@ def _word_number(toks: list[str], i: int) -> tuple[float, int] | None:
     current = 0.0
     while j < len(toks):
         t = toks[j]
-        if t in _TENS and (not seen or (current % 100 == 0 and current % 1000 != 0 and current >= 100)):
+        fresh = not seen or (value > 0 and current == 0)  # at the start, or just after 'thousand'
+        if t in _TENS and (fresh or (current % 100 == 0 and current % 1000 != 0 and current >= 100)):
             current += _TENS[t]
             seen = True
             if j + 1 < len(toks) and toks[j + 1] in _SMALL and 0 < _SMALL[toks[j + 1]] < 10:
                 current += _SMALL[toks[j + 1]]
                 j += 1
-        elif t in _SMALL and t != "oh" and (not seen or (current % 100 == 0 and current >= 100)):
+        elif t in _SMALL and t != "oh" and (fresh or (current % 100 == 0 and current >= 100)):
             current += _SMALL[t]
             seen = True
         elif t == "hundred" and seen and current < 100:
             current *= 100
         elif t == "thousand" and seen:
             value, current = value + current * 1000, 0.0
-        elif t == "and" and seen and current >= 100 and j + 1 < len(toks) and (toks[j + 1] in _SMALL
-                                                                              or toks[j + 1] in _TENS):
+        elif t == "and" and seen and (current >= 100 or (value > 0 and current == 0)) and j + 1 < len(toks) and (
+                toks[j + 1] in _SMALL or toks[j + 1] in _TENS):
             pass
         else:
             break
