@@ -18,7 +18,7 @@ asks for is the claim, with no opposite labels to tell them apart (`binding` rea
 from __future__ import annotations
 
 from floorbench.scoring.judges.commitment import STOP, content
-from floorbench.scoring.judges.normalize import is_number, stem
+from floorbench.scoring.judges.normalize import is_number, split_at, stem
 from floorbench.scoring.judges.quantities import UNIT_OF, Mention, lex, mentions
 from floorbench.scoring.judges.quantity_match import Quantity, same_quantity
 
@@ -49,16 +49,6 @@ def _anchor(tokens: list[str]) -> str | None:
     by_tense = [a for a, w in (("past", PAST_TENSE), ("present", PRESENT_TENSE), ("future", FUTURE_TENSE))
                 if words & w]
     return by_tense[0] if len(by_tense) == 1 else None
-
-
-def _parts(tokens: list[str]) -> list[list[str]]:
-    out: list[list[str]] = [[]]
-    for t in tokens:
-        if t in EDGES:
-            out.append([])
-        else:
-            out[-1].append(t)
-    return [p for p in out if p]
 
 
 def _day(q: Quantity, p: list[str], m: Mention) -> float | None:
@@ -106,7 +96,7 @@ def value_anchored_elsewhere(q: Quantity, transcript: str, question: str, here: 
     asked = lex(question)
     if WORKING & set(lex(transcript)):
         return None  # working shown: the values before the result are its terms, not rival answers
-    parts = _parts(lex(transcript))
+    parts = split_at(lex(transcript), EDGES)
     found = [mentions(p) for p in parts]
     qualifiers = {c for m in mentions(asked) if (c := _counted(asked, m)) is not None}
     nouns = {noun for _, noun in qualifiers}

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from floorbench.scoring.judges.commitment import NEGATION, content, entity_spans, question_options
+from floorbench.scoring.judges.normalize import split_at
 
 POLES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
     (frozenset(a.split()), frozenset(b.split())) for a, b in (
@@ -83,16 +84,6 @@ def _options(question: Sequence[str], gold: list[str]) -> list[list[str]]:
     return found
 
 
-def _clauses(tokens: Sequence[str]) -> list[list[str]]:
-    out: list[list[str]] = [[]]
-    for t in tokens:
-        if t in EDGES:
-            out.append([])
-        else:
-            out[-1].append(t)
-    return [c for c in out if c]
-
-
 def _sides(clause: list[str], sides: list[list[str]], names: frozenset[str], pair: int,
            objects: list[int]) -> list[tuple[int, int]]:
     """(side index, pole 0/1 it has) read off one clause; `objects` gets the sides read as an object."""
@@ -137,7 +128,7 @@ def converse_answer(refs: Sequence[list[str]], tokens: Sequence[str], question: 
         return None
     picks: set[bool] = set()
     objects: list[int] = []
-    for clause in _clauses(tokens):
+    for clause in split_at(tokens, EDGES):
         for n, pole in _sides(clause, sides, names, pair, objects):
             has = pole == want
             if len(sides) == 2:

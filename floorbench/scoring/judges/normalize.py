@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 UNITS = {
     "zero": 0, "oh": None, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -202,3 +203,15 @@ def polarity(tokens: list[str]) -> str | None:
         if t in NO:
             return "no"
     return None
+
+
+def split_at(tokens: Sequence[str], edges: frozenset[str]) -> list[list[str]]:
+    """The runs of `tokens` between edge tokens (punctuation, conjunctions), empty runs dropped: the
+    clauses a rule binds a value or a claim to."""
+    out: list[list[str]] = [[]]
+    for t in tokens:
+        if t in edges:
+            out.append([])
+        else:
+            out[-1].append(t)
+    return [c for c in out if c]
