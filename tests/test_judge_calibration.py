@@ -199,7 +199,7 @@ class _TableJudge(BaseHTTPRequestHandler):
                      or f"meanwhile: {r}" in prompt)
         send_chat_reply(self, json.dumps({"verdict": TABLE[reply]}))
 
-    def log_message(self, *args: object) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
