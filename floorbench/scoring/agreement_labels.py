@@ -48,6 +48,8 @@ PACKAGED = {
     "calibration-independent6": CALIBRATION / "independent6",
     "calibration-independent7": CALIBRATION / "independent7",
     "calibration-independent8": CALIBRATION / "independent8",
+    "calibration-independent9": CALIBRATION / "independent9",
+    "calibration-independent10": CALIBRATION / "independent10",
 }
 """names `--labels` takes for the packaged sets: the development set the offline judge was
 improved on, a hold-out set written (and committed) before the judge was run on it, the
@@ -55,7 +57,7 @@ two halves of a set labelled blind (by people who never saw the judge): the tuni
 a frozen hold-out half measured once (blind/README.md), the varied set of issue 34's classes
 (varied/README.md: a tuning source and a source of the same author kept out of tuning), and two
 samples written by people other than the rules' author, each measured once and tuning material
-after (independent/ … independent6/), or kept out of tuning so far (independent7/, independent8/)"""
+after (independent/ … independent6/), or kept out of tuning so far (independent7/ … independent10/)"""
 ALL = ("calibration", "calibration-holdout", "calibration-blind", "calibration-varied")
 """what `--labels calibration-all` joins: the project's own packaged sets the rules may be tuned on
 (not the frozen blind hold-out, not the independent samples)"""

@@ -121,6 +121,7 @@ def judge_agreement_cmd(
         "'calibration-blind-holdout', 'calibration-varied', 'calibration-independent', 'calibration-independent2', "
         "'calibration-independent3', 'calibration-independent4', 'calibration-independent5', "
         "'calibration-independent6', 'calibration-independent7', 'calibration-independent8', "
+        "'calibration-independent9', 'calibration-independent10', "
         "'calibration-all', 'calibration-tuning'), a JSONL "
         "file or a folder; several joined by '+'"
     ),
