@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from floorbench.scoring.judges.commitment import NEGATION, STOP, Span, stem, word_matches
+from floorbench.scoring.judges.item_values import pair_clauses
 from floorbench.scoring.judges.quantities import mentions
 
 CLASSES = (
@@ -60,11 +61,13 @@ def focus_words(question: Sequence[str], options: Sequence[Sequence[str]], names
 
 
 def _clauses(tokens: Sequence[str]) -> list[Span]:
+    """Clauses split at `BREAKS`, and again where a new subject and its verb start without a mark ("Ana has
+    the keys the car is with Ben": `item_values.pair_clauses`)."""
     out, a = [], 0
     for i, t in enumerate([*tokens, "."]):
         if t in BREAKS:
             if i > a:
-                out.append((a, i))
+                out.extend((a + c, a + d) for c, d in pair_clauses(tokens[a:i]) or [(0, i - a)])
             a = i + 1
     return out
 
