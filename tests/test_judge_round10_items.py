@@ -106,3 +106,18 @@ def test_generated_item_values(items: list[str], prices: list[int], asked: int, 
     question = f"How much is the {items[asked]} for the day?"
     assert answer(reply, f"£{prices[asked]}", question) == C, reply
     assert answer(reply, f"£{prices[1 - asked]}", question) == W, reply
+
+
+@pytest.mark.parametrize(("question", "reply", "gold", "want"), [
+    # asked *who*: the people a reply names are candidates, not asides about others
+    ("Who is the godmother of little Ines?", "Auntie Rosa, no, sorry, it's Auntie Carmen.", "Auntie Carmen", C),
+    ("Who is the godmother of little Ines?", "Auntie Carmen, no, sorry, it's Auntie Rosa.", "Auntie Carmen", W),
+    ("Who is the godmother of little Ines?", "Your Mum's older sister, Carmen.", "Carmen", C),
+    ("Who painted the mural by the station?", "Not Okoro, it was Adaeze Nwosu.", "Adaeze Nwosu", C),
+    # a name with its title or particle is still one side of an "or"
+    ("Who won the spelling bee: Haru, Sora or Ren?", "Haru-kun or Sora-chan, both spelled well.", "Haru", W),
+    # a question about someone keeps asides about others
+    ("What did Priya order?", "Tom had the curry, but Priya went for the dosa.", "the curry", W),
+])
+def test_people_as_candidates(question: str, reply: str, gold: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) == want

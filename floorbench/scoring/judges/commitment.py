@@ -316,7 +316,10 @@ def hedged(tokens: Sequence[str], span: tuple[int, int], later: Sequence[int] = 
     glue = frozenset((",", "the", "a", "an", "at", "about", "around"))
     if "or" in tokens[span[0] + 1 : span[1]]:
         return True  # "Nguyen or Ms Nolan": the gold's words found across an alternative
-    k = span[1] + 1 if span[1] < len(tokens) and tokens[span[1]] == "," else span[1]
+    k = span[1]
+    while k < len(tokens) and tokens[k] in HONORIFICS:
+        k += 1  # "Yuki-san or Min-ji-ssi": the title goes with the name
+    k = k + 1 if k < len(tokens) and tokens[k] == "," else k
     if (k < len(tokens) and tokens[k] == "or" and not set(tokens[k + 1 : k + 2]) & APPROXIMATE
             and not _conditional(tokens, k)):
         return True
@@ -330,6 +333,8 @@ def hedged(tokens: Sequence[str], span: tuple[int, int], later: Sequence[int] = 
     return _before(tokens, span[0], glue) in ("or", "either", "between")
 
 
+HONORIFICS = frozenset(("san", "ssi", "sama", "kun", "chan", "ji", "sahib", "po", "lah"))
+"""titles and particles said after a name ("Yuki-san", "Min-ji-ssi", "Tito Ramon po")"""
 SCOPE = frozenset(("if", "with", "including", "counting", "without", "plus"))
 """what makes an "or" alternative answer another scope ("or 52 with the booking fee")"""
 UNSURE = HEDGE_MARKERS - {"or"}

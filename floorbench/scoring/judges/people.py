@@ -60,7 +60,11 @@ def people(text: str, gold_words: Sequence[str] = ()) -> frozenset[str]:
 
 def asked_people(question: str) -> frozenset[str]:
     """The people a question asks about ("what did Jonas pick?"): capitalised words that are not
-    its first word, the name it is put to ("Aria, ...", "..., Aria?", "hey Aria") or a filler."""
+    its first word, the name it is put to ("Aria, ...", "..., Aria?", "hey Aria") or a filler. None when
+    it asks *who*: its answer is a person, so the people a reply names are candidates ("Kuya Jun, no,
+    sorry, Tito Ramon"; "your dad's brother, Ramon"), not others' asides."""
+    if re.match(r"\s*(?:\w+\s*,\s*)?(?:and\s+|so\s+)?(?:who|whom)\b", question, re.I):
+        return frozenset()
     out: set[str] = set()
     for m in re.finditer(r"\b[A-Z][a-z]+", question):
         before, after = question[: m.start()], question[m.end():]
