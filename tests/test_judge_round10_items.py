@@ -121,3 +121,18 @@ def test_generated_item_values(items: list[str], prices: list[int], asked: int, 
 ])
 def test_people_as_candidates(question: str, reply: str, gold: str, want: Verdict) -> None:
     assert answer(reply, gold, question) == want
+
+
+@pytest.mark.parametrize(("question", "reply", "gold", "want"), [
+    # a total after the items summed is the whole the question asks about
+    ("How much is the boat tour?", "Twenty for the boat and eight for the lunch, twenty-eight all told.", "£28", C),
+    ("How much is the boat tour?", "Twenty for the boat and eight for the lunch, so twenty-eight in total.", "£28", C),
+    ("How much is the boat tour?", "Twenty for the boat and eight for the lunch.", "£8", W),
+    # a code given to another item
+    ("What's the part number of the black charger?", "PX-7710-W is the white charger the black one is PX-7720-B",
+     "PX-7710-W", W),
+    ("What's the part number of the black charger?", "the white one is PX-7710-W the black one is PX-7720-B",
+     "PX-7720-B", C),
+])
+def test_totals_and_codes(question: str, reply: str, gold: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) == want

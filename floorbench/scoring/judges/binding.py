@@ -26,13 +26,16 @@ from floorbench.scoring.judges.anchors import HERE, value_anchored_elsewhere
 from floorbench.scoring.judges.commitment import STOP, content
 from floorbench.scoring.judges.converse import complement_said, says_converse
 from floorbench.scoring.judges.item_values import (
+    code_bound_elsewhere,
     role_bound_elsewhere,
+    totalled,
     unpicked_list,
     value_bound_to_other_item,
 )
 from floorbench.scoring.judges.normalize import is_number, normalize_tokens, stem
 from floorbench.scoring.judges.quantities import UNIT_OF, Mention, lex, mentions
 from floorbench.scoring.judges.quantity_match import Quantity, gold_quantity, same_quantity
+from floorbench.scoring.judges.values import gold_code
 
 _CLAUSE = re.compile(r"\s*(?:[;.!?]+|—|–\s|\s-\s|,?\s+(?:but|then|while|whereas)\s+)\s*", re.I)
 _PART = re.compile(r"\s*(?:[;.!?,]+|—|–\s|\s-\s|\s+(?:but|then|while|whereas)\s+)\s*", re.I)
@@ -135,8 +138,10 @@ def _opposite_label(q: Quantity, gold: str, transcript: str, question: str) -> s
 
 def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | None:
     """Why the reply's gold value belongs to another thing than the one asked about, or None."""
+    if question and gold_code(gold) and (coded := code_bound_elsewhere(gold, transcript, question)):
+        return coded
     q = gold_quantity(gold)
-    if q is None or not question:
+    if q is None or not question or totalled(q, transcript):
         return None
     if opposite := _opposite_label(q, gold, transcript, question):
         return opposite

@@ -21,7 +21,9 @@ express is", "the armchair | the sofa is"), each clause one item with its value 
   a list with no pick, partial, unless the gold leads it ("the Pixel lasts twenty hours, the iPhone
   seventeen": the first item named is read as the answer, the rest as working).
 
-These only ever make a reply wrong.
+A value marked as a total ("thirty-five all told", "so nine") is bound to the whole asked about, never to one
+item (`totalled`); a code said as written is read by the role rule (`code_bound_elsewhere`). These only ever
+make a reply wrong.
 """
 
 from __future__ import annotations
@@ -67,7 +69,9 @@ def _new_subject(tokens: Sequence[str], i: int, a: int, ends: set[int]) -> bool:
     if not any(t in LINKS for t in tokens[a:i]):
         return False
     if tokens[i] in DETERMINERS:
-        return i + 2 < len(tokens) and tokens[i + 1] not in STOP and tokens[i + 2] in LINKS
+        return tokens[i + 1 : i + 2] != [] and tokens[i + 1] not in STOP and (
+            tokens[i + 2 : i + 3] in [[t] for t in LINKS] or (tokens[i + 3 : i + 4] in [[t] for t in LINKS]
+                                                            and tokens[i + 2] not in DETERMINERS))  # "the blue one is"
     if tokens[i] in STOP or i + 1 >= len(tokens) or tokens[i + 1] not in LINKS:
         return False
     return i in ends or (tokens[i - 1] not in STOP and tokens[i - 1] not in LINKS and tokens[i - 1] not in DETERMINERS
@@ -201,6 +205,38 @@ def role_bound_elsewhere(tokens: Sequence[str], question: Sequence[str], gold_wo
             return f"the role asked ('{' '.join(sorted(said))}') goes with '{rival[0]}'; the gold's clause gives it " \
                 f"another ('{' '.join(sorted(mine - keys))}')"
     return None
+
+
+def code_bound_elsewhere(gold: str, transcript: str, question: str) -> str | None:
+    """Why a code said as written ("KT-2041-BL is the white kettle, the blue one is KT-2042-BL" for the blue
+    kettle's) is given to another item than the one asked, or None: the role rule on the code's clause."""
+    tokens, code = lex(transcript), "".join(t for t in lex(gold) if t.isalnum())
+    spans: list[Span] = []
+    for k in range(len(tokens)):
+        joined, j = "", k
+        while j < len(tokens) and len(joined) < len(code) and tokens[j].isalnum():
+            joined, j = joined + tokens[j], j + 1
+        if code and joined == code and (not spans or k >= spans[-1][1]):
+            spans.append((k, j))  # the code however the tokens split it ("kt 2 0 4 1 bl")
+    if not spans:
+        return None
+    return role_bound_elsewhere(tokens, lex(question), [code], spans, [])
+
+
+TOTALS = ("all told", "in total", "in all", "altogether", "all in", "all up", "total", "so", "that makes", "making",
+          "comes to", "come to", "which makes")
+"""what marks a value as the sum of the ones before it ("thirty for the coach and five for the tea, thirty-five all
+told"): a conclusion, bound to the whole the question asks about, not to one of the items summed"""
+
+
+def totalled(q: Quantity, transcript: str) -> bool:
+    """Whether the clause that says the gold value marks it as a total (see `TOTALS`)."""
+    tokens = lex(transcript)
+    for a, b in pair_clauses(tokens):
+        if any(same_quantity(q, m) for m in mentions(list(tokens[a:b]))):
+            said = f" {' '.join(tokens[max(0, a - 1) : b])} "
+            return any(f" {t} " in said for t in TOTALS)
+    return False
 
 
 def question_list(question: Sequence[str]) -> list[list[str]]:
