@@ -136,3 +136,14 @@ def test_people_as_candidates(question: str, reply: str, gold: str, want: Verdic
 ])
 def test_totals_and_codes(question: str, reply: str, gold: str, want: Verdict) -> None:
     assert answer(reply, gold, question) == want
+
+
+@pytest.mark.parametrize(("question", "reply", "gold", "want"), [
+    # the options ruled out first, then the pick (a recogniser drops the dash)
+    ("Which of the twins' friends is oldest: Bruno, Keiko or Lars?", "Not Bruno, not Keiko Lars.", "Lars", C),
+    ("Which of the twins' friends is oldest: Bruno, Keiko or Lars?", "Not Bruno, not Keiko — Lars.", "Lars", C),
+    ("Which of the twins' friends is oldest: Bruno, Keiko or Lars?", "Not Lars, not Keiko — Bruno.", "Lars", W),
+    ("Which of the twins' friends is oldest: Bruno, Keiko or Lars?", "I don't think Lars.", "Lars", W),
+])
+def test_ruled_out_then_picked(question: str, reply: str, gold: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) == want

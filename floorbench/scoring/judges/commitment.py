@@ -300,14 +300,31 @@ def _after(tokens: Sequence[str], j: int, skip: frozenset[str]) -> str:
 
 
 def negated(tokens: Sequence[str], span: tuple[int, int]) -> bool:
+    """A negation within three words before the span, unless what stands between is another answer of its
+    own: a number before a number ("not quite twenty — eighteen"), or one name before a name ("not Giulia —
+    Nikos"; a recogniser drops the dash), a verb of belief aside ("don't think Nikos" stays negated)."""
     k = span[0] - 1
     for _ in range(3):
         if k < 0 or tokens[k] in (",", "."):
             return False
         if tokens[k] in NEGATION:
-            return True
+            return not _negates_another(list(tokens[k + 1 : span[0]]), list(tokens[span[0] : span[1]]))
         k -= 1
     return False
+
+
+BELIEF = frozenset("think thought reckon believe sure guess remember mean suppose know knew say".split())
+DEGREE = frozenset("quite really exactly even just only much more less over under above below".split())
+
+
+def _negates_another(between: list[str], said: list[str]) -> bool:
+    """The negation's object is `between`, another answer said before the span (see `negated`)."""
+    if not between or set(between) & BELIEF:
+        return False
+    if any(is_number(t) for t in said) and any(is_number(t) for t in between):
+        return not set(between) & {"than", "to", "from"}  # "not more than 20" negates 20's bound
+    words = [t for t in between if t not in DEGREE]
+    return len(words) == 1 and words[0].isalpha() and words[0] not in STOP and len(said) <= 3
 
 
 def hedged(tokens: Sequence[str], span: tuple[int, int], later: Sequence[int] = ()) -> bool:
