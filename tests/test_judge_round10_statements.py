@@ -54,6 +54,8 @@ def test_statement_answers_by_predicate(question: str, reply: str, want: str) ->
     ("Do I need a visa for Ghana?", "Just your passport."),  # no predicate of the classes
     ("Is the market open on Sunday?", "Is it the covered market you mean?"),  # asks back
     ("Is the market open on Saturday?", "Only on weekends."),  # the restriction keeps the asked case
+    ("Do you take cheques?", "We only accept cards."),  # a restriction to another thing: not read
+    ("Can I swap a worn jacket?", "You can only swap unworn ones."),
 ])
 def test_no_statement_reading(question: str, reply: str) -> None:
     assert stated_answer(question, reply) is None

@@ -16,6 +16,8 @@ question's predicate*:
   is yes, the other no ("not open" to "closed?" is yes);
 - a statement whose "on …" names another day or occasion than the question's ("closed on Christmas"
   to "open on Boxing Day?") is about another case and says nothing;
+- a restriction to another thing than the question's ("we only take cash" to "do you accept cards?") is
+  not read (whether it excludes the asked thing is world knowledge);
 - a restriction ("only in the mornings", "just weekdays") whose time words are of the same kind as
   the question's ("afternoon", "Saturday") and exclude it answers the opposite of what it affirms (an
   elliptical "only in the mornings" affirms the question's own predicate, so it answers no).
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import re
 
+from floorbench.scoring.judges.commitment import STOP
 from floorbench.scoring.judges.normalize import NO, normalize_tokens, stem
 
 Phrase = tuple[str, ...]
@@ -78,7 +81,7 @@ def asked_predicate(question: str) -> tuple[int, bool, list[str]] | None:
     rest = tokens[k + 1 :]
     if tokens[k] in PERMISSION_MODALS and rest[:1] and rest[0] in PERMISSION_SUBJECTS:
         allowed = next(i for i, c in enumerate(CLASSES) if c[0] == "allowed")
-        return allowed, True, rest
+        return allowed, True, rest[1:]  # from the verb asked about ("return the headphones")
     best: tuple[int, int, bool] | None = None
     for n, (_, pos, neg) in enumerate(CLASSES):
         for side, phrases in ((True, pos), (False, neg)):
@@ -136,6 +139,18 @@ def restricted_away(words: list[str], asked_words: list[str]) -> bool:
     return False
 
 
+def restricted_elsewhere(words: list[str], asked_words: list[str]) -> bool:
+    """The clause narrows ("only", "just") to something and none of the question's words after its predicate
+    is in what it narrows to ("we only take cash" to "do you accept cards?"): it speaks of another thing, and
+    whether that excludes the asked one is not read."""
+    k = next((i for i, w in enumerate(words) if w in RESTRICTORS), None)
+    if k is None:
+        return False
+    asked = {stem(w) for w in asked_words[1:] if w not in STOP}
+    said = {stem(w) for w in words[k + 1 :] if w not in STOP}
+    return bool(asked) and bool(said - asked) and not said & asked
+
+
 def stated_answer(question: str, transcript: str) -> str | None:
     """'yes' or 'no' by the reply's statement about the question's predicate (see the module
     docstring), or None when the question has no predicate of the classes or the reply says nothing
@@ -153,6 +168,8 @@ def stated_answer(question: str, transcript: str) -> str | None:
             return "yes" if (not affirmed) == side else "no"
         if not hits:
             continue
+        if restricted_elsewhere(words, after):
+            return None  # "we only take cash" to "do you accept cards?": a restriction to another thing
         at, said_side = min(hits)
         if "".join(words[at : at + 1]) in NEGATORS:  # "cannot", "not allowed": the phrase carries its own negation
             said_side = False
