@@ -36,6 +36,8 @@ def answer(reply: str, gold: str, question: str = "", aliases: tuple[str, ...] =
     ("Which van is taking the fridge?", "Bluebird has the fridge, the wardrobe is with Crestline", "Bluebird", C),
     ("Who is the best man at the wedding?", "Omar is the usher; the best man is Declan.", "Omar", W),
     ("Who is the best man at the wedding?", "Declan is the best man; Omar is the usher.", "Declan", C),
+    ("Who's the head coach this season?", "Head coach is Mr Alvarez, Mr Brandt is the assistant.", "Mr Brandt", W),
+    ("Who's the head coach this season?", "Head coach is Mr Alvarez, Mr Brandt is the assistant.", "Mr Alvarez", C),
     ("Who won the final frame, us or the Pattersons?", "The Pattersons took the first frame but you took the final.",
      "the Pattersons", W),
     # every option paired with a value and none picked

@@ -184,6 +184,7 @@ def role_bound_elsewhere(tokens: Sequence[str], question: Sequence[str], gold_wo
                 and tokens[i] not in LINKS and tokens[i] not in US and not tokens[i][:1].isdigit()
                 and tokens[i] not in FILLERS and tokens[i] not in DETERMINERS}
 
+    gold = [s for s in gold if any(a <= s[0] and s[1] <= b for a, b in clauses)]  # not "Mrs Ong, Mrs Tan" as one
     holding = [(a, b) for a, b in clauses if any(a <= s[0] < b for s in gold)]
     if len(holding) != 1:
         return None
