@@ -39,6 +39,10 @@ def answer(reply: str, gold: str, question: str = "") -> Verdict:
     ("Is the blue jumper available in medium?", "Medium has sold out, sorry.", "no"),
     ("Did I lock the shed?", "The shed's unlocked, the padlock's on the bench.", "no"),
     ("Is the 9:40 ferry on time?", "It's delayed by twenty minutes.", "no"),
+    # a carve-out of the asked case
+    ("Is the library open on Thursday?", "Open every day apart from Thursdays.", "no"),
+    ("Is the library closed on Thursday?", "They're open all week except Thursday.", "yes"),
+    ("Is the library open on Thursday?", "Open every day except Mondays.", "yes"),
     # a restriction that excludes the asked case answers the opposite
     ("Is the clinic open on Sunday morning?", "Only on weekdays.", "no"),
     ("Is the clinic open on Wednesday evening?", "Just in the mornings.", "no"),

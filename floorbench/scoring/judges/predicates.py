@@ -14,6 +14,7 @@ question's predicate*:
   the same class: that word's side, turned over by a negation just before it ("not open", "nuh
   open", "cannot enter", "don't accept"), is what the reply asserts; the same side as the question's
   is yes, the other no ("not open" to "closed?" is yes);
+- a statement that carves out the asked case ("open every day except Sunday") says the opposite;
 - a statement whose "on …" names another day or occasion than the question's ("closed on Christmas"
   to "open on Boxing Day?") is about another case and says nothing;
 - a restriction to another thing than the question's ("we only take cash" to "do you accept cards?") is
@@ -139,6 +140,21 @@ def restricted_away(words: list[str], asked_words: list[str]) -> bool:
     return False
 
 
+EXCEPT = ("except", "apart from", "other than", "but not", "besides", "excluding")
+
+
+def excepts_asked(words: list[str], asked_words: list[str]) -> bool:
+    """The clause carves out of its statement a word the question asks about ("open every day except Sunday",
+    "apart from Sundays")."""
+    said = " ".join(words)
+    asked = {stem(w) for w in asked_words[1:] if w not in STOP}
+    for marker in EXCEPT:
+        k = said.find(f"{marker} ") if said.startswith(f"{marker} ") else said.find(f" {marker} ")
+        if k >= 0 and asked & {stem(w) for w in said[k:].split()[len(marker.split()) :][:3]}:
+            return True
+    return False
+
+
 def restricted_elsewhere(words: list[str], asked_words: list[str]) -> bool:
     """The clause narrows ("only", "just") to something and none of the question's words after its predicate
     is in what it narrows to ("we only take cash" to "do you accept cards?"): it speaks of another thing, and
@@ -177,5 +193,7 @@ def stated_answer(question: str, transcript: str) -> str | None:
         if occasion and own and not occasion & own:
             return None  # "closed on Christmas" to "open on Boxing Day?": another case
         affirmed = said_side != _negated(words, at)
+        if excepts_asked(words, after):
+            affirmed = not affirmed  # "open every day except Sunday" to "open on Sunday?"
         return "yes" if affirmed == side else "no"
     return None
