@@ -28,6 +28,12 @@ def answer(reply: str, gold: str, question: str = "", aliases: tuple[str, ...] =
     ("What's the fare to Leeds?", "Leeds is forty-two pounds, and York is thirty-five.", "£35", W),
     ("What's the fare to Leeds?", "Leeds is forty-two pounds, and York is thirty-five.", "£42", C),
     ("How many points did the Tigers get against the Sharks?", "The Sharks got twenty-one, we only got nine.", "21", W),
+    # the asked item's own value, with other items beside it, stays right
+    ("How much did the ferry cost?", "The ferry was 85, and the taxi was 30.", "85", C),
+    ("How much did the ferry cost?", "The taxi was 30 and the ferry was 85.", "85", C),
+    ("How much did the ferry cost?", "The taxi was 30 and the ferry was 85.", "30", W),
+    ("Which room is Professor Lund in?", "Room 9, Professor Aalto is in 11.", "9", C),
+    ("How many did we score against Rovers?", "Four, Rovers only managed two.", "4", C),
     # a conclusion or the working behind it is no other item
     ("What do the soup and the bread come to?", "Six for the soup and three for the bread, so nine.", "9", C),
     ("How much syrup per dose?", "Ten ml only, twice a day with food.", "10 ml", C),

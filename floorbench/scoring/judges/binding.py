@@ -170,9 +170,10 @@ def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | No
                     pattern is _CLAUSE or (_names_thing(clauses[g]) and any(
                         _same_kind(q, m) for m in mentions(lex(clause))))):
                 return f"the value said goes with another thing; '{' '.join(sorted(lacking))}' goes with '{clause}'"
-            if k != g and _names(clauses[g]) - asked_names - gold_words and _names(clause) & asked_names and not \
-                    says_converse(lex(question), lex(clauses[g])):
-                return f"the value said is another's ('{', '.join(sorted(_names(clauses[g]) - asked_names))}')"
+            own_names = _names(clauses[g]) - asked_names - gold_words - set(lex(question))  # "Room 12" for "which room"
+            if k != g and own_names and _names(clause) & asked_names and not says_converse(lex(question),
+                                                                                           lex(clauses[g])):
+                return f"the value said is another's ('{', '.join(sorted(own_names))}')"
     if other := value_bound_to_other_item(q, gold, respell(transcript, [gold]), question):
         return other
     if _about_asker(question) and (someone := _named_subject(transcript, q)) and someone not in asked_names | gold_words:
