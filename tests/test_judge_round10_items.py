@@ -46,6 +46,11 @@ def answer(reply: str, gold: str, question: str = "", aliases: tuple[str, ...] =
     ("Who's the head coach this season?", "Head coach is Mr Alvarez, Mr Brandt is the assistant.", "Mr Alvarez", C),
     ("Who won the final frame, us or the Pattersons?", "The Pattersons took the first frame but you took the final.",
      "the Pattersons", W),
+    # a claim placed in another period, and a clause after "X, and" with its own subject, are no rivals
+    ("Who is the treasurer this year?", "Marguerite, Desmond was treasurer last year.", "Marguerite", C),
+    ("Who is the treasurer this year?", "Desmond was treasurer last year, Marguerite this year.", "Desmond", W),
+    ("Which florist is doing the bouquets?", "Petalworks, and Bloomfield has the table flowers.", "Petalworks", C),
+    ("Which florist is doing the bouquets?", "Petalworks and Bloomfield.", "Petalworks", W),
     # every option paired with a value and none picked
     ("Which bakery is cheapest for a sourdough: Hollis, Marrow or Pike?", "Hollis 4.20, Marrow 3.80, Pike 4.00.",
      "Marrow", W),

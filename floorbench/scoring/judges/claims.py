@@ -72,6 +72,17 @@ def _clauses(tokens: Sequence[str]) -> list[Span]:
     return out
 
 
+DEIXIS = frozenset(("last", "next", "previous", "past", "coming"))
+PERIODS = frozenset("year years week weeks month months season seasons term terms time night weekend".split())
+
+
+def _another_time(clause: Sequence[str], focus: Sequence[str]) -> bool:
+    """The clause places its claim in another period than the question ("Tom was captain last year" to "who is
+    captain this year?"): a deictic word before a period the question's focus does not have."""
+    return any(t in DEIXIS and clause[k + 1 : k + 2] and clause[k + 1] in PERIODS and t not in focus
+               for k, t in enumerate(clause))
+
+
 def claim_subjects(tokens: Sequence[str], focus: Sequence[str], gold: Sequence[Span],
                    others: Sequence[Span], start: int = 0) -> list[tuple[str, Span]]:
     """('gold' | 'other' | 'not-gold' | 'not-other', span) of the subject of every clause that says a
@@ -83,7 +94,7 @@ def claim_subjects(tokens: Sequence[str], focus: Sequence[str], gold: Sequence[S
         if b <= start:
             continue
         hit = next((k for k in range(a, b) if any(_matches(f, tokens[k]) for f in focus)), None)
-        if hit is None:
+        if hit is None or _another_time(tokens[a:b], focus):
             continue
         before = [("gold", s) for s in gold if a <= s[0] < hit] + [("other", s) for s in others if a <= s[0] < hit]
         if before:

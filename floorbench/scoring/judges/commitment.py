@@ -379,6 +379,8 @@ def listed(tokens: Sequence[str], span: tuple[int, int]) -> bool:
         k = next((i for i in range(span[1], len(tokens)) if tokens[i] == "and"), len(tokens))
         if _after(tokens, k + 1, frozenset((",",))) in CLAUSE_STARTS:
             return False  # "at the clock tower, and bring an umbrella": a new clause, not a second answer
+        if tokens[span[1] : span[1] + 1] == [","] and any(t in CLAUSE_VERBS for t in tokens[k + 2 : k + 5]):
+            return False  # "Evri, and DPD has the armchair": a subject and its verb, a clause of its own
     return nxt in ("and", *FACING) or prev in ("and", "then", *FACING)
 
 
@@ -390,6 +392,8 @@ CLAUSE_STARTS = frozenset(
     "get go keep try let lets so then also can could will would should must".split()
 )
 """what opens a clause after "X, and …" (a pronoun, a modal, an imperative): no second answer"""
+CLAUSE_VERBS = frozenset("is are was were has have had s does did will would".split())
+"""a verb a few words after "X, and": what follows is a clause with its own subject"""
 
 
 def asked_dimensions(question: Sequence[str]) -> set[str]:
