@@ -53,6 +53,15 @@ def test_statement_answers_by_predicate(question: str, reply: str, want: str) ->
     assert answer(reply, "no" if want == "yes" else "yes", question) == W
 
 
+@pytest.mark.parametrize(("question", "reply", "want"), [
+    ("Does the campsite allow dogs?", "No dogs, I'm afraid.", "no"),  # "no" before the question's own noun answers
+    ("Is the matinee sold out?", "Yep, not a seat left.", "yes"),  # "yep, not …" is no "yeah nah"
+    ("Is the matinee sold out?", "Yeah nah, plenty of seats.", "no"),
+])
+def test_answer_words(question: str, reply: str, want: str) -> None:
+    assert answer(reply, want, question) == C
+
+
 @pytest.mark.parametrize(("question", "reply"), [
     ("Is the museum open on Easter Monday?", "They were closed on Good Friday, I know that."),  # another occasion
     ("Do I need a visa for Ghana?", "Just your passport."),  # no predicate of the classes

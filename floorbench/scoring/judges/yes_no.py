@@ -50,12 +50,15 @@ terms of address too: "no ji", "no mate")"""
 _DETERMINER_NO = re.compile(r"\bno\s+(?!-)([a-z]+)\b", re.I)
 
 
-def determiner_no(transcript: str) -> str:
+def determiner_no(transcript: str, question: str = "") -> str:
     """The reply without each "no" that is a determiner before a noun ("No stress, they're open", "no doubt
-    it'll rain", "no problem"): such a "no" negates the noun, it does not answer the question."""
+    it'll rain", "no problem"): such a "no" negates the noun, it does not answer the question; unless the
+    noun is the question's own ("No pets, sorry" to "does the hotel allow pets?"): then it answers."""
+    asked = {stem(w) for w in normalize_tokens(question)}
+
     def drop(m: re.Match[str]) -> str:
         word = m.group(1).lower()
-        if word in NOT_A_NOUN_AFTER_NO or word in ADDRESS_TERMS or word in YES or word in NO or word.endswith("ly"):
+        if stem(word) in asked or word in NOT_A_NOUN_AFTER_NO or word in ADDRESS_TERMS or word in YES or word in NO or word.endswith("ly"):
             return m.group(0)
         return word
 
@@ -151,7 +154,7 @@ def yes_no(want: str, transcript: str, question: str = "") -> Outcome:
     if (hedged := both_ways(transcript)):
         return "wrong", "answer.yes-no-uncommitted", f"'{hedged}': puts both answers as possibilities"
     spoken = lex(transcript)
-    transcript = determiner_no(transcript)
+    transcript = determiner_no(transcript, question)
     said = normalize_tokens(transcript)
     tokens = lex(transcript)
     verb = asked_verb(question)
@@ -173,8 +176,8 @@ def yes_no(want: str, transcript: str, question: str = "") -> Outcome:
     if not start and (held := held_back(tokens)):
         return "wrong", "answer.yes-no-withdrawn", f"'{held}' takes the yes or no back at once and no other " \
             "is said: it commits to neither"
-    if not start and len(said) > 1 and said[0] in YES | NO and said[1] in YES | NO and (said[0] in YES) != (
-            said[1] in YES):
+    if not start and len(said) > 1 and said[0] in YES | ANSWER_WORDS and said[1] in YES | ANSWER_WORDS and (
+            said[0] in YES) != (said[1] in YES):
         got = "yes" if said[1] in YES else "no"  # "yeah nah", "nah yeah": the second word answers
     if got == "yes" and not stated and (kept := excepted(said, normalize_tokens(question))):
         return ("correct" if want == "no" else "wrong"), "answer.yes-except", \
