@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from floorbench.scoring.judges import JudgeInput, JudgeVerdict, Verdict
-from floorbench.scoring.judges.binding import concluded, counted_otherwise, value_bound_elsewhere
+from floorbench.scoring.judges.binding import concluded, counted_otherwise, item_claim, value_bound_elsewhere
 from floorbench.scoring.judges.claims import (
     bound_elsewhere,
     bound_to_gold,
@@ -372,7 +372,7 @@ def _entity(ref: str, reply: Reply, gold_words: list[str] | None = None, part_of
     if not committed:
         rule, reason = next(w for w in why if w is not None)
         return "wrong", rule, f"'{ref}' said but {reason}"
-    valued = valued_rank(tokens, reply.question, gold_words)
+    valued = valued_rank(tokens, reply.question, gold_words) or item_claim(reply, gold_words, committed, others)
     other_claim = (bound_elsewhere(tokens, focus, committed, others, start) or ranked_below(tokens, focus, committed)
                    or only_a_landmark(tokens, committed, others) or valued)
     if other_claim is not None:

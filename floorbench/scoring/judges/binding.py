@@ -20,13 +20,22 @@ Names are read from capitals, so a recogniser's ALL CAPS text binds by the first
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 from floorbench.scoring.judges.anchors import HERE, value_anchored_elsewhere
 from floorbench.scoring.judges.commitment import STOP, content
 from floorbench.scoring.judges.converse import complement_said, says_converse
+from floorbench.scoring.judges.item_values import (
+    code_bound_elsewhere,
+    role_bound_elsewhere,
+    totalled,
+    unpicked_list,
+    value_bound_to_other_item,
+)
 from floorbench.scoring.judges.normalize import is_number, normalize_tokens, stem
 from floorbench.scoring.judges.quantities import UNIT_OF, Mention, lex, mentions
 from floorbench.scoring.judges.quantity_match import Quantity, gold_quantity, same_quantity
+from floorbench.scoring.judges.values import gold_code
 
 _CLAUSE = re.compile(r"\s*(?:[;.!?]+|—|–\s|\s-\s|,?\s+(?:but|then|while|whereas)\s+)\s*", re.I)
 _PART = re.compile(r"\s*(?:[;.!?,]+|—|–\s|\s-\s|\s+(?:but|then|while|whereas)\s+)\s*", re.I)
@@ -129,8 +138,10 @@ def _opposite_label(q: Quantity, gold: str, transcript: str, question: str) -> s
 
 def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | None:
     """Why the reply's gold value belongs to another thing than the one asked about, or None."""
+    if question and gold_code(gold) and (coded := code_bound_elsewhere(gold, transcript, question)):
+        return coded
     q = gold_quantity(gold)
-    if q is None or not question:
+    if q is None or not question or totalled(q, transcript):
         return None
     if opposite := _opposite_label(q, gold, transcript, question):
         return opposite
@@ -159,9 +170,12 @@ def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | No
                     pattern is _CLAUSE or (_names_thing(clauses[g]) and any(
                         _same_kind(q, m) for m in mentions(lex(clause))))):
                 return f"the value said goes with another thing; '{' '.join(sorted(lacking))}' goes with '{clause}'"
-            if k != g and _names(clauses[g]) - asked_names - gold_words and _names(clause) & asked_names and not \
-                    says_converse(lex(question), lex(clauses[g])):
-                return f"the value said is another's ('{', '.join(sorted(_names(clauses[g]) - asked_names))}')"
+            own_names = _names(clauses[g]) - asked_names - gold_words - set(lex(question))  # "Room 12" for "which room"
+            if k != g and own_names and _names(clause) & asked_names and not says_converse(lex(question),
+                                                                                           lex(clauses[g])):
+                return f"the value said is another's ('{', '.join(sorted(own_names))}')"
+    if other := value_bound_to_other_item(q, gold, respell(transcript, [gold]), question):
+        return other
     if _about_asker(question) and (someone := _named_subject(transcript, q)) and someone not in asked_names | gold_words:
         return f"the question asks about the asker, and the value said is {someone.capitalize()}'s"
     gold_names = _names(f"x {gold}") & asked_names
@@ -198,6 +212,19 @@ def _named_subject(transcript: str, q: object) -> str | None:
             return None
         return word
     return None
+
+
+class _Read(Protocol):
+    tokens: list[str]
+    question: list[str]
+
+
+def item_claim(reply: _Read, gold_words: list[str], gold: list[tuple[int, int]],
+               others: list[tuple[int, int]]) -> str | None:
+    """Why a name or choice the reply says is bound to another role than the one asked, or picked from no
+    list (`item_values`), or None. `reply`: its tokens and the question's."""
+    tokens, question = reply.tokens, reply.question
+    return role_bound_elsewhere(tokens, question, gold_words, gold, others) or unpicked_list(tokens, question, gold_words)
 
 
 CONCLUDING = frozenset(("so", "therefore", "hence", "thus", "meaning", "means"))

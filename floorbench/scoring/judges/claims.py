@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from floorbench.scoring.judges.commitment import NEGATION, STOP, Span, stem, word_matches
+from floorbench.scoring.judges.item_values import pair_clauses
 from floorbench.scoring.judges.quantities import mentions
 
 CLASSES = (
@@ -60,13 +61,26 @@ def focus_words(question: Sequence[str], options: Sequence[Sequence[str]], names
 
 
 def _clauses(tokens: Sequence[str]) -> list[Span]:
+    """Clauses split at `BREAKS`, and again where a new subject and its verb start without a mark ("Ana has
+    the keys the car is with Ben": `item_values.pair_clauses`)."""
     out, a = [], 0
     for i, t in enumerate([*tokens, "."]):
         if t in BREAKS:
             if i > a:
-                out.append((a, i))
+                out.extend((a + c, a + d) for c, d in pair_clauses(tokens[a:i]) or [(0, i - a)])
             a = i + 1
     return out
+
+
+DEIXIS = frozenset(("last", "next", "previous", "past", "coming"))
+PERIODS = frozenset("year years week weeks month months season seasons term terms time night weekend".split())
+
+
+def _another_time(clause: Sequence[str], focus: Sequence[str]) -> bool:
+    """The clause places its claim in another period than the question ("Tom was captain last year" to "who is
+    captain this year?"): a deictic word before a period the question's focus does not have."""
+    return any(t in DEIXIS and clause[k + 1 : k + 2] and clause[k + 1] in PERIODS and t not in focus
+               for k, t in enumerate(clause))
 
 
 def claim_subjects(tokens: Sequence[str], focus: Sequence[str], gold: Sequence[Span],
@@ -80,7 +94,7 @@ def claim_subjects(tokens: Sequence[str], focus: Sequence[str], gold: Sequence[S
         if b <= start:
             continue
         hit = next((k for k in range(a, b) if any(_matches(f, tokens[k]) for f in focus)), None)
-        if hit is None:
+        if hit is None or _another_time(tokens[a:b], focus):
             continue
         before = [("gold", s) for s in gold if a <= s[0] < hit] + [("other", s) for s in others if a <= s[0] < hit]
         if before:

@@ -300,14 +300,31 @@ def _after(tokens: Sequence[str], j: int, skip: frozenset[str]) -> str:
 
 
 def negated(tokens: Sequence[str], span: tuple[int, int]) -> bool:
+    """A negation within three words before the span, unless what stands between is another answer of its
+    own: a number before a number ("not quite twenty — eighteen"), or one name before a name ("not Giulia —
+    Nikos"; a recogniser drops the dash), a verb of belief aside ("don't think Nikos" stays negated)."""
     k = span[0] - 1
     for _ in range(3):
         if k < 0 or tokens[k] in (",", "."):
             return False
         if tokens[k] in NEGATION:
-            return True
+            return not _negates_another(list(tokens[k + 1 : span[0]]), list(tokens[span[0] : span[1]]))
         k -= 1
     return False
+
+
+BELIEF = frozenset("think thought reckon believe sure guess remember mean suppose know knew say".split())
+DEGREE = frozenset("quite really exactly even just only much more less over under above below".split())
+
+
+def _negates_another(between: list[str], said: list[str]) -> bool:
+    """The negation's object is `between`, another answer said before the span (see `negated`)."""
+    if not between or set(between) & BELIEF:
+        return False
+    if any(is_number(t) for t in said) and any(is_number(t) for t in between):
+        return not set(between) & {"than", "to", "from"}  # "not more than 20" negates 20's bound
+    words = [t for t in between if t not in DEGREE]
+    return len(words) == 1 and words[0].isalpha() and words[0] not in STOP and len(said) <= 3
 
 
 def hedged(tokens: Sequence[str], span: tuple[int, int], later: Sequence[int] = ()) -> bool:
@@ -316,7 +333,10 @@ def hedged(tokens: Sequence[str], span: tuple[int, int], later: Sequence[int] = 
     glue = frozenset((",", "the", "a", "an", "at", "about", "around"))
     if "or" in tokens[span[0] + 1 : span[1]]:
         return True  # "Nguyen or Ms Nolan": the gold's words found across an alternative
-    k = span[1] + 1 if span[1] < len(tokens) and tokens[span[1]] == "," else span[1]
+    k = span[1]
+    while k < len(tokens) and tokens[k] in HONORIFICS:
+        k += 1  # "Yuki-san or Min-ji-ssi": the title goes with the name
+    k = k + 1 if k < len(tokens) and tokens[k] == "," else k
     if (k < len(tokens) and tokens[k] == "or" and not set(tokens[k + 1 : k + 2]) & APPROXIMATE
             and not _conditional(tokens, k)):
         return True
@@ -330,6 +350,8 @@ def hedged(tokens: Sequence[str], span: tuple[int, int], later: Sequence[int] = 
     return _before(tokens, span[0], glue) in ("or", "either", "between")
 
 
+HONORIFICS = frozenset(("san", "ssi", "sama", "kun", "chan", "ji", "sahib", "po", "lah"))
+"""titles and particles said after a name ("Yuki-san", "Min-ji-ssi", "Tito Ramon po")"""
 SCOPE = frozenset(("if", "with", "including", "counting", "without", "plus"))
 """what makes an "or" alternative answer another scope ("or 52 with the booking fee")"""
 UNSURE = HEDGE_MARKERS - {"or"}
@@ -357,6 +379,8 @@ def listed(tokens: Sequence[str], span: tuple[int, int]) -> bool:
         k = next((i for i in range(span[1], len(tokens)) if tokens[i] == "and"), len(tokens))
         if _after(tokens, k + 1, frozenset((",",))) in CLAUSE_STARTS:
             return False  # "at the clock tower, and bring an umbrella": a new clause, not a second answer
+        if tokens[span[1] : span[1] + 1] == [","] and any(t in CLAUSE_VERBS for t in tokens[k + 2 : k + 5]):
+            return False  # "Evri, and DPD has the armchair": a subject and its verb, a clause of its own
     return nxt in ("and", *FACING) or prev in ("and", "then", *FACING)
 
 
@@ -368,6 +392,8 @@ CLAUSE_STARTS = frozenset(
     "get go keep try let lets so then also can could will would should must".split()
 )
 """what opens a clause after "X, and …" (a pronoun, a modal, an imperative): no second answer"""
+CLAUSE_VERBS = frozenset("is are was were has have had s does did will would".split())
+"""a verb a few words after "X, and": what follows is a clause with its own subject"""
 
 
 def asked_dimensions(question: Sequence[str]) -> set[str]:

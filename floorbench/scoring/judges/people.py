@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from floorbench.scoring.judges.claims import RELATIONAL
 from floorbench.scoring.judges.commitment import CORRECTION, STOP, content, entity_spans, word_matches
+from floorbench.scoring.judges.item_values import question_list
 from floorbench.scoring.judges.normalize import stem
 from floorbench.scoring.judges.quantities import lex
 from floorbench.scoring.judges.values import MONTHS, WEEKDAYS
@@ -60,7 +61,12 @@ def people(text: str, gold_words: Sequence[str] = ()) -> frozenset[str]:
 
 def asked_people(question: str) -> frozenset[str]:
     """The people a question asks about ("what did Jonas pick?"): capitalised words that are not
-    its first word, the name it is put to ("Aria, ...", "..., Aria?", "hey Aria") or a filler."""
+    its first word, the name it is put to ("Aria, ...", "..., Aria?", "hey Aria") or a filler. None when
+    it asks *who*: its answer is a person, so the people a reply names are candidates ("Kuya Jun, no,
+    sorry, Tito Ramon"; "your dad's brother, Ramon"), not others' asides."""
+    if re.match(r"\s*(?:\w+\s*,\s*)?(?:and\s+|so\s+)?(?:who|whom)\b", question, re.I):
+        return frozenset()
+    listed = {w for option in question_list(lex(question)) for w in option}  # "…: Bruno, Keiko or Lars?": candidates
     out: set[str] = set()
     for m in re.finditer(r"\b[A-Z][a-z]+", question):
         before, after = question[: m.start()], question[m.end():]
@@ -71,7 +77,7 @@ def asked_people(question: str) -> frozenset[str]:
         if re.search(r"\b(?:hey|hi)\s*$", before.lower()):
             continue
         word = m.group(0).lower()
-        if word not in NOT_NAMES and word.removesuffix("s") not in WEEKDAYS and word not in MONTHS:
+        if word not in NOT_NAMES and word.removesuffix("s") not in WEEKDAYS and word not in MONTHS and word not in listed:
             out.add(word)  # "the final on Sunday" names a day, not somebody asked about
     return frozenset(out)
 

@@ -14,11 +14,12 @@ import re
 
 from floorbench.scoring.judges.commitment import STOP, correction_start
 from floorbench.scoring.judges.normalize import NO, YES, content_tokens, normalize_tokens, polarity, stem
+from floorbench.scoring.judges.predicates import stated_answer
 from floorbench.scoring.judges.quantities import lex
 from floorbench.scoring.judges.turn_grammar import ADDRESS_TERMS
 from floorbench.scoring.judges.typed_rules import Outcome, narrowed_to
 
-NO_COMMITMENT = ("not sure", "dont know", "do not know", "no idea", "hard to say", "cant say", "cannot say",
+NO_COMMITMENT = ("not sure", "like to say", "rather not say", "dont know", "do not know", "no idea", "hard to say", "cant say", "cannot say",
                  "couldnt say", "could not say", "not certain", "cant be sure", "couldnt be sure", "cannot be sure",
                  "couldnt tell you", "wouldnt know", "cant tell you", "not be certain")
 """disclaimers of knowledge: a reply that makes one commits to neither answer"""
@@ -49,12 +50,15 @@ terms of address too: "no ji", "no mate")"""
 _DETERMINER_NO = re.compile(r"\bno\s+(?!-)([a-z]+)\b", re.I)
 
 
-def determiner_no(transcript: str) -> str:
+def determiner_no(transcript: str, question: str = "") -> str:
     """The reply without each "no" that is a determiner before a noun ("No stress, they're open", "no doubt
-    it'll rain", "no problem"): such a "no" negates the noun, it does not answer the question."""
+    it'll rain", "no problem"): such a "no" negates the noun, it does not answer the question; unless the
+    noun is the question's own ("No pets, sorry" to "does the hotel allow pets?"): then it answers."""
+    asked = {stem(w) for w in normalize_tokens(question)}
+
     def drop(m: re.Match[str]) -> str:
         word = m.group(1).lower()
-        if word in NOT_A_NOUN_AFTER_NO or word in ADDRESS_TERMS or word in YES or word in NO or word.endswith("ly"):
+        if stem(word) in asked or word in NOT_A_NOUN_AFTER_NO or word in ADDRESS_TERMS or word in YES or word in NO or word.endswith("ly"):
             return m.group(0)
         return word
 
@@ -121,12 +125,36 @@ def _double_negative(tokens: list[str]) -> bool:
     return k is not None and tokens[k] not in ("no", "nope", "nah") and "without" in tokens[k + 1 : k + 5]
 
 
+MAYBE = frozenset(("maybe", "perhaps", "possibly", "baka", "labda", "shayad", "peut", "vielleicht", "quizas", "quiza"))
+"""words that put a clause as a possibility; one opening two clauses ("maybe can, maybe cannot") leaves both open"""
+
+
+def both_ways(transcript: str) -> str:
+    """The reply when two of its clauses open on a word of possibility ("Maybe can, maybe cannot", "perhaps yes,
+    perhaps no"): it offers both answers and commits to neither; else ''."""
+    clauses = [normalize_tokens(c) for c in re.split(r"[,;.!?]", transcript)]
+    opened = [c for c in clauses if c and c[0] in MAYBE]
+    return transcript.strip() if len(opened) >= 2 else ""
+
+
+ANSWER_WORDS = frozenset(("no", "nope", "nah", "nahi", "nahin", "negative"))
+"""the no words that answer; the other negations ("not", "isn't", "cannot") are said inside a statement"""
+
+
+def _statement_negation(said: list[str]) -> bool:
+    """The reply's first polarity word is a negation inside a statement ("it is not open"), not an answer word."""
+    first = next((t for t in said if t in YES or t in NO), None)
+    return first is not None and first in NO and first not in ANSWER_WORDS
+
+
 def yes_no(want: str, transcript: str, question: str = "") -> Outcome:
     flat = " ".join(normalize_tokens(transcript))
     if any(p in flat for p in NO_COMMITMENT):
         return "wrong", "answer.yes-no-uncommitted", f"does not commit to {want}"
+    if (hedged := both_ways(transcript)):
+        return "wrong", "answer.yes-no-uncommitted", f"'{hedged}': puts both answers as possibilities"
     spoken = lex(transcript)
-    transcript = determiner_no(transcript)
+    transcript = determiner_no(transcript, question)
     said = normalize_tokens(transcript)
     tokens = lex(transcript)
     verb = asked_verb(question)
@@ -135,6 +163,9 @@ def yes_no(want: str, transcript: str, question: str = "") -> Outcome:
     echoed = got is None and not start
     if echoed:
         got = _echo(spoken, verb)  # "No need at all" to "do I need …?", the "no" read before its noun
+    stated = None
+    if not start and (got is None or echoed or _statement_negation(said)) and (stated := stated_answer(question, transcript)):
+        got = stated  # "it's not open on Monday" to "is it closed on Monday?": the statement's polarity
     if got == "no" and not start and _double_negative(tokens):
         got = "yes"  # "I wouldn't go without it"
     first = normalize_tokens(re.split(r"[,.;!?]", transcript)[0])
@@ -145,14 +176,17 @@ def yes_no(want: str, transcript: str, question: str = "") -> Outcome:
     if not start and (held := held_back(tokens)):
         return "wrong", "answer.yes-no-withdrawn", f"'{held}' takes the yes or no back at once and no other " \
             "is said: it commits to neither"
-    if not start and len(said) > 1 and said[0] in YES | NO and said[1] in YES | NO and (said[0] in YES) != (
-            said[1] in YES):
+    if not start and len(said) > 1 and said[0] in YES | ANSWER_WORDS and said[1] in YES | ANSWER_WORDS and (
+            said[0] in YES) != (said[1] in YES):
         got = "yes" if said[1] in YES else "no"  # "yeah nah", "nah yeah": the second word answers
-    if got == "yes" and (kept := excepted(said, normalize_tokens(question))):
+    if got == "yes" and not stated and (kept := excepted(said, normalize_tokens(question))):
         return ("correct" if want == "no" else "wrong"), "answer.yes-except", \
             f"a yes that excepts '{kept}', the very thing asked about: it answers no"
+    rule = "answer.yes-no-stated" if stated else "answer.yes-no"
     if got == want:
-        return "correct", "answer.yes-no", f"answers {want}"
+        return "correct", rule, f"answers {want}" + (" (said as a statement)" if stated else "")
+    if stated:
+        return "wrong", rule, f"expected {want}, the statement says {got}"
     if echoed and got is not None:  # the asked verb alone is a weak reading: an alias may still say it in words
         return "wrong", "answer.yes-no", f"expected {want}, the asked verb says {got}, heard no yes/no"
     return "wrong", "answer.yes-no", f"expected {want}, heard {got or 'no yes/no'}"
