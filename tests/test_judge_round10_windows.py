@@ -180,7 +180,13 @@ CROSSWORD = "Nine across, 'capital of Mongolia', eleven letters."
     ("Yuh sweet too, man.", "Mi neighbour seh mi garden prettiest on di road.", BC),
     ("You dance so beautifully!", "I have been taking salsa lessons for a year now.", BC),
     ("You cook really well.", "I made the whole dinner myself tonight.", BC),
-    # controls: a choice picked, a claim granted, a subject of its own, the speaker's own fact
+    ("Poor lad.", "The goalkeeper broke his finger in the warm-up.", BC),
+    ("Aw, poor Biscuit.", "The vet says Biscuit has to wear the cone for a week.", BC),
+    ("Superb effort.", "The team cleared the whole backlog before lunch.", BC),
+    # controls: a choice picked, a claim granted, a subject of its own, the speaker's own fact, a
+    # proposal or a value judged, the same words after a question
+    ("Good plan.", "I think we should leave before the traffic.", IN),
+    ("Superb effort.", "Which team cleared the backlog?", IN),
     ("The other one.", CROSSWORD, IN),
     ("You're right.", "The museum is closed on Mondays.", IN),
     ("Cats are clever.", "My neighbour says her cat opens doors.", IN),

@@ -7,6 +7,8 @@ head. A reply is also built as opener + clause, and the clause's subject says wh
   - a difficulty or a size of what was said, put on a pro-form ("that's a tricky one", "busy day",
     "a long one"): an adjective before a noun that stands for what was said or the time it tells
     of (`PRO_NOUNS`), no determiner that picks one out ("the other one" picks: content);
+  - a word of feeling put on someone or something of the news ("poor guy", "excellent work",
+    "poor Duke"); not on a proposal or a value ("good idea", "good price": a side);
   - a feeling put on the news with the demonstrative as the Englishes write it ("dat rough", "dis
     lovely": th-stopped "that", "this");
   - praise of the listener given back: "you" (however written: "yuh", "ya") and a word of feeling or
@@ -43,6 +45,8 @@ IDENTIFYING = frozenset("next last first second third other same different right
                         "following main usual blue red green black white".split())
 """adjectives that pick one thing out among others ("the other one", "the blue one", "next week"):
 with them a pro-form names a choice, not a judgement"""
+VALUE_NOUNS = frozenset("price prices deal offer rate cost value bargain total".split())
+"""a feeling word on these weighs a value ("good price", as "that's a good price"): it takes a side on it"""
 GRANTING = frozenset("right true correct wrong agreed fair sure".split())
 """words that grant or deny a claim: with them a clause takes a side"""
 PICKERS = frozenset("the this that these those my your his her our their which".split())
@@ -80,6 +84,9 @@ def _about_turn(core: list[str], feelings: frozenset[str], praise: frozenset[str
     if len(words) == 2 and words[1] in PRO_NOUNS and words[0] not in IDENTIFYING | PICKERS | GRANTING \
             and not is_number(words[0]) and words[0] in known_words() and not set(core) & PICKERS - DEICTIC:
         return f"'{said}': an adjective put on a word for what was said ('{words[1]}'): it evaluates it, a reaction"
+    if len(core) == 2 and core[0] in feelings and core[1] not in praise | VALUE_NOUNS | PRO_NOUNS \
+            and core[1].isalpha() and core[1] not in feelings:
+        return f"'{said}': a word of feeling put on someone or something of the news: a reaction"
     if core[0] in ("dat", "dis", "dats") and len(words) == 1 and words[0] in feelings:
         return f"'{said}': a feeling put on the news ('{words[0]}'), 'that' as it is spoken: a reaction"
     if core[0] in YOU:

@@ -16,9 +16,15 @@ trailing "Right." / "okay." / "Yes." said to oneself is skipped):
   "how about", "what about", "why don't we", "we could", "please", or an imperative put to
   someone by name or as "someone" ("Wen, hold this pole", "Hey Siri, set a timer", "Pass
   the salt, Carmen", "Someone grab the door", "Sam, don't forget the tickets");
-- wh-question: a wh-word opening ("Greta, what do you think?", "Who ate all the crisps.");
+- wh-question: a wh-word opening ("Greta, what do you think?", "Who ate all the crisps."), also
+  of a later clause after a stop ("…, wait, how much baking powder now?"); a wh-question followed
+  by a short guess of its own ("what time is practice, 3-ish?") puts the guess to be confirmed: a
+  yes/no question;
 - statement: anything else, including self-talk with no addressee ("Hang on, hang on.",
-  "Give me a second to find it.", "Note to self: book the room.").
+  "Give me a second to find it.", "Note to self: book the room."), and a rhetorical question of
+  disbelief ("can you credit it?", "yuh believe it?"). A clause of a sentence that opens on a bare
+  verb is a request when the sentence is put to someone, by name or as "everyone" at its end
+  ("Aria is listening, so keep it down, everyone.").
 
 Limits: English only; a question inside a longer turn that ends on a statement is read as
 the statement; an imperative without a name or "please" ("Pass the salt.") is a statement.
