@@ -186,6 +186,8 @@ CROSSWORD = "Nine across, 'capital of Mongolia', eleven letters."
     # controls: a choice picked, a claim granted, a subject of its own, the speaker's own fact, a
     # proposal or a value judged, the same words after a question
     ("Good plan.", "I think we should leave before the traffic.", IN),
+    ("Friday night.", "We should have the neighbours round for dinner.", IN),
+    ("Early morning.", "The removal van is booked for the move.", IN),
     ("Superb effort.", "Which team cleared the backlog?", IN),
     ("The other one.", CROSSWORD, IN),
     ("You're right.", "The museum is closed on Mondays.", IN),

@@ -29,6 +29,7 @@ from floorbench.scoring.judges.interjections import PARTICLES, known_words
 from floorbench.scoring.judges.normalize import is_number
 from floorbench.scoring.judges.reply_acts import foreign_reaction, reacts
 from floorbench.scoring.judges.turn_acts import AUXILIARIES, TurnAct, turn_act
+from floorbench.scoring.judges.values import MONTHS, WEEKDAYS
 
 YOU = frozenset("you yuh ya yu u youre yur".split())
 """the listener as subject, however written ("you're" is written "youre" by the tokens)"""
@@ -42,7 +43,9 @@ DEGREE = frozenset("so really very too quite just absolutely totally pretty rath
 PRO_NOUNS = frozenset("one ones thing things stuff story news question day week night morning".split())
 """nouns that stand for what was said or the span it tells of ("a tricky one", "busy day")"""
 IDENTIFYING = frozenset("next last first second third other same different right wrong whole only own previous "
-                        "following main usual blue red green black white".split())
+                        "following main usual blue red green black white early late earlier later".split())
+TIMES = frozenset("today tomorrow tonight yesterday".split()) | WEEKDAYS | frozenset(MONTHS)
+"""words that name a time: with them the part says when ("Friday night", "lovely Friday"), a value"""
 """adjectives that pick one thing out among others ("the other one", "the blue one", "next week"):
 with them a pro-form names a choice, not a judgement"""
 VALUE_NOUNS = frozenset("price prices deal offer rate cost value bargain total".split())
@@ -78,6 +81,8 @@ def _manner(word: str, feelings: frozenset[str]) -> bool:
 
 def _about_turn(core: list[str], feelings: frozenset[str], praise: frozenset[str]) -> str | None:
     said = " ".join(core)
+    if set(core) & TIMES:
+        return None
     words = [t for t in core if t not in DEGREE]
     if core[0] in DEICTIC:
         words = [t for t in words[1:] if t not in COPULAS]
