@@ -97,3 +97,13 @@ def interjection_like(token: str) -> bool:
         return False
     drawn_out = not re.search(r"[aeiouy]", token) or re.search(r"(.)\1\1", token) is not None
     return len(token) <= MAX_INTERJECTION_LETTERS or drawn_out
+
+
+def sound_like(token: str) -> bool:
+    """A token written for a sound rather than a word: a hum, laughter, a sound named ("sigh"), a
+    letter drawn out ("ughhh") or no vowel at all ("pfft", "tsk")."""
+    if not token.isalpha():
+        return False
+    if _HUM.fullmatch(token) or _LAUGH.fullmatch(token) or token in LAUGH_WORDS or token in VOCAL_SOUNDS:
+        return True
+    return len(token) > 1 and (not re.search(r"[aeiouy]", token) or re.search(r"(.)\1\1", token) is not None)

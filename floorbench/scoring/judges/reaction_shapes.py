@@ -50,7 +50,7 @@ PRONOUNS = frozenset("it he she they you we that there i".split())
 ECHO_TAILS = frozenset(("now", "really", "then", "so"))
 TAGS = frozenset("o oo sha sef now na lah leh lor eh hey ehn tho though".split())
 """stance tags at a part's end in several Englishes: they mark the speaker's stance, nothing of the world"""
-DEITIES = frozenset("god lord allah jesus christ chineke olorun oluwa jah bhagwan dios heaven heavens".split())
+DEITIES = frozenset("god lord lawd gawd allah jesus christ chineke olorun oluwa jah bhagwan dios heaven heavens".split())
 INVOCATION_WORDS = frozenset(
     "ya o oh dear sweet almighty above "
     "don dey do did done has have had is be am bless blessed mercy forbid willing knows help good great "
@@ -143,9 +143,13 @@ def strip_tags(tokens: list[str], address: frozenset[str] = frozenset()) -> list
     return out
 
 
-def invocation(tokens: list[str]) -> str | None:
-    """Why a part is an invocation of a deity made of light words only, or a wish put to one, or None."""
+def invocation(tokens: list[str], asked: bool = False) -> str | None:
+    """Why a part is an invocation of a deity made of light words only, or a wish put to one, or None.
+    After a question (`asked`) one with a verb of knowing ("God knows", "Lord knows") says "I don't
+    know", an answer; a plea ("Lawd have mercy!") still only exclaims."""
     if not 2 <= len(tokens) <= 5 or not set(tokens) & DEITIES or any(is_number(t) for t in tokens):
+        return None
+    if asked and not set(tokens) & {"mercy", "bless", "help", "forbid", "save"}:
         return None
     if _optative(tokens):
         return f"'{' '.join(tokens)}' wishes in the subjunctive to a deity: an exclamation, a reaction"

@@ -16,9 +16,15 @@ trailing "Right." / "okay." / "Yes." said to oneself is skipped):
   "how about", "what about", "why don't we", "we could", "please", or an imperative put to
   someone by name or as "someone" ("Wen, hold this pole", "Hey Siri, set a timer", "Pass
   the salt, Carmen", "Someone grab the door", "Sam, don't forget the tickets");
-- wh-question: a wh-word opening ("Greta, what do you think?", "Who ate all the crisps.");
+- wh-question: a wh-word opening ("Greta, what do you think?", "Who ate all the crisps."), also
+  of a later clause after a stop ("…, wait, how much baking powder now?"); a wh-question followed
+  by a short guess of its own ("what time is practice, 3-ish?") puts the guess to be confirmed: a
+  yes/no question;
 - statement: anything else, including self-talk with no addressee ("Hang on, hang on.",
-  "Give me a second to find it.", "Note to self: book the room.").
+  "Give me a second to find it.", "Note to self: book the room."), and a rhetorical question of
+  disbelief ("can you credit it?", "yuh believe it?"). A clause of a sentence that opens on a bare
+  verb is a request when the sentence is put to someone, by name or as "everyone" at its end
+  ("Aria is listening, so keep it down, everyone.").
 
 Limits: English only; a question inside a longer turn that ends on a statement is read as
 the statement; an imperative without a name or "please" ("Pass the salt.") is a statement.
@@ -96,7 +102,7 @@ FILLER_SENTENCE = frozenset(
 sentence before it is the one the reply follows"""
 OPENERS = frozenset("so and but or um uh oh ah well okay ok right hmm mm now then".split())
 """discourse words before a sentence's first real word ("So, where ...", "or was it ...")"""
-_VOCATIVE = re.compile(r"^\s*(?:(hey|hi|hello|oi|okay|ok|so|right|well|oh)\s+)?([^\W\d_]{2,})\s*,\s*", re.I)
+_VOCATIVE = re.compile(r"^\s*(?:(hey|hi|hello|oi|okay|ok|so|right|well|oh)\s+)?([^\W\d_]{2,}(?:-[^\W\d_]+)*)\s*,\s*", re.I)
 _END_VOCATIVE = re.compile(r",\s*([^\W\d_]{2,})\s*[.!?]*\s*$")
 """a name put to someone at the start or the end of a sentence, in any alphabet ("Tomás, …")"""
 _SPLIT = re.compile(r"(?<=[.!?])\s+|\.{2,}|…|:\s")
@@ -110,6 +116,8 @@ def _addressee(sentence: str) -> tuple[str, str]:
     m = _END_VOCATIVE.search(sentence)
     if m and m.group(1).lower() not in NOT_NAMES and m.group(1)[0].isupper() and m.group(1)[1:].islower():
         return sentence[: m.start()], m.group(1).lower()
+    if m and m.group(1).lower() in ADDRESSEES | KIN:
+        return sentence[: m.start()], m.group(1).lower()  # "..., keep it down, everyone."
     return sentence, ""
 
 
@@ -163,12 +171,60 @@ RHETORICAL_MODALS = frozenset("can could would cant couldnt".split())
 
 def _disbelief(sentence: str) -> bool:
     """A sentence whose last clause is a rhetorical question of disbelief ("…, can you credit it?",
-    "Would you believe it!", "Can you imagine?"): a modal, "you", a verb of believing or imagining and
-    at most a pronoun ask the listener neither to answer nor to act; the sentence exclaims, like a
-    statement. With more after the verb ("can you believe the traffic?") it is read as before."""
+    "Would you believe it!", "Can you imagine?", "…, you believe it?"): at most a modal, "you" (as
+    any English writes it: "yuh", "ya"), a verb of believing or imagining and at most a pronoun ask the
+    listener neither to answer nor to act; the sentence exclaims, like a statement. With more after
+    the verb ("can you believe the traffic?") it is read as before."""
     tokens = normalize_tokens(re.split(r"[,;:]", sentence)[-1])
-    return 3 <= len(tokens) <= 4 and tokens[0] in RHETORICAL_MODALS and tokens[1] == "you" \
-        and tokens[2] in DISBELIEF and set(tokens[3:]) <= {"it", "that", "this", "so"}
+    if tokens[:1] and tokens[0] in RHETORICAL_MODALS:
+        tokens = tokens[1:]
+    return 2 <= len(tokens) <= 3 and tokens[0] in YOU and tokens[1] in DISBELIEF \
+        and set(tokens[2:]) <= {"it", "that", "this", "so", "dat", "dis"}
+
+
+YOU = frozenset("you yuh ya yu u ye".split())
+"""the second-person pronoun as the Englishes of the world write it ("yuh believe it?")"""
+CANDIDATE_WORDS = 3
+"""a clause this short after a wh-question offers its own guess at the answer ("what time, 3-ish?")"""
+
+
+def _clauses(rest: str) -> list[list[str]]:
+    """The sentence's comma-separated clauses, each without the discourse words that open it."""
+    out = []
+    for piece in re.split(r"[,;]", rest):
+        toks = normalize_tokens(piece)
+        while toks and toks[0] in OPENERS | CLAUSE_OPENERS:
+            toks = toks[1:]
+        if toks:
+            out.append(toks)
+    return out
+
+
+CLAUSE_OPENERS = frozenset("wait hang hmm hm sorry ah oh".split())
+"""words a speaker stops on before asking ("wait, how much …?", "hang on, where …?")"""
+
+
+def _wh_clause_act(rest: str, question: bool) -> TurnAct | None:
+    """The act a wh-word decides inside the sentence: a later clause opened by one asks ("…, wait,
+    how much baking powder now?": a wh-question), and a wh-question followed by a short guess of
+    its own ("what time is practice, 3-ish?") puts the guess to be confirmed (a yes/no question)."""
+    clauses = _clauses(rest)
+    if not question or not clauses:
+        return None
+    last = clauses[-1]
+    if len(clauses) >= 2 and clauses[-2][0] in WH and len(last) <= CANDIDATE_WORDS and last[0] not in WH \
+            and last[0] not in AUXILIARIES and "or" not in last and not set(last) <= KIN | ADDRESSEES \
+            and tuple(last) not in TAGS:
+        return TurnAct.yes_no_question
+    if last[0] in WH and len(last) >= 2:
+        return TurnAct.wh_question
+    return None
+
+
+def _clause_imperative(rest: str, named: str) -> bool:
+    """A clause of a sentence put to someone that opens on a bare verb ("Aria is listening, so keep it
+    down, everyone."): the sentence asks that someone to act."""
+    return bool(named) and any(c[0] in IMPERATIVES and len(c) > 1 for c in _clauses(rest)[1:])
 
 
 def sentence_act(sentence: str) -> TurnAct:
@@ -191,6 +247,8 @@ def sentence_act(sentence: str) -> TurnAct:
         return TurnAct.request  # "what about ...", "why don't we ..." propose; "which do you want" asks
     if question and _tagged(sentence):
         return TurnAct.yes_no_question
+    if (inner := _wh_clause_act(rest, question)) is not None:
+        return inner
     if first in WH:
         return TurnAct.wh_question
     if named in DEVICES:
@@ -201,7 +259,7 @@ def sentence_act(sentence: str) -> TurnAct:
             return TurnAct.yes_no_question
     if question:
         return TurnAct.yes_no_question
-    if named and first in IMPERATIVES:
+    if (named and first in IMPERATIVES) or _clause_imperative(rest, named):
         return TurnAct.request
     if first in ADDRESSEES and len(tokens) > 1 and tokens[1] in IMPERATIVES:
         return TurnAct.request  # "Someone grab the door", "You take the left side"

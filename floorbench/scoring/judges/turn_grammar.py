@@ -52,6 +52,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from floorbench.scoring.judges.evaluative_clauses import reread
 from floorbench.scoring.judges.formulas import epithet, formula, idiom, idiom_use, to_device
 from floorbench.scoring.judges.interjections import MAX_INTERJECTION_LETTERS, PARTICLES, interjection_like
 from floorbench.scoring.judges.interjections import suffix_stem as _stem
@@ -66,6 +67,7 @@ from floorbench.scoring.judges.reaction_shapes import (
     strip_tags,
     typical_epithet,
 )
+from floorbench.scoring.judges.reply_acts import by_act
 from floorbench.scoring.judges.turn_acts import TurnAct, turn_act
 
 
@@ -284,8 +286,8 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     said = " ".join(tokens)
     if not tokens:
         return Typed(Part.interjection, said, "nothing said")
-    typed = (_with_number(tokens, said, turn) or _whole_shape(raw, tokens, said, after_reaction, turn, before)
-             or _interjection_shaped(raw, tokens, said))
+    typed = (_with_number(tokens, said, turn) or ((hit := by_act(raw, tokens, turn, EXPLETIVES | OPENERS)) and Typed(Part(hit[0]), said, hit[1]))
+             or _whole_shape(raw, tokens, said, after_reaction, turn, before) or _interjection_shaped(raw, tokens, said))
     if typed is not None:
         return typed
     full = tokens
@@ -294,8 +296,10 @@ def type_part(text: str, after_reaction: bool = False, turn: str = "", before: S
     if typed is not None:
         return typed
     tokens, opened = _without_openers(tokens, after_reaction)
-    return (_fixed_expression(raw, full, tokens, said, turn, before) or _framed(raw, tokens, said, turn)
-            or _short_reaction(raw, tokens, said, turn) or _rest(raw, tokens, said, opened, turn))
+    typed = (_fixed_expression(raw, full, tokens, said, turn, before) or _framed(raw, tokens, said, turn)
+             or _short_reaction(raw, tokens, said, turn) or _rest(raw, tokens, said, opened, turn))
+    hit = reread(typed.kind, full, turn, AFFECT, SIDE, ADDRESS_TERMS)  # evaluative_clauses: what a clause is about
+    return typed if hit is None else Typed(Part(hit[0]), said, hit[1])
 
 
 def _with_number(tokens: list[str], said: str, turn: str) -> Typed | None:
@@ -325,7 +329,7 @@ def _whole_shape(raw: str, tokens: list[str], said: str, after_reaction: bool, t
         if inner.kind in REACTED:
             return Typed(inner.kind, said, f"{inner.why} (with a stance tag at its end)")
     asked = turn_act(turn) in (TurnAct.wh_question, TurnAct.yes_no_question)
-    shape = (None if asked else invocation(tokens)) or typical_epithet(raw, tokens, PREPOSITIONS | SUBJECTS | {"of"})
+    shape = invocation(tokens, asked) or typical_epithet(raw, tokens, PREPOSITIONS | SUBJECTS | {"of"})
     # after a question, "God knows" says "I don't know": an answer
     if shape is not None:
         return Typed(Part.evaluation, said, shape)
