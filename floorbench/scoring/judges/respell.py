@@ -21,8 +21,11 @@ from collections.abc import Sequence
 from text_to_num import text2num
 
 from floorbench.scoring.judges.interjections import known_words
+from floorbench.scoring.judges.mixed_numbers import read_mixed_numbers
 from floorbench.scoring.judges.normalize import normalize_tokens
 from floorbench.scoring.judges.number_forms import read_number_forms
+from floorbench.scoring.judges.number_sounds import read_sound_alikes
+from floorbench.scoring.judges.ranges import read_ranges
 from floorbench.scoring.judges.split_numbers import join_split_numbers
 from floorbench.scoring.judges.values import NATO, gold_code
 
@@ -237,14 +240,15 @@ def _range_labels(text: str) -> str:
     return _MAX_LABEL.sub(lambda m: ", " + m.group(1), text)
 
 
-def respell(transcript: str, refs: Sequence[str]) -> str:
+def respell(transcript: str, refs: Sequence[str], question: str = "") -> str:
     """The transcript with the forms above rewritten for the golds `refs` (first the gold, then
-    its aliases)."""
+    its aliases); `question`, where given, tells what a "how many" reply counts."""
     if not refs:
         return transcript
     gold = refs[0].strip()
     text = _range_labels(_rank_words(transcript))
     text = _tens_split(text)
+    text = read_ranges(read_mixed_numbers(read_sound_alikes(text, question)), refs)
     text = _compound_ordinals(text)
     if re.fullmatch(r"(?i)first|second|third|1st|2nd|3rd|(?:came |finished )?(?:first|second|third)", gold):
         text = re.sub(rf"\b({'|'.join(MEDALS)})\b", lambda m: MEDALS[m.group(1).lower()], text, flags=re.I)

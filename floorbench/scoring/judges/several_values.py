@@ -179,6 +179,8 @@ def _compound(ref: str, gold: tuple[Atom, ...], said: tuple[Atom, ...], toks: li
 
 def _range(ref: str, gold: tuple[Atom, ...], said: tuple[Atom, ...]) -> Outcome | None:
     unit = gold[-1].unit
+    if unit in ("degC", "degF"):  # "between two and eight degrees": degrees of the gold's scale
+        said = tuple(Atom(s.value, s.kind, unit, s.start, s.end, s.places) if s.unit == "degree" else s for s in said)
     r_unit = next((s.unit for s in said if s.unit), None)
     if unit is None or len(said) < 2:
         return None

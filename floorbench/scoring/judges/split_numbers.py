@@ -188,6 +188,15 @@ def _same_duration(text: str, gold: str, total: int, big: int, small: int) -> st
     text = re.sub(rf"\b({_SAID_NUMBER})\s+and\s+({'|'.join(_FRACTIONS)})\s+({_DURATION_UNIT})\b", fraction,
                   text, flags=re.I)
 
+    def unit_then_fraction(m: re.Match[str]) -> str:  # "two hours and three quarters", "an hour an' a quarter"
+        whole = 1 if m.group(1).lower() in ("a", "an") else _said(m.group(1))
+        if whole is None or _SECONDS[m.group(2).lower()] != big:
+            return m.group(0)
+        return gold if (whole + _FRACTIONS[m.group(3).lower()]) * big == total else m.group(0)
+
+    text = re.sub(rf"\b({_SAID_NUMBER}|an?)\s+({_DURATION_UNIT})\s+(?:and|an'?|n')\s+({'|'.join(_FRACTIONS)})s?\b",
+                  unit_then_fraction, text, flags=re.I)
+
     def whole(m: re.Match[str]) -> str:
         n = _said(m.group(1))
         return gold if n is not None and _SECONDS[m.group(2).lower()] == small and n * small == total else m.group(0)
