@@ -18,6 +18,7 @@ from text_to_num import text2num
 
 from floorbench.scoring.judges import JudgeInput, Task, Verdict
 from floorbench.scoring.judges.mixed_numbers import read_mixed_numbers
+from floorbench.scoring.judges.myriad import read_foreign_numbers, read_myriads, read_swahili
 from floorbench.scoring.judges.number_sounds import HOMOPHONES, read_sound_alikes, sound_alikes
 from floorbench.scoring.judges.offline import OfflineJudge
 from floorbench.scoring.judges.ranges import gold_range, read_ranges
@@ -196,3 +197,76 @@ def test_range_for_one_value_is_no_answer(value: int, width: int) -> None:
     assert " or " in read_ranges(said, [f"${value + width}"])
     assert answer(said, f"${value + width}") == W
     assert answer(said, f"${value}") == W
+
+
+@pytest.mark.parametrize(("reply", "gold", "question", "want"), [
+    # myriad counting, before a currency of the countries that count so or with another of its words
+    ("It is four man yen per night.", "¥40,000", "", C),
+    ("It is four man yen per night.", "¥4,000", "", W),
+    ("One man two sen yen, with breakfast.", "¥12,000", "", C),
+    ("One man two sen yen, with breakfast.", "¥12,200", "", W),
+    ("Fifteen man three sen yen.", "¥153,000", "", C),
+    ("Six man two thousand won.", "₩62,000", "", C),
+    ("Six man two thousand won.", "₩26,000", "", W),
+    ("We sent a three man team.", "3", "How many people did you send?", C),
+    # the Swahili clock (hours from six) and Swahili numbers
+    ("Saa nne asubuhi.", "10:00 AM", "What time does it open?", C),
+    ("Saa nne asubuhi.", "4:00 AM", "What time does it open?", W),
+    ("Saa mbili na nusu usiku.", "8:30 PM", "What time?", C),
+    ("Saa kumi na moja jioni.", "5:00 PM", "What time?", C),
+    ("Ishirini na tatu.", "23", "How many?", C),
+    ("Ishirini na tatu.", "32", "How many?", W),
+    ("Give Mia the syrup.", "5 mL", "", W),
+])
+def test_other_counting_systems(reply: str, gold: str, question: str, want: Verdict) -> None:
+    assert answer(reply, gold, question) == want
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(min_value=1, max_value=99), st.integers(min_value=0, max_value=9),
+       st.sampled_from([("man", "sen", "yen"), ("man", "cheon", "won"), ("wan", "qian", "yuan")]))
+def test_myriads(myriads: int, thousands: int, words: tuple[str, str, str]) -> None:
+    """N myriads and M thousands, said in English numbers with the myriad words, are N*10000 + M*1000."""
+    ten_thousand, thousand, currency = words
+    said = f"{num2words(myriads)} {ten_thousand}" + (f" {num2words(thousands)} {thousand}" if thousands else "")
+    assert read_myriads(f"{said} {currency}") == f"{myriads * 10_000 + thousands * 1000} {currency}"
+    assert read_myriads(f"a {num2words(myriads)} {ten_thousand} crew") == f"a {num2words(myriads)} {ten_thousand} crew"
+
+
+_SW_UNITS = ["moja", "mbili", "tatu", "nne", "tano", "sita", "saba", "nane", "tisa"]
+_SW_TENS = ["kumi", "ishirini", "thelathini", "arobaini", "hamsini", "sitini", "sabini", "themanini", "tisini"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=1, max_value=9), st.integers(min_value=1, max_value=9), st.integers(min_value=1, max_value=12))
+def test_swahili(tens: int, unit: int, hour: int) -> None:
+    """'kumi na nane' is 18; 'saa X' is the clock's hour X + 6."""
+    assert read_swahili(f"{_SW_TENS[tens - 1]} na {_SW_UNITS[unit - 1]}") == str(tens * 10 + unit)
+    said = _SW_UNITS[hour - 1] if hour < 10 else ["kumi", "kumi na moja", "kumi na mbili"][hour - 10]
+    assert read_swahili(f"saa {said} asubuhi") == f"{(hour + 5) % 12 + 1} am"
+
+
+@pytest.mark.parametrize(("reply", "gold", "want"), [
+    ("Son cuarenta y cinco pesos.", "45 pesos", C),
+    ("Son cuarenta y seis pesos.", "45 pesos", W),
+    ("Vingt-deux euros, merci.", "€22", C),
+    ("Dreiundzwanzig Euro.", "€23", C),
+    ("Dreiundzwanzig Euro.", "€32", W),
+    ("It's once a week.", "11", W),
+    ("Not a cent more.", "100", W),
+])
+def test_numbers_of_other_languages(reply: str, gold: str, want: Verdict) -> None:
+    assert answer(reply, gold) == want
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(min_value=0, max_value=99_999), st.sampled_from(["es", "fr", "de", "it", "pt"]))
+def test_foreign_numbers(n: int, lang: str) -> None:
+    """A number spoken in another language text2num reads is its figure or, one short word that may be English
+    ("dos", "tres", "cent"), is left as said: never another value. An English number is left as said."""
+    said = f"it costs {num2words(n, lang=lang)} today"
+    assert read_foreign_numbers(said) in (f"it costs {n} today", said)
+    if n >= 100 and lang in ("es", "fr", "pt"):  # alpha2digit reads few one-word Italian and German numbers
+        assert read_foreign_numbers(said) == f"it costs {n} today"
+    english = f"it costs {num2words(n)} today"
+    assert read_foreign_numbers(english) == english

@@ -22,6 +22,7 @@ from text_to_num import text2num
 
 from floorbench.scoring.judges.interjections import known_words
 from floorbench.scoring.judges.mixed_numbers import read_mixed_numbers
+from floorbench.scoring.judges.myriad import read_foreign_numbers, read_myriads, read_swahili
 from floorbench.scoring.judges.normalize import normalize_tokens
 from floorbench.scoring.judges.number_forms import read_number_forms
 from floorbench.scoring.judges.number_sounds import read_sound_alikes
@@ -247,7 +248,7 @@ def respell(transcript: str, refs: Sequence[str], question: str = "") -> str:
         return transcript
     gold = refs[0].strip()
     text = _range_labels(_rank_words(transcript))
-    text = _tens_split(text)
+    text = read_foreign_numbers(read_swahili(read_myriads(_tens_split(text))))
     text = read_ranges(read_mixed_numbers(read_sound_alikes(text, question)), refs)
     text = _compound_ordinals(text)
     if re.fullmatch(r"(?i)first|second|third|1st|2nd|3rd|(?:came |finished )?(?:first|second|third)", gold):
