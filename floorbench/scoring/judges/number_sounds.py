@@ -179,6 +179,9 @@ def _reads(said: list[str], i: int, alikes: dict[str, str], asks: bool, noun: st
     digit = word in DIGIT_VALUE
     if (prev == "point" and digit) or (nxt == "point" and _neighbour(said, i + 1, 1) in DIGIT_VALUE):
         return True
+    if digit and nxt == "and" and _neighbour(said, i + 1, 1) in ("a", "three") and _neighbour(said, i + 2, 1) in (
+            "half", "quarter", "quarters"):
+        return True  # "to and a half kilos": no English word goes before "and a half" but a number
     if noun and _stem(nxt) == noun and t != "to":
         return True
     if t not in VERBS and ((nxt in ("to", "too", "or") and _number(_neighbour(said, i + 1, 1)))

@@ -249,7 +249,7 @@ def respell(transcript: str, refs: Sequence[str], question: str = "") -> str:
     gold = refs[0].strip()
     text = _range_labels(_rank_words(transcript))
     text = read_foreign_numbers(read_swahili(read_myriads(_tens_split(text))))
-    text = read_ranges(read_mixed_numbers(read_sound_alikes(text, question)), refs)
+    text = read_ranges(read_mixed_numbers(read_sound_alikes(text, question), refs), refs)
     text = _compound_ordinals(text)
     if re.fullmatch(r"(?i)first|second|third|1st|2nd|3rd|(?:came |finished )?(?:first|second|third)", gold):
         text = re.sub(rf"\b({'|'.join(MEDALS)})\b", lambda m: MEDALS[m.group(1).lower()], text, flags=re.I)

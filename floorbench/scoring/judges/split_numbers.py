@@ -113,6 +113,8 @@ def _tens_then_unit(text: str, golds: set[int], single: set[int]) -> str:
         tens, unit = _value(m.group(1)), _value(m.group(2))
         if tens is None or unit is None:
             return m.group(0)
+        if m.group(2).lower() in _UNIT_SOUNDS and re.match(rf"\s+(?:\d|{_NUMBER_WORD})", m.string[m.end():], re.I):
+            return m.group(0)  # "thirty to thirty-two", "twenty to five": a range or a time, no 32 nor 22
         near = m.group(2).lower() not in _UNIT_SOUNDS and bool(
             {tens, tens * 10 + unit} & single)  # "60 8" is 68, not 60 nor 608
         return str(tens + unit) if tens + unit in golds or near else m.group(0)

@@ -48,6 +48,13 @@ UNITS: dict[str, str] = {
     **dict.fromkeys(("c", "celsius", "centigrade"), "degC"),
     **dict.fromkeys(("f", "fahrenheit"), "degF"),
     **dict.fromkeys(("%", "percent"), "percent"),
+    **dict.fromkeys(("ml", "mls", "millilitre", "millilitres", "milliliter", "milliliters"), "milliliter"),
+    **dict.fromkeys(("litre", "litres", "liter", "liters"), "liter"),
+    **dict.fromkeys(("teaspoon", "teaspoons", "tsp", "teaspoonful"), "teaspoon"),
+    **dict.fromkeys(("tablespoon", "tablespoons", "tbsp", "tablespoonful"), "tablespoon"),
+    **dict.fromkeys(("km", "kms", "kilometre", "kilometres", "kilometer", "kilometers"), "kilometer"),
+    **dict.fromkeys(("metre", "metres", "meter", "meters"), "meter"),
+    **dict.fromkeys(("mile", "miles", "mi"), "mile"),
     **dict.fromkeys(("‰", "permille"), "permille"),
 }
 """unit words → pint names; a compound unit ("N·m", "foot-pounds") is read by `_unit_at`"""
