@@ -52,6 +52,11 @@ def answer(reply: str, gold: str, question: str = "") -> Verdict:
     ("it's free pounds fifty", "£3.50", "", C),
     ("the code is for for seven won ate ate to oh", "44718820", "", C),
     ("the code is for for seven won ate ate to oh", "44718821", "", W),
+    # inside a spelled code: letter names and digit sound-alikes side by side
+    ("see double you for ex", "CW4X", "", C),
+    ("see double you five ex", "CW4X", "", W),
+    ("em kay tree queue", "MK3Q", "", C),
+    ("em kay ate queue", "MK3Q", "", W),
     # the counted noun of a "how many" question
     ("we need tree chairs", "3", "How many chairs do we need?", C),
     ("we need tree chairs", "4", "How many chairs do we need?", W),

@@ -197,7 +197,7 @@ def _in_run(words: list[str], n: int) -> bool:
     """Word n stands in a run of three or more letter names ("see are ex 4 4 7 1" after "sir"), one of them
     spelled as a letter or digit: the run is a spelling even where it starts after an ordinary word."""
     def named(w: str) -> bool:
-        return _letterish(w) or w.lower() in LETTER_HOMOPHONES
+        return _letterish(w) or w.lower() in LETTER_HOMOPHONES or w.lower() in DIGIT_HOMOPHONES
 
     a = n
     while a > 0 and named(words[a - 1]):
@@ -211,6 +211,7 @@ def _in_run(words: list[str], n: int) -> bool:
 def _code_spelling(text: str) -> str:
     """Inside a spelling ('CUE EX 7 ARE 2', 'Q X 7 R TO', 'ROMEO TOO'), a word a recogniser writes for a
     letter or digit is that letter or digit when it stands beside spelled letters or digits."""
+    text = re.sub(r"(?i)\bdouble[\s-]+(?:you|u)\b", "w", text)  # the letter's name, "double you"
     tokens = re.findall(r"[A-Za-z]+|\d|[^\sA-Za-z\d]+", re.sub(r"(?i)\bx-ray\b", "xray", text))
     at = [k for k, t in enumerate(tokens) if t.isalnum()]
     words = [tokens[k] for k in at]
