@@ -501,7 +501,7 @@ def judge_refs(inp: JudgeInput) -> tuple[tuple[str, str, str], list[tuple[str, s
     or whose paraphrase fits another option too, goes to no meaning check: the sentence model cannot
     tell "Friday" from "Friday at 4", nor one noodle place from another."""
     refs = [r for r in (inp.gold or "", *inp.aliases) if r.strip()]
-    inp = replace(inp, transcript=join_split_words(respell(inp.transcript, refs),
+    inp = replace(inp, transcript=join_split_words(respell(inp.transcript, refs, inp.context),
                                                    [w for r in refs for w in content(lex(r))]))
     if refs and gold_quantity(refs[0]) is None and not gold_code(refs[0]):
         inp = replace(inp, transcript=one_as_head(inp.transcript, refs[0], inp.context))

@@ -79,6 +79,7 @@ def lex(text: str) -> list[str]:
     t = text.lower().replace("’", "'").replace("‘", "'").replace("&", " and ")
     t = "".join(c for c in unicodedata.normalize("NFKD", t) if not unicodedata.combining(c))  # café = cafe
     t = re.sub(r"(?<=\d),(?=(?:\d{2},)+\d{3}\b)", "", t)  # grouped in lakhs: "1,25,000"
+    t = re.sub(r"(?<![a-z])(?:[a-z]{1,3})\$(?=\s?\d)", "$", t)  # "J$650", "NZ$40": a country's dollar
     t = _MONEY_PREFIX.sub(lambda m: f"{_amount(m.group(2))} {_SYMBOL[m.group(1).rstrip('.')]}", t)
     t = re.sub(r"(\d),(\d{3})", r"\1\2", t)
     t = re.sub(r"(\d+)\.00\b", r"\1", t)

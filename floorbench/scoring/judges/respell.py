@@ -21,8 +21,12 @@ from collections.abc import Sequence
 from text_to_num import text2num
 
 from floorbench.scoring.judges.interjections import known_words
+from floorbench.scoring.judges.mixed_numbers import read_mixed_numbers
+from floorbench.scoring.judges.myriad import read_foreign_numbers, read_myriads, read_swahili
 from floorbench.scoring.judges.normalize import normalize_tokens
 from floorbench.scoring.judges.number_forms import read_number_forms
+from floorbench.scoring.judges.number_sounds import read_sound_alikes
+from floorbench.scoring.judges.ranges import read_ranges
 from floorbench.scoring.judges.split_numbers import join_split_numbers
 from floorbench.scoring.judges.values import NATO, gold_code
 
@@ -193,7 +197,7 @@ def _in_run(words: list[str], n: int) -> bool:
     """Word n stands in a run of three or more letter names ("see are ex 4 4 7 1" after "sir"), one of them
     spelled as a letter or digit: the run is a spelling even where it starts after an ordinary word."""
     def named(w: str) -> bool:
-        return _letterish(w) or w.lower() in LETTER_HOMOPHONES
+        return _letterish(w) or w.lower() in LETTER_HOMOPHONES or w.lower() in DIGIT_HOMOPHONES
 
     a = n
     while a > 0 and named(words[a - 1]):
@@ -207,6 +211,7 @@ def _in_run(words: list[str], n: int) -> bool:
 def _code_spelling(text: str) -> str:
     """Inside a spelling ('CUE EX 7 ARE 2', 'Q X 7 R TO', 'ROMEO TOO'), a word a recogniser writes for a
     letter or digit is that letter or digit when it stands beside spelled letters or digits."""
+    text = re.sub(r"(?i)\bdouble[\s-]+(?:you|u)\b", "w", text)  # the letter's name, "double you"
     tokens = re.findall(r"[A-Za-z]+|\d|[^\sA-Za-z\d]+", re.sub(r"(?i)\bx-ray\b", "xray", text))
     at = [k for k, t in enumerate(tokens) if t.isalnum()]
     words = [tokens[k] for k in at]
@@ -237,14 +242,15 @@ def _range_labels(text: str) -> str:
     return _MAX_LABEL.sub(lambda m: ", " + m.group(1), text)
 
 
-def respell(transcript: str, refs: Sequence[str]) -> str:
+def respell(transcript: str, refs: Sequence[str], question: str = "") -> str:
     """The transcript with the forms above rewritten for the golds `refs` (first the gold, then
-    its aliases)."""
+    its aliases); `question`, where given, tells what a "how many" reply counts."""
     if not refs:
         return transcript
     gold = refs[0].strip()
     text = _range_labels(_rank_words(transcript))
-    text = _tens_split(text)
+    text = read_foreign_numbers(read_swahili(read_myriads(_tens_split(text))))
+    text = read_ranges(read_mixed_numbers(read_sound_alikes(text, question), refs), refs)
     text = _compound_ordinals(text)
     if re.fullmatch(r"(?i)first|second|third|1st|2nd|3rd|(?:came |finished )?(?:first|second|third)", gold):
         text = re.sub(rf"\b({'|'.join(MEDALS)})\b", lambda m: MEDALS[m.group(1).lower()], text, flags=re.I)

@@ -31,6 +31,11 @@ from floorbench.scoring.judges.value_atoms import Atom, atoms, tokens_of
 Outcome = tuple[str, str, str]
 
 _TIME_UNITS = frozenset(("hour", "minute", "second"))
+_SMALLER = {"foot": "inch", "pound": "ounce", "stone": "pound"}
+"""a unit and the one its compound's last part goes in, said bare ("five foot six", "twelve stone four")"""
+ROUNDING_SHARE = 0.05
+"""a speaker's rounding of a converted value is half a unit of the last place said, but at most this share of
+the value: rounding 0.8 km to "one kilometre" says another distance"""
 _BARE_AFTER = frozenset((",", ".", ";", "lah", "lor", "then", "and", "exactly", "now"))
 """what may follow a number said without its unit ("nine three, sorry"); "3 weeks" is a count of something else"""
 _SIGNED = re.compile(r"(?:^|\s)[-−–]\s?\d|\b(?:minus|negative|below)\b", re.I)
@@ -77,7 +82,8 @@ def _same(gold: Atom, said: Atom, unit: str | None = None) -> bool | None:
     exact = _convert(gold.value, g_unit, s_unit)
     if exact is None:
         return None
-    return abs(exact - said.value) <= 0.5 * 10 ** -said.places + 0.01 * abs(exact)
+    rounding = min(0.5 * 10 ** -said.places, ROUNDING_SHARE * abs(exact))  # "one kilometre" is no 800 m
+    return abs(exact - said.value) <= rounding + 0.01 * abs(exact)
 
 
 def _after_correction(transcript: str) -> str:
@@ -179,6 +185,8 @@ def _compound(ref: str, gold: tuple[Atom, ...], said: tuple[Atom, ...], toks: li
 
 def _range(ref: str, gold: tuple[Atom, ...], said: tuple[Atom, ...]) -> Outcome | None:
     unit = gold[-1].unit
+    if unit in ("degC", "degF"):  # "between two and eight degrees": degrees of the gold's scale
+        said = tuple(Atom(s.value, s.kind, unit, s.start, s.end, s.places) if s.unit == "degree" else s for s in said)
     r_unit = next((s.unit for s in said if s.unit), None)
     if unit is None or len(said) < 2:
         return None
@@ -195,6 +203,11 @@ def _joined(said: tuple[Atom, ...]) -> tuple[Atom, ...]:
     out: list[Atom] = []
     for s in said:
         prev = out[-1] if out else None
+        if prev is not None and prev.end == s.start and s.unit is None and prev.unit in _SMALLER and (
+                big := _convert(prev.value, prev.unit, _SMALLER[prev.unit])) is not None \
+                and s.value < (_convert(1.0, prev.unit, _SMALLER[prev.unit]) or 0):  # "five foot six"
+            out[-1] = Atom(big + s.value, "num", _SMALLER[prev.unit], prev.start, s.end, s.places)
+            continue
         if prev is not None and prev.end == s.start and prev.unit and s.unit and prev.unit != s.unit \
                 and (big := _convert(prev.value, prev.unit, s.unit)) is not None and big > s.value:
             out[-1] = Atom(big + s.value, "num", s.unit, prev.start, s.end, s.places)

@@ -113,6 +113,8 @@ def _tens_then_unit(text: str, golds: set[int], single: set[int]) -> str:
         tens, unit = _value(m.group(1)), _value(m.group(2))
         if tens is None or unit is None:
             return m.group(0)
+        if m.group(2).lower() in _UNIT_SOUNDS and re.match(rf"\s+(?:\d|{_NUMBER_WORD})", m.string[m.end():], re.I):
+            return m.group(0)  # "thirty to thirty-two", "twenty to five": a range or a time, no 32 nor 22
         near = m.group(2).lower() not in _UNIT_SOUNDS and bool(
             {tens, tens * 10 + unit} & single)  # "60 8" is 68, not 60 nor 608
         return str(tens + unit) if tens + unit in golds or near else m.group(0)
@@ -187,6 +189,15 @@ def _same_duration(text: str, gold: str, total: int, big: int, small: int) -> st
 
     text = re.sub(rf"\b({_SAID_NUMBER})\s+and\s+({'|'.join(_FRACTIONS)})\s+({_DURATION_UNIT})\b", fraction,
                   text, flags=re.I)
+
+    def unit_then_fraction(m: re.Match[str]) -> str:  # "two hours and three quarters", "an hour an' a quarter"
+        whole = 1 if m.group(1).lower() in ("a", "an") else _said(m.group(1))
+        if whole is None or _SECONDS[m.group(2).lower()] != big:
+            return m.group(0)
+        return gold if (whole + _FRACTIONS[m.group(3).lower()]) * big == total else m.group(0)
+
+    text = re.sub(rf"\b({_SAID_NUMBER}|an?)\s+({_DURATION_UNIT})\s+(?:and|an'?|n')\s+({'|'.join(_FRACTIONS)})s?\b",
+                  unit_then_fraction, text, flags=re.I)
 
     def whole(m: re.Match[str]) -> str:
         n = _said(m.group(1))

@@ -34,6 +34,7 @@ _PARTS = {"tenth": 10, "tenths": 10, "hundredth": 100, "hundredths": 100, "thous
 UNITS: dict[str, str] = {
     **dict.fromkeys(("lb", "lbs", "pound", "pounds"), "pound"),
     **dict.fromkeys(("oz", "ounce", "ounces"), "ounce"),
+    **dict.fromkeys(("stone", "stones"), "stone"),
     **dict.fromkeys(("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms"), "kilogram"),
     **dict.fromkeys(("g", "gram", "grams", "gramme", "grammes"), "gram"),
     **dict.fromkeys(("mg", "milligram", "milligrams"), "milligram"),
@@ -47,6 +48,13 @@ UNITS: dict[str, str] = {
     **dict.fromkeys(("c", "celsius", "centigrade"), "degC"),
     **dict.fromkeys(("f", "fahrenheit"), "degF"),
     **dict.fromkeys(("%", "percent"), "percent"),
+    **dict.fromkeys(("ml", "mls", "millilitre", "millilitres", "milliliter", "milliliters"), "milliliter"),
+    **dict.fromkeys(("litre", "litres", "liter", "liters"), "liter"),
+    **dict.fromkeys(("teaspoon", "teaspoons", "tsp", "teaspoonful"), "teaspoon"),
+    **dict.fromkeys(("tablespoon", "tablespoons", "tbsp", "tablespoonful"), "tablespoon"),
+    **dict.fromkeys(("km", "kms", "kilometre", "kilometres", "kilometer", "kilometers"), "kilometer"),
+    **dict.fromkeys(("metre", "metres", "meter", "meters"), "meter"),
+    **dict.fromkeys(("mile", "miles", "mi"), "mile"),
     **dict.fromkeys(("‰", "permille"), "permille"),
 }
 """unit words → pint names; a compound unit ("N·m", "foot-pounds") is read by `_unit_at`"""
@@ -73,6 +81,7 @@ def tokens_of(text: str) -> list[str]:
     text = text.lower().replace("·", " ").replace("°", " ").replace("#", " # ")
     text = re.sub(r"(\d)-(?=\d)", r"\1 ", text)
     text = re.sub(r"(\d),(?=\d{3}\b)", r"\1", text)  # 2,500
+    text = re.sub(r"(\d)\s*st\b\.?(?=\s*(?:$|\d+\s*(?:lbs?|pounds?)\b))", r"\1 stone", text)  # 12 st 6 lb
     text = re.sub(r"\ba (hundred|thousand)\b", r"one \1", text)
     text = re.sub(r"(\d+\.\d+)\.(?=\d)", r"\1 point ", text)  # 2.3.1: the second dot is a separator
     text = re.sub(r"(\d)\.(\d+) point", r"\1 point \2 point", text)
