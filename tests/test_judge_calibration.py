@@ -63,13 +63,21 @@ FLOORS = {
     # round was tuned on the sixth (0.899 / 0.944, fit; name 5 of 10); the seventh and eighth are still
     # kept out of tuning: 0.817 / 0.935 (duration 9 of 15) and 0.857 / 0.890 (name 8 of 14) after it
     "calibration-independent6": (0.89, 0.94, 0.50),
-    "calibration-independent7": (0.81, 0.93, 0.60),
-    "calibration-independent8": (0.85, 0.88, 0.57),
+    # The tenth round was tuned on the seventh and eighth (0.963 / 0.976 / 0.86, duration 13 of 15;
+    # 0.961 / 0.953 / 0.75, score 6 of 8: fit), which joined calibration-tuning then
+    "calibration-independent7": (0.96, 0.97, 0.86),
+    "calibration-independent8": (0.96, 0.95, 0.75),
+    # the ninth and tenth, written blind at the start of the tenth round and measured on the ninth round's
+    # rules (0.907 / 0.964 and 0.826 / 0.924) and again on the tenth's, which did not read them (0.917 /
+    # 0.964 / 0.75, dose 3 of 4; 0.826 / 0.924 / 0.66, dose 6 of 9): kept out of tuning
+    "calibration-independent9": (0.91, 0.96, 0.75),
+    "calibration-independent10": (0.82, 0.92, 0.66),
     # every set the rules are tuned on, joined (2,062 + 1,295 with independent5): 0.972 / 0.987 / 0.80
     # (weight 4 of 5) on v2-294db5db; 0.993 / 0.998 before independent5 joined it; 0.981 / 0.988 / 0.80
     # after the seventh round; windows 0.995 (2 unsure) after the eighth round's window rules, answers 0.991
-    # (4 unsure) after its answer rules; 0.982 / 0.990 / 0.85 (2,309 + 1,456) with independent6 joined
-    "calibration-tuning": (0.98, 0.98, 0.80),
+    # (4 unsure) after its answer rules; 0.982 / 0.990 / 0.85 (2,309 + 1,456) with independent6 joined;
+    # 0.980 / 0.988 / 0.90 (2,779 + 1,797; score 38 of 42) after the tenth round, independent7/8 joined
+    "calibration-tuning": (0.98, 0.98, 0.90),
 }
 """the offline judge's measured agreement with people, rounded down: a change that makes it
 agree less fails here (the v1 judge: 0.777 / 0.945 and 0.788 / 0.922; v2 before issue 25: 0.988 /
@@ -277,9 +285,9 @@ def test_labels_can_be_joined_and_the_packaged_sets_named() -> None:
     assert CALIBRATION / "blind" / "holdout" / "answers.jsonl" not in label_files("calibration-all")
     tuning = label_files("calibration-tuning")  # every tuning set, the measured independent samples included
     assert tuning == label_files("calibration-all") + [
-        f for n in ("", "2", "3", "4", "5", "6") for f in label_files(f"calibration-independent{n}")]
+        f for n in ("", "2", "3", "4", "5", "6", "7", "8") for f in label_files(f"calibration-independent{n}")]
     assert CALIBRATION / "blind" / "holdout" / "answers.jsonl" not in tuning
-    for kept_out in ("independent7", "independent8", "independent9", "independent10"):  # measured, never tuned on: not in the tuning pool
+    for kept_out in ("independent9", "independent10"):  # measured, never tuned on: not in the tuning pool
         assert not [f for f in tuning if kept_out in f.parts]
     sources = {i.source for i in load_labels("calibration-varied")}
     assert {"varied-a", "varied-b"} <= sources  # the tuning source and the one kept out of tuning

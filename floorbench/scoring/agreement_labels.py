@@ -57,12 +57,13 @@ two halves of a set labelled blind (by people who never saw the judge): the tuni
 a frozen hold-out half measured once (blind/README.md), the varied set of issue 34's classes
 (varied/README.md: a tuning source and a source of the same author kept out of tuning), and two
 samples written by people other than the rules' author, each measured once and tuning material
-after (independent/ … independent6/), or kept out of tuning so far (independent7/ … independent10/)"""
+after (independent/ … independent8/), or kept out of tuning so far (independent9/, independent10/)"""
 ALL = ("calibration", "calibration-holdout", "calibration-blind", "calibration-varied")
 """what `--labels calibration-all` joins: the project's own packaged sets the rules may be tuned on
 (not the frozen blind hold-out, not the independent samples)"""
 TUNING = (*ALL, "calibration-independent", "calibration-independent2", "calibration-independent3",
-          "calibration-independent4", "calibration-independent5", "calibration-independent6")
+          "calibration-independent4", "calibration-independent5", "calibration-independent6",
+          "calibration-independent7", "calibration-independent8")
 """what `--labels calibration-tuning` joins: every packaged set the rules are tuned on, the independent
 samples included once measured (a sample not yet measured is never packaged under a name here)"""
 JOINED = {"calibration-all": ALL, "calibration-tuning": TUNING}
