@@ -28,12 +28,13 @@ from floorbench.scoring.judges.converse import complement_said, says_converse
 from floorbench.scoring.judges.item_values import (
     code_bound_elsewhere,
     role_bound_elsewhere,
+    same_kind,
     totalled,
     unpicked_list,
     value_bound_to_other_item,
 )
 from floorbench.scoring.judges.normalize import is_number, normalize_tokens, stem
-from floorbench.scoring.judges.quantities import UNIT_OF, Mention, lex, mentions
+from floorbench.scoring.judges.quantities import UNIT_OF, lex, mentions
 from floorbench.scoring.judges.quantity_match import Quantity, gold_quantity, same_quantity
 from floorbench.scoring.judges.values import gold_code
 
@@ -68,18 +69,6 @@ def _own_thing(clause: str, question: str, gold: str) -> bool:
     asked = {stem(t) for t in lex(question)} | {stem(t) for t in lex(gold)}
     return any(stem(t) not in asked and t not in LIGHT_VERBS and t not in MEASURES and not is_number(t)
                for t in content(lex(clause)))
-
-
-def _same_kind(q: Quantity, m: Mention) -> bool:
-    """The mention is a value of the gold's kind (a time for a time, an amount in the gold's unit): only then
-    is it a rival value for the thing asked ("five hours behind" is no rival to "seven in the morning")."""
-    if q.kind == "clock":
-        return bool(m.clock) and m.duration is None
-    if q.kind == "duration":
-        return m.duration is not None
-    if q.kind == "date":
-        return m.date is not None
-    return m.duration is None and m.date is None and (q.unit is None or m.unit is None or m.unit == q.unit)
 
 
 def _names_thing(clause: str) -> bool:
@@ -130,7 +119,7 @@ def _opposite_label(q: Quantity, gold: str, transcript: str, question: str) -> s
             if not any(_has(parts[g], w) for w in other) or any(_has(parts[g], w) for w in this):
                 continue
             for j, part in enumerate(parts):
-                if j != g and any(_has(part, w) for w in this) and any(_same_kind(q, m) for m in mentions(part)):
+                if j != g and any(_has(part, w) for w in this) and any(same_kind(q, m) for m in mentions(part)):
                     return f"the value said is labelled '{' '.join(other[0])}'; the one asked ('{' '.join(this[0])}') " \
                            f"goes with '{' '.join(part)}'"
     return None
@@ -168,7 +157,7 @@ def value_bound_elsewhere(gold: str, transcript: str, question: str) -> str | No
                            and stem(t) not in {stem(w) for w in lex(clauses[g])}} - MEASURES
             if k != g and mentions(lex(clause)) and lacking and _own_thing(clauses[g], question, gold) and (
                     pattern is _CLAUSE or (_names_thing(clauses[g]) and any(
-                        _same_kind(q, m) for m in mentions(lex(clause))))):
+                        same_kind(q, m) for m in mentions(lex(clause))))):
                 return f"the value said goes with another thing; '{' '.join(sorted(lacking))}' goes with '{clause}'"
             own_names = _names(clauses[g]) - asked_names - gold_words - set(lex(question))  # "Room 12" for "which room"
             if k != g and own_names and _names(clause) & asked_names and not says_converse(lex(question),

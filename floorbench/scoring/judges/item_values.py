@@ -82,8 +82,9 @@ def _keys(question: Sequence[str], gold: Sequence[str]) -> set[str]:
     return {stem(t) for t in content(list(question)) if t not in ("aria", "much", "many")} - {stem(g) for g in gold}
 
 
-def _same_kind(q: Quantity, m: Mention) -> bool:
-    """A value of the gold's kind (a time for a time, an amount in the gold's unit): a rival for the item asked."""
+def same_kind(q: Quantity, m: Mention) -> bool:
+    """The mention is a value of the gold's kind (a time for a time, an amount in the gold's unit): only then
+    is it a rival value for the thing asked ("five hours behind" is no rival to "seven in the morning")."""
     if q.kind == "clock":
         return bool(m.clock) and m.duration is None
     if q.kind == "duration":
@@ -119,7 +120,7 @@ def value_bound_to_other_item(q: Quantity, gold: str, transcript: str, question:
     own = {w for w in _item(tokens, ga, gb, gm) if w not in keys and w not in gold_stems
            and w not in {stem(t) for t in asked}}
     for k, (a, b) in enumerate(clauses):
-        if k == g or not any(_same_kind(q, m) and not is_gold(m) for m in said[k]):
+        if k == g or not any(same_kind(q, m) and not is_gold(m) for m in said[k]):
             continue
         theirs = {stem(t) for t in content(list(tokens[a:b]))}
         lacking = (keys & theirs) - own_words
@@ -128,7 +129,7 @@ def value_bound_to_other_item(q: Quantity, gold: str, transcript: str, question:
                 f"goes with '{' '.join(tokens[a:b])}'"
     side = _other_side(asked)
     if side and any(stem(t) == stem(side) for t in tokens[clauses[g][0] : gm.start]) and any(
-            _same_kind(q, m) and not is_gold(m) for k, ms in enumerate(said) if k != g for m in ms):
+            same_kind(q, m) and not is_gold(m) for k, ms in enumerate(said) if k != g for m in ms):
         return f"the value said is the other side's ('{side}'), not the one asked about"
     return None
 

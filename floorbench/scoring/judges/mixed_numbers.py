@@ -28,15 +28,23 @@ CENTS = ("cents", "cent", "centavos", "centavo", "centimes", "centime", "pence",
 """the hundredth part of a currency, by its names"""
 
 
-def _value(said: str) -> int | None:
-    """A whole number in figures or words, or in the price habit ('two forty' → 240)."""
+def words_value(said: str) -> int | None:
+    """A whole number in figures or in English words ('twenty-five' → 25), or None."""
     said = said.lower().replace("-", " ").strip()
     if said.isdigit():
         return int(said)
     try:
         return int(text2num(said, "en"))
     except ValueError:
-        pass
+        return None
+
+
+def _value(said: str) -> int | None:
+    """A whole number in figures or words, or in the price habit ('two forty' → 240)."""
+    whole = words_value(said)
+    if whole is not None:
+        return whole
+    said = said.lower().replace("-", " ").strip()
     m = re.fullmatch(rf"({'|'.join(_UNITS)})\s+((?:{'|'.join(_TEENS + _TENS)})(?:\s+(?:{'|'.join(_UNITS)}))?)", said)
     if m:
         return (_UNITS.index(m.group(1)) + 1) * 100 + int(text2num(m.group(2), "en"))

@@ -18,10 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from text_to_num import text2num
-
 from floorbench.scoring.judges.interjections import known_words
-from floorbench.scoring.judges.mixed_numbers import read_mixed_numbers
+from floorbench.scoring.judges.mixed_numbers import read_mixed_numbers, words_value
 from floorbench.scoring.judges.myriad import read_foreign_numbers, read_myriads, read_swahili
 from floorbench.scoring.judges.normalize import normalize_tokens
 from floorbench.scoring.judges.number_forms import read_number_forms
@@ -117,16 +115,6 @@ def _juncture(text: str) -> str:
                   lambda m: f"{m.group(1)} h{m.group(2)}", text, flags=re.I)
 
 
-def _words_value(said: str) -> int | None:
-    said = said.lower().replace("-", " ").strip()
-    if said.isdigit():
-        return int(said)
-    try:
-        return int(text2num(said, "en"))
-    except ValueError:
-        return None
-
-
 SCALE = {"lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "crore": 10_000_000, "crores": 10_000_000}
 
 
@@ -137,12 +125,12 @@ def _scaled(said: str) -> float | None:
     half = re.search(r"\s+and\s+a\s+half$", said, re.I)
     head = said[: half.start()] if half else said
     parts = re.split(r"\s+point\s+", head, maxsplit=1, flags=re.I)
-    whole = _words_value(parts[0])
+    whole = words_value(parts[0])
     if whole is None:
         return None
     value = float(whole)
     if len(parts) == 2:
-        digits = "".join(str(_words_value(w)) for w in parts[1].split() if _words_value(w) is not None)
+        digits = "".join(str(words_value(w)) for w in parts[1].split() if words_value(w) is not None)
         value += float(f"0.{digits}") if digits else 0.0
     return value + (0.5 if half else 0.0)
 
@@ -152,7 +140,7 @@ def _indian_scale(text: str) -> str:
     twenty lakh' → '12000000' (a lakh is 100,000, a crore 10,000,000)."""
     def value(m: re.Match[str]) -> str:
         scale = SCALE[m.group(2).lower()]
-        big, rest = _scaled(m.group(1)), _words_value(m.group(3)) if m.group(3) else 0
+        big, rest = _scaled(m.group(1)), words_value(m.group(3)) if m.group(3) else 0
         if big is None or rest is None or rest >= scale or (big * scale) % 1:
             return m.group(0)
         return str(int(big * scale) + rest)
