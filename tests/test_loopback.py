@@ -118,11 +118,24 @@ def test_a_process_whose_peer_is_outside_releases_the_interposer(
     assert loopback.active_library() == str(library)
     assert loopback.release_for_peers("https://api.openai.com/v1/realtime/calls") == "api.openai.com"
     assert loopback.active_library() is None and "LD_PRELOAD" not in os.environ
-    probe = "import os, socket; os.environ.pop('FLOORBENCH_LOOPBACK_LIB'); s = socket.socket(socket.AF_INET, " \
+    probe = "import socket; from floorbench.transports import loopback; " \
+            "loopback.release_for_peers('https://api.openai.com/v1/realtime/calls'); s = socket.socket(socket.AF_INET, " \
             "socket.SOCK_DGRAM); s.bind(('0.0.0.0', 0)); print(s.getsockname()[0])"
     env = {**os.environ, loopback.ACTIVE_VAR: str(library), "LD_PRELOAD": str(library)}
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
-    assert out.stdout.strip() == "0.0.0.0"  # unset at run time: the loaded library binds as asked
+    assert out.stdout.strip() == "0.0.0.0", out.stderr  # released at run time: the loaded library binds as asked
+    # libc's setenv in another thread, outside the GIL, as native code (libwebrtc's network thread binds
+    # meanwhile) may do: the library reads its variable once, so no bind reads an environment being moved
+    # (a getenv at every bind crashed this probe, or could read the variable as unset)
+    churn = "import ctypes, socket, threading; libc = ctypes.CDLL(None); " \
+            "t = threading.Thread(target=lambda: [libc.setenv(b'X%d' % i, b'1', 1) for i in range(30000)]); " \
+            "t.start(); seen = set()\n" \
+            "while t.is_alive():\n" \
+            "    x = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); x.bind(('0.0.0.0', 0)); " \
+            "seen.add(x.getsockname()[0]); x.close()\n" \
+            "print(sorted(seen))"
+    out = subprocess.run([sys.executable, "-c", churn], capture_output=True, text=True, env=env, timeout=120)
+    assert (out.returncode, out.stdout.strip()) == (0, "['127.0.0.1']"), out.stderr[-500:]
 
 
 _octet = st.integers(0, 255)
@@ -162,6 +175,8 @@ def _outside_sockets(root: psutil.Process) -> set[tuple[str, str, int, int, str]
         for c in conns:
             udp = c.type == 2
             if not udp and c.status != psutil.CONN_LISTEN:
+                continue
+            if udp and c.raddr:  # connected (a route probe, a DNS query): it takes datagrams from its peer only
                 continue
             if c.laddr and not str(c.laddr.ip).startswith(LOOPBACK_IPS):
                 found.add(("udp" if udp else "tcp", str(c.laddr.ip), int(c.laddr.port), p.pid, _preloaded(p)))

@@ -22,13 +22,14 @@ of the command is outside loopback: a ``--livekit-url`` on another host, a
 ``--via`` SIP URI elsewhere, a model config naming a host outside loopback
 (a WebRTC product), a managed server bound elsewhere (``FLOORBENCH_LIVEKIT_BIND``). A process
 that learns only later that its WebRTC peer is elsewhere (the `webrtc` bridge's default endpoint)
-unsets the variable the interposer reads at every bind (`release_for_peers`). Linux only; elsewhere, and where no compiler is found,
+switches the loaded interposer off and unsets its variable for children (`release_for_peers`). Linux only; elsewhere, and where no compiler is found,
 the command says once that its sockets bind on every interface and goes on.
 ``FLOORBENCH_LOOPBACK=0`` turns it off.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import ipaddress
 import os
@@ -165,15 +166,27 @@ def release_for_peers(*peers: str) -> str | None:
     """Let this process bind as asked from now on when one of `peers` (URLs, hosts) is outside loopback.
 
     The component that learns its WebRTC peer (the `webrtc` bridge's offer URL and ICE servers) calls
-    this before it gathers candidates: the interposer reads its variable at every bind, so unsetting it
-    here turns it off for this process and the children it starts later. Returns the outside host.
+    this before it gathers candidates: it switches the loaded interposer off in this process (the
+    library reads its variable once, at load) and unsets the variables for the children it starts
+    later. Returns the outside host.
     """
     outside = [h for p in peers for h in (outside_hosts(p) if "://" in p or ":" in p else
                                           ([] if is_loopback_host(p) else [p]))]
+    lib = active_library()
     if outside and os.environ.pop(ACTIVE_VAR, None):
         os.environ.pop("LD_PRELOAD", None)  # for children; this process keeps the library loaded, inert
+        if lib:
+            _release_loaded(lib)
         return outside[0]
     return outside[0] if outside else None
+
+
+def _release_loaded(lib: str) -> None:
+    """Turn the loaded interposer off in this process (it reads its variable once, at load)."""
+    try:
+        ctypes.CDLL(lib).floorbench_loopback_release()
+    except (OSError, AttributeError):  # a library built from an older source: nothing to switch off
+        pass
 
 
 def reexec_if_wanted(argv: list[str], config_text: ConfigText = _config_file_text) -> None:

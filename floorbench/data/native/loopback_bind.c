@@ -7,8 +7,12 @@
  * ::1, ::ffff:127.0.0.1). libwebrtc then gathers its ICE host candidates (UDP,
  * and passive TCP) on loopback only: nothing listens on the machine's network.
  * A bind to a chosen port (an operator's server) and a bind that already names
- * loopback pass through untouched, and so does every bind of a process that has
- * unset FLOORBENCH_LOOPBACK_LIB (its WebRTC peer is outside loopback).
+ * loopback pass through untouched, and so does every bind of a process started
+ * without FLOORBENCH_LOOPBACK_LIB or released by floorbench_loopback_release()
+ * (its WebRTC peer is outside loopback). The variable is read once, when the
+ * library loads: getenv() at every bind raced with threads that set other
+ * variables (setenv moves the environment), and a burst of ICE binds could then
+ * read it as unset and land on the machine's address.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -19,13 +23,22 @@
 
 typedef int (*bind_fn)(int, const struct sockaddr *, socklen_t);
 
+static int active; /* 1 while binds are rebound; read and written atomically */
+
+__attribute__((constructor)) static void floorbench_loopback_init(void) {
+    const char *on = getenv("FLOORBENCH_LOOPBACK_LIB");
+    __atomic_store_n(&active, (on && *on) ? 1 : 0, __ATOMIC_SEQ_CST);
+}
+
+/* called (through ctypes) by a process that learns its WebRTC peer is outside loopback */
+void floorbench_loopback_release(void) { __atomic_store_n(&active, 0, __ATOMIC_SEQ_CST); }
+
 
 int bind(int fd, const struct sockaddr *addr, socklen_t len) {
     static bind_fn real_bind;
     if (!real_bind) real_bind = (bind_fn)dlsym(RTLD_NEXT, "bind");
-    /* a process whose peer is outside loopback (a WebRTC product) unsets the variable: binds as asked */
-    const char *on = getenv("FLOORBENCH_LOOPBACK_LIB");
-    if (!on || !*on) return real_bind(fd, addr, len);
+    /* a process whose peer is outside loopback (a WebRTC product) was released: binds as asked */
+    if (!__atomic_load_n(&active, __ATOMIC_SEQ_CST)) return real_bind(fd, addr, len);
     if (addr && addr->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
         struct sockaddr_in a;
         memcpy(&a, addr, sizeof a);
