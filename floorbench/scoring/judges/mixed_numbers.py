@@ -17,10 +17,12 @@ from collections.abc import Sequence
 
 from text_to_num import text2num
 
-_UNITS: list[str] = list("one two three four five six seven eight nine".split())
-_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-_WORD = "|".join(["zero", *_UNITS, *_TEENS, *_TENS, "hundred", "thousand", "million"])
+from floorbench.scoring.judges.normalize import CARDINALS, SCALES, TENS, UNITS
+
+_UNITS = [w for w, n in UNITS.items() if n and n < 10]
+_TEENS = [w for w, n in UNITS.items() if n and n >= 10]
+_TENS = list(TENS)
+_WORD = "|".join((*CARDINALS, *SCALES))
 _NUMBER = rf"(?:(?:{_WORD})\b(?:[\s-]+(?:and\s+)?(?:{_WORD})\b)*)"
 _CLIPPED_AND = r"(?:an'|an|'n'|n'|'n|n)"
 CENTS = ("cents", "cent", "centavos", "centavo", "centimes", "centime", "pence", "p", "paise", "kobo", "sen",

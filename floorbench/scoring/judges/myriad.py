@@ -28,6 +28,7 @@ import re
 from text_to_num import alpha2digit, text2num
 
 from floorbench.scoring.judges.interjections import known_words
+from floorbench.scoring.judges.normalize import CARDINALS
 
 MYRIAD = {"man": 10_000, "wan": 10_000, "oku": 100_000_000, "eok": 100_000_000}
 SUB_MYRIAD = {"sen": 1000, "cheon": 1000, "chon": 1000, "qian": 1000, "hyaku": 100, "byaku": 100, "pyaku": 100,
@@ -39,8 +40,7 @@ _DIGITS = {
     "kyuu": 9, "kyu": 9, "il": 1, "sam": 3, "sa": 4, "o": 5, "yuk": 6, "chil": 7, "pal": 8, "gu": 9,
     "yi": 1, "er": 2, "liang": 2, "si": 4, "wu": 5, "liu": 6, "qi": 7, "ba": 8, "jiu": 9,
 }
-_EN = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
-       "seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety")
+_EN = "|".join(w for w in CARDINALS if w != "zero")
 _SMALL = rf"(?:\d+|(?:{_EN})\b(?:[\s-]+(?:{_EN})\b)*|(?:{'|'.join(_DIGITS)})\b)"
 """a number below a myriad said in figures, English words or a romanised digit"""
 _SCALE = "|".join([*MYRIAD, *SUB_MYRIAD])

@@ -25,6 +25,8 @@ TENS = {
     "eighty": 80, "ninety": 90,
 }
 SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+CARDINALS = tuple(w for w in (*UNITS, *TENS) if w != "oh")
+"""the cardinal number words in order, zero to ninety (the readers' patterns are built from it)"""
 ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
     "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,

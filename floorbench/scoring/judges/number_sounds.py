@@ -31,12 +31,12 @@ import re
 from functools import lru_cache
 
 from floorbench.scoring.judges.interjections import known_words
+from floorbench.scoring.judges.normalize import CARDINALS, SCALES
 from floorbench.scoring.judges.quantities import UNIT_OF
 from floorbench.scoring.judges.value_atoms import UNITS
 
-_CARDINALS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-              "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety").split()
-SCALE_WORDS = ("hundred", "thousand", "million")
+_CARDINALS = CARDINALS
+SCALE_WORDS = tuple(SCALES)
 NUMBER_WORDS = frozenset((*_CARDINALS, *SCALE_WORDS))
 DIGIT_VALUE = {w: n for n, w in enumerate(_CARDINALS[:10])}
 TENS_WORDS = frozenset(_CARDINALS[20:])

@@ -22,12 +22,11 @@ from typing import Any
 
 from text_to_num import text2num
 
+from floorbench.scoring.judges.normalize import CARDINALS, SCALES
 from floorbench.scoring.judges.quantities import OTHER_CURRENCIES, UNIT_OF
 from floorbench.scoring.judges.value_atoms import UNITS
 
-_WORD = ("zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
-         "seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
-         "million")
+_WORD = "|".join((*CARDINALS, *SCALES))
 _SAID = rf"(?:\d+(?:[.,]\d+)?|(?:(?:a|an)\s+)?(?:{_WORD})\b(?:[\s-]+(?:and\s+)?(?:{_WORD})\b)*)"
 _CURRENCY = r"(?:[$€£¥₹₱₩]|ksh\s?|r\s?)"
 _TIME_GOLD = re.compile(r"\d\s*(?::\d\d|[ap]\.?m\b|o'?clock)|\b(?:noon|midnight)\b", re.I)
