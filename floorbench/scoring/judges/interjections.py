@@ -86,7 +86,7 @@ def interjection_like(token: str) -> bool:
         return False
     if token in REACTION_WORDS and token not in ("are", "na", "wow", "la", "oh", "ja", "ji", "dai", "bas", "mist"):
         return True
-    if _HUM.fullmatch(token) or _LAUGH.fullmatch(token) or token in LAUGH_WORDS or token in VOCAL_SOUNDS:
+    if _a_sound(token):
         return True
     if len(token) == 2:
         return token not in TWO_LETTER_WORDS
@@ -95,15 +95,20 @@ def interjection_like(token: str) -> bool:
     words = known_words()
     if not words or token in words or token in CONTRACTIONS or suffix_stem(token) in words:
         return False
-    drawn_out = not re.search(r"[aeiouy]", token) or re.search(r"(.)\1\1", token) is not None
-    return len(token) <= MAX_INTERJECTION_LETTERS or drawn_out
+    return len(token) <= MAX_INTERJECTION_LETTERS or _drawn_out(token)
+
+
+def _a_sound(token: str) -> bool:
+    """A hum, laughter, or a sound named ("sigh")."""
+    return bool(_HUM.fullmatch(token) or _LAUGH.fullmatch(token)) or token in LAUGH_WORDS or token in VOCAL_SOUNDS
+
+
+def _drawn_out(token: str) -> bool:
+    """No vowel at all ("pfft", "tsk") or a letter drawn out ("ughhh")."""
+    return not re.search(r"[aeiouy]", token) or re.search(r"(.)\1\1", token) is not None
 
 
 def sound_like(token: str) -> bool:
     """A token written for a sound rather than a word: a hum, laughter, a sound named ("sigh"), a
     letter drawn out ("ughhh") or no vowel at all ("pfft", "tsk")."""
-    if not token.isalpha():
-        return False
-    if _HUM.fullmatch(token) or _LAUGH.fullmatch(token) or token in LAUGH_WORDS or token in VOCAL_SOUNDS:
-        return True
-    return len(token) > 1 and (not re.search(r"[aeiouy]", token) or re.search(r"(.)\1\1", token) is not None)
+    return token.isalpha() and (_a_sound(token) or (len(token) > 1 and _drawn_out(token)))
